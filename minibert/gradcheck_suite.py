@@ -1,0 +1,179 @@
+"""The standard gradient checks: every functional pair, every layer, BERT's blocks, the model.
+
+``python -m minibert gradcheck`` prints these as one table; the test suite and the
+notebooks run the same cases. Inputs are float64 and random; parameters are moved away
+from 0 and 1 (a LayerNorm weight of exactly 1 or a bias of 0 can hide a missing term).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+import numpy as np
+
+from minibert import functional as F
+from minibert import layers
+from minibert.config import BertConfig
+from minibert.gradcheck import GradCheckTable, check_function, check_loss, check_module
+from minibert.layers import Module
+
+__all__ = ["SINGLE_LAYER_TOL", "MODEL_TOL", "small_config", "perturb_parameters",
+           "function_cases", "module_cases", "model_cases", "run_all"]
+
+SINGLE_LAYER_TOL = 1e-7  # one layer, float64
+MODEL_TOL = 1e-6  # the whole model, float64
+
+
+def small_config(**overrides) -> BertConfig:
+    """A BERT small enough to check by finite differences in a few seconds."""
+    values = dict(vocab_size=41, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                  intermediate_size=24, max_position_embeddings=16, hidden_dropout_prob=0.0,
+                  attention_probs_dropout_prob=0.0)
+    values.update(overrides)
+    return BertConfig(**values)
+
+
+def perturb_parameters(module: Module, rng: np.random.Generator, scale: float = 0.2) -> None:
+    """Add N(0, scale) noise to every parameter in place, moving them away from 0 and 1."""
+    for _, value in module.named_parameters():
+        value += rng.normal(0.0, scale, value.shape)
+
+
+def _padding_mask(rng, batch, seq_len):
+    lengths = rng.integers(max(1, seq_len // 2), seq_len + 1, size=batch)
+    lengths[0] = seq_len
+    return (np.arange(seq_len)[None, :] < lengths[:, None]).astype(np.int64)
+
+
+def function_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
+    """(name, thunk) for every pair in ``functional``; each thunk returns a table."""
+    rng = np.random.default_rng(seed)
+    normal = rng.standard_normal
+    batch, seq, hidden, heads, head_size, classes = 2, 5, 6, 2, 3, 7
+
+    yield "linear", lambda: check_function(
+        F.linear_forward, F.linear_backward,
+        {"x": normal((batch, seq, hidden)), "weight": normal((4, hidden)), "bias": normal(4)})
+    ids = rng.integers(0, 9, size=(batch, seq))
+    yield "embedding", lambda: check_function(
+        F.embedding_forward, F.embedding_backward, {"ids": ids, "weight": normal((9, hidden))})
+    yield "layernorm", lambda: check_function(
+        F.layernorm_forward, F.layernorm_backward,
+        {"x": normal((batch, seq, hidden)), "weight": 1.0 + normal(hidden),
+         "bias": normal(hidden)}, kwargs={"eps": 1e-12})
+    for form in ("none", "tanh"):
+        yield f"gelu({form})", (lambda form=form: check_function(
+            F.gelu_forward, F.gelu_backward, {"x": 2.0 * normal((batch, seq, hidden))},
+            kwargs={"approximate": form}))
+    yield "relu", lambda: check_function(
+        F.relu_forward, F.relu_backward,
+        # keep inputs away from the kink at 0, where finite differences straddle it
+        {"x": np.sign(normal((batch, hidden))) * (0.1 + rng.random((batch, hidden)))})
+    yield "tanh", lambda: check_function(
+        F.tanh_forward, F.tanh_backward, {"x": normal((batch, hidden))})
+    yield "softmax", lambda: check_function(
+        F.softmax_forward, F.softmax_backward, {"x": normal((batch, seq, classes))})
+    yield "dropout", lambda: check_function(
+        F.dropout_forward, F.dropout_backward, {"x": normal((batch, seq, hidden))},
+        kwargs=lambda: {"p": 0.3, "rng": np.random.default_rng(7)})
+    q, k, v = (normal((batch, heads, seq, head_size)) for _ in range(3))
+    mask = _padding_mask(rng, batch, seq)[:, None, None, :]
+    yield "attention", lambda: check_function(
+        F.attention_forward, F.attention_backward, {"q": q, "k": k, "v": v},
+        kwargs={"mask": mask})
+    yield "attention+dropout", lambda: check_function(
+        F.attention_forward, F.attention_backward, {"q": q, "k": k, "v": v},
+        kwargs=lambda: {"mask": mask, "dropout_p": 0.2, "rng": np.random.default_rng(3),
+                        "training": True})
+    labels = rng.integers(0, classes, size=(batch, seq))
+    labels[0, 1] = labels[1, 3] = -100
+    yield "cross_entropy", lambda: check_function(
+        F.cross_entropy_forward, F.cross_entropy_backward,
+        {"logits": normal((batch, seq, classes)), "labels": labels})
+
+
+def module_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
+    """(name, thunk) for the stateful layers and BERT's blocks."""
+    from minibert import model as M
+
+    rng = np.random.default_rng(seed)
+    normal = rng.standard_normal
+    batch, seq, hidden = 2, 5, 6
+    x = normal((batch, seq, hidden))
+
+    def prepared(module):
+        perturb_parameters(module, rng)
+        return module
+
+    init_rng = np.random.default_rng(seed + 1)
+    yield "Linear", lambda: check_module(
+        prepared(layers.Linear(hidden, 4, init_rng, dtype=np.float64)), {"x": x})
+    yield "LayerNorm", lambda: check_module(
+        prepared(layers.LayerNorm(hidden, dtype=np.float64)), {"x": x})
+    yield "Embedding", lambda: check_module(
+        prepared(layers.Embedding(9, hidden, init_rng, dtype=np.float64)),
+        {"ids": rng.integers(0, 9, size=(batch, seq))})
+    yield "GELU", lambda: check_module(layers.GELU("none"), {"x": x})
+    yield "Tanh", lambda: check_module(layers.Tanh(), {"x": x})
+    yield "Softmax", lambda: check_module(layers.Softmax(), {"x": x})
+
+    config = small_config(hidden_size=hidden, num_attention_heads=2, intermediate_size=10)
+    mask = _padding_mask(rng, batch, seq)[:, None, None, :].astype(bool)
+    init = M._make_init(config, seed, np.float64)
+    yield "BertSelfAttention", lambda: check_module(
+        prepared(M.BertSelfAttention(init)), {"hidden_states": x},
+        forward_kwargs={"mask": mask})
+    yield "BertLayer", lambda: check_module(
+        prepared(M.BertLayer(init)), {"hidden_states": x}, forward_kwargs={"mask": mask})
+    yield "BertPooler", lambda: check_module(prepared(M.BertPooler(init)), {"hidden_states": x})
+    yield "BertPredictionHeadTransform", lambda: check_module(
+        prepared(M.BertPredictionHeadTransform(init)), {"hidden_states": x})
+
+
+def model_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
+    """(name, thunk) for BertForPreTraining end to end, dropout off and on."""
+    from minibert.model import BertForPreTraining
+
+    for dropout in (0.0, 0.1):
+        def run(dropout=dropout) -> GradCheckTable:
+            rng = np.random.default_rng(seed)
+            config = small_config(hidden_dropout_prob=dropout,
+                                  attention_probs_dropout_prob=dropout)
+            model = BertForPreTraining(config, seed=seed, dtype=np.float64)
+            perturb_parameters(model, rng)
+            model.train(dropout > 0)
+            batch, seq = 3, 8
+            input_ids = rng.integers(1, config.vocab_size, size=(batch, seq))
+            attention_mask = _padding_mask(rng, batch, seq)
+            token_type_ids = (np.arange(seq)[None, :] >= seq // 2).astype(np.int64).repeat(
+                batch, 0) * attention_mask
+            labels = np.where(rng.random((batch, seq)) < 0.3, input_ids, -100)
+            labels[attention_mask == 0] = -100
+            labels[:, 1] = input_ids[:, 1]  # at least one target per row
+            next_sentence_label = rng.integers(0, 2, size=batch)
+
+            def loss() -> float:
+                return model(input_ids, token_type_ids, attention_mask, labels=labels,
+                             next_sentence_label=next_sentence_label).loss
+
+            return check_loss(model, loss, model.backward, seed=seed, max_entries=24)
+
+        yield f"BertForPreTraining(dropout={dropout})", run
+
+
+def run_all(seed: int = 0, include_model: bool = True,
+            progress: Callable[[str], None] | None = None) -> tuple[GradCheckTable, list[str]]:
+    """Run every case; returns one combined table and the names of failing rows."""
+    table = GradCheckTable(title="minibert gradient checks (float64)")
+    failures = []
+    groups = [(function_cases(seed), SINGLE_LAYER_TOL), (module_cases(seed), SINGLE_LAYER_TOL)]
+    if include_model:
+        groups.append((model_cases(seed), MODEL_TOL))
+    for cases, tol in groups:
+        for name, thunk in cases:
+            if progress is not None:
+                progress(name)
+            result = thunk()
+            failures += [f"{name}/{row.name}" for row in result.failures(tol)]
+            table.extend(result, prefix=f"{name}: ")
+    return table, failures

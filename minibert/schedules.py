@@ -1,0 +1,113 @@
+"""Learning-rate schedules: the learning rate as a function of the number of steps taken.
+
+A schedule is any object with ``lr_at(step) -> float``. ``step`` counts the optimizer
+updates already made, so the first update uses ``lr_at(0)``, the second ``lr_at(1)``.
+This is how ``torch.optim.lr_scheduler.LambdaLR`` behaves when ``scheduler.step()`` follows
+``optimizer.step()``, and so how HuggingFace ``get_linear_schedule_with_warmup`` is used.
+See docs/optim.md for the formulas and a comparison with Google BERT's schedule.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+__all__ = ["ConstantSchedule", "LinearWarmupDecaySchedule", "make_schedule", "SCHEDULES"]
+
+
+def _learning_rate(arg_name: str, value) -> float:
+    """Return ``value`` as a float after checking it is a finite number >= 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{arg_name} must be a real number, got {type(value).__name__} {value!r}")
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{arg_name} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+def _step_count(arg_name: str, value) -> int:
+    """Return ``value`` as an int after checking it is an integer >= 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{arg_name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < 0:
+        raise ValueError(f"{arg_name} must be >= 0, got {value!r}")
+    return int(value)
+
+
+class ConstantSchedule:
+    """The same learning rate at every step.
+
+    Inputs: lr, a finite float >= 0.
+    """
+
+    def __init__(self, lr: float):
+        self.lr = _learning_rate("lr", lr)
+
+    def lr_at(self, step: int) -> float:
+        """Learning rate for the update made after ``step`` updates (step >= 0)."""
+        _step_count("step", step)
+        return self.lr
+
+    def __repr__(self) -> str:
+        return f"ConstantSchedule(lr={self.lr!r})"
+
+
+class LinearWarmupDecaySchedule:
+    """Linear warmup from 0 to ``peak_lr``, then linear decay to 0 at ``total_steps``.
+
+    The formula of HuggingFace ``get_linear_schedule_with_warmup``, multiplied by peak_lr,
+    with W = warmup_steps and S = total_steps:
+
+        step <  W:  peak_lr * step / max(1, W)
+        step >= W:  peak_lr * max(0, (S - step) / max(1, S - W))
+
+    So ``lr_at(0) == 0`` when there is a warmup (the first update only fills Adam's moment
+    estimates), ``lr_at(warmup_steps) == peak_lr``, and every step from ``total_steps`` on
+    gives 0.
+
+    Inputs: peak_lr, a finite float >= 0; warmup_steps, an int in [0, total_steps];
+    total_steps, an int > 0.
+    """
+
+    def __init__(self, peak_lr: float, warmup_steps: int, total_steps: int):
+        self.peak_lr = _learning_rate("peak_lr", peak_lr)
+        self.total_steps = _step_count("total_steps", total_steps)
+        if self.total_steps == 0:
+            raise ValueError(f"total_steps must be > 0, got {total_steps!r}")
+        self.warmup_steps = _step_count("warmup_steps", warmup_steps)
+        if self.warmup_steps > self.total_steps:
+            raise ValueError(
+                f"warmup_steps must be <= total_steps ({self.total_steps}), got {warmup_steps!r}"
+            )
+
+    def lr_at(self, step: int) -> float:
+        """Learning rate for the update made after ``step`` updates (step >= 0)."""
+        step = _step_count("step", step)
+        if step < self.warmup_steps:
+            return self.peak_lr * (step / max(1, self.warmup_steps))
+        decay_steps = max(1, self.total_steps - self.warmup_steps)
+        return self.peak_lr * max(0.0, (self.total_steps - step) / decay_steps)
+
+    def __repr__(self) -> str:
+        return (
+            f"LinearWarmupDecaySchedule(peak_lr={self.peak_lr!r}, "
+            f"warmup_steps={self.warmup_steps}, total_steps={self.total_steps})"
+        )
+
+
+SCHEDULES = ("constant", "linear")
+
+
+def make_schedule(name: str, lr: float, warmup_steps: int = 0, total_steps: int | None = None):
+    """Build a schedule by its HuggingFace name.
+
+    Inputs: name, "constant" or "linear"; lr, the constant or peak learning rate;
+    warmup_steps and total_steps, used by "linear" (total_steps required there).
+    Outputs: an object with ``lr_at(step) -> float``.
+    """
+    if name == "constant":
+        return ConstantSchedule(lr)
+    if name == "linear":
+        if total_steps is None:
+            raise ValueError("total_steps must be given for the 'linear' schedule, got None")
+        return LinearWarmupDecaySchedule(lr, warmup_steps, total_steps)
+    raise ValueError(f"name must be one of {SCHEDULES}, got {name!r}")

@@ -1,0 +1,315 @@
+"""Basic tokenization: BERT's text cleaning, lowercasing, accent stripping and punctuation split.
+
+This is the first of BERT's two tokenization stages; the second, WordPiece, lives in
+``tokenization_wordpiece.py``. It turns raw text into words the way the reference
+``BasicTokenizer`` of google-research/bert and HuggingFace transformers' slow ``BertTokenizer``
+do, character for character:
+
+1. split out special tokens written literally in the text (``"[MASK]"`` stays one word);
+2. clean: drop NUL, U+FFFD and control characters, turn every whitespace character into a space;
+3. put spaces around CJK ideographs, so that each becomes a word of its own;
+4. split on whitespace and NFC-normalize each chunk (HF's slow tokenizer composes characters;
+   Google's code does not);
+5. per chunk: lowercase and strip accents (NFD, then drop the combining marks, category Mn);
+6. cut every punctuation character out as a word of its own.
+
+Every word keeps the characters of the original text it came from, so that encodings can
+report offsets into the original string. See docs/tokenization.md.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
+
+__all__ = [
+    "BasicTokenizer",
+    "Word",
+    "is_chinese_char",
+    "is_control",
+    "is_punctuation",
+    "is_whitespace",
+]
+
+
+def is_whitespace(char: str) -> bool:
+    """Whether ``char`` is whitespace for BERT: space, tab, newline, CR or category Zs."""
+    return char in " \t\n\r" or unicodedata.category(char) == "Zs"
+
+
+def is_control(char: str) -> bool:
+    """Whether ``char`` is a control character (category C*), other than tab, newline and CR."""
+    # Tab, newline and carriage return are Cc too, but BERT treats them as whitespace.
+    return char not in "\t\n\r" and unicodedata.category(char).startswith("C")
+
+
+def is_punctuation(char: str) -> bool:
+    """Whether ``char`` is punctuation: any ASCII non-alphanumeric symbol or category P*."""
+    code_point = ord(char)
+    # "$", "+", "^", "`", ... are symbols (S*) in Unicode, but BERT splits them off too.
+    if 33 <= code_point <= 47 or 58 <= code_point <= 64 or 91 <= code_point <= 96:
+        return True
+    if 123 <= code_point <= 126:
+        return True
+    return unicodedata.category(char).startswith("P")
+
+
+_CJK_RANGES = (
+    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
+    (0x3400, 0x4DBF),  # Extension A
+    (0x20000, 0x2A6DF),  # Extension B
+    (0x2A700, 0x2B73F),  # Extension C
+    (0x2B740, 0x2B81F),  # Extension D
+    (0x2B820, 0x2CEAF),  # Extension E
+    (0xF900, 0xFAFF),  # Compatibility Ideographs
+    (0x2F800, 0x2FA1F),  # Compatibility Ideographs Supplement
+)
+
+
+def is_chinese_char(char: str) -> bool:
+    """Whether ``char`` is a CJK ideograph (the ranges BERT's reference code uses).
+
+    Hiragana, katakana and hangul are not included: those scripts separate words with
+    spaces, so BERT treats them like any other letters.
+    """
+    code_point = ord(char)
+    return any(low <= code_point <= high for low, high in _CJK_RANGES)
+
+
+class Word(NamedTuple):
+    """One word of basic tokenization and, per character, where in its chunk it came from.
+
+    ``char_starts[k]:char_ends[k]`` is the span of chunk characters that the word's k-th
+    character came from (usually one character; accents removed by normalization are not
+    part of any span).
+    """
+
+    text: str
+    char_starts: Sequence[int]
+    char_ends: Sequence[int]
+
+
+class _CleaningTable(dict):
+    """A ``str.translate`` table for cleaning (steps 2 and 3), filled one code point at a time.
+
+    Maps a code point to ``None`` (drop it), ``" "`` (whitespace), ``" 字 "`` (a spaced-out CJK
+    ideograph) or the character itself. ``str.translate`` calls ``__missing__`` for code points
+    it has not seen yet, so each character is classified once per process.
+    """
+
+    def __init__(self, space_out_cjk: bool):
+        super().__init__()
+        self.space_out_cjk = space_out_cjk
+
+    def __missing__(self, code_point: int) -> str | None:
+        char = chr(code_point)
+        if code_point == 0 or code_point == 0xFFFD or is_control(char):
+            replacement = None
+        elif is_whitespace(char):
+            replacement = " "
+        elif self.space_out_cjk and is_chinese_char(char):
+            replacement = f" {char} "
+        else:
+            replacement = char
+        self[code_point] = replacement
+        return replacement
+
+
+_CLEANING_TABLES = {True: _CleaningTable(space_out_cjk=True), False: _CleaningTable(False)}
+_PUNCTUATION_CACHE: dict[str, bool] = {}
+# ``\S+`` uses the same notion of whitespace as ``str.split()``; after cleaning, only the line
+# and paragraph separators U+2028 / U+2029 (categories Zl, Zp) are left besides the space.
+_CHUNK_PATTERN = re.compile(r"\S+")
+
+
+def _is_punctuation_cached(char: str) -> bool:
+    result = _PUNCTUATION_CACHE.get(char)
+    if result is None:
+        result = _PUNCTUATION_CACHE[char] = is_punctuation(char)
+    return result
+
+
+class BasicTokenizer:
+    """Split raw text into words the way BERT's reference ``BasicTokenizer`` does.
+
+    Args:
+        do_lower_case: lowercase every word (uncased BERT vocabularies).
+        strip_accents: drop combining accents. ``None`` follows ``do_lower_case``, as in
+            HF transformers; ``False`` keeps accents even when lowercasing.
+        tokenize_chinese_chars: make every CJK ideograph a word of its own.
+        never_split: special tokens such as ``"[MASK]"``: where they appear literally in the
+            text they become one word, neither lowercased nor split at punctuation.
+    """
+
+    def __init__(
+        self,
+        do_lower_case: bool = True,
+        strip_accents: bool | None = None,
+        tokenize_chinese_chars: bool = True,
+        never_split: Iterable[str] = (),
+    ):
+        self.do_lower_case = bool(do_lower_case)
+        self.strip_accents = strip_accents
+        self.tokenize_chinese_chars = bool(tokenize_chinese_chars)
+        self.never_split = frozenset(never_split)
+        for token in self.never_split:
+            if not isinstance(token, str) or not token:
+                raise TypeError(f"never_split must hold non-empty strings, got {token!r}")
+        if do_lower_case:
+            self._remove_accents = strip_accents is not False
+        else:
+            self._remove_accents = bool(strip_accents)
+        self._cleaning_table = _CLEANING_TABLES[self.tokenize_chinese_chars]
+        # Longest first, so that a special token that starts another one cannot shadow it.
+        alternatives = sorted(self.never_split, key=lambda token: (-len(token), token))
+        self._special_pattern = (
+            re.compile("|".join(re.escape(token) for token in alternatives))
+            if alternatives
+            else None
+        )
+
+    def tokenize(self, text: str) -> list[str]:
+        """Split ``text`` into words, e.g. ``"Don't!"`` -> ``['don', "'", 't', '!']``."""
+        words = []
+        for chunk, is_special, _ in self.iter_chunks(text):
+            if is_special:
+                words.append(chunk)
+            else:
+                words.extend(word.text for word in self.split_chunk(chunk))
+        return words
+
+    def iter_chunks(
+        self, text: str, with_origins: bool = False
+    ) -> Iterator[tuple[str, bool, list[int] | None]]:
+        """Clean ``text`` and yield its whitespace-separated chunks (steps 1 to 3).
+
+        Yields ``(chunk, is_special, origins)``: a literal special token has ``is_special``
+        True; ``origins[k]`` is the index in ``text`` of the chunk's k-th character when
+        ``with_origins`` is set (else None). Chunks go to ``split_chunk`` for the rest.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
+        start = 0
+        if self._special_pattern is not None:
+            for match in self._special_pattern.finditer(text):
+                yield from self._iter_plain_chunks(text, start, match.start(), with_origins)
+                origins = list(range(match.start(), match.end())) if with_origins else None
+                yield match.group(), True, origins
+                start = match.end()
+        yield from self._iter_plain_chunks(text, start, len(text), with_origins)
+
+    def _iter_plain_chunks(self, text, start, end, with_origins):
+        segment = text[start:end]
+        cleaned = segment.translate(self._cleaning_table)
+        if not with_origins:
+            for chunk in cleaned.split():
+                yield chunk, False, None
+            return
+        if segment.isascii() and len(cleaned) == len(segment):
+            origins = range(start, end)  # nothing was dropped or inserted
+        else:
+            origins = []
+            table = self._cleaning_table
+            for index, char in enumerate(segment, start):
+                replacement = table[ord(char)]
+                if replacement:
+                    origins.extend([index] * len(replacement))
+        for match in _CHUNK_PATTERN.finditer(cleaned):
+            yield match.group(), False, list(origins[match.start() : match.end()])
+
+    def split_chunk(self, chunk: str) -> list[Word]:
+        """Normalize one whitespace-free chunk and split it at punctuation (steps 4 to 6).
+
+        Returns the chunk's words; each carries, per character, the span of chunk characters
+        it came from, so offsets survive lowercasing and accent stripping.
+        """
+        composed = unicodedata.normalize("NFC", chunk)
+        if composed in self.never_split:
+            return [Word(composed, [0] * len(composed), [len(chunk)] * len(composed))]
+        if chunk.isascii():
+            normalized = chunk.lower() if self.do_lower_case else chunk
+            origins = range(len(chunk))
+        else:
+            normalized = self._normalize(composed)
+            origins = self._align(chunk, normalized)
+        return self._split_on_punctuation(normalized, origins, len(chunk))
+
+    def _normalize(self, text: str) -> str:
+        """Lowercase and strip accents as configured (step 5)."""
+        if self.do_lower_case:
+            text = text.lower()
+        if self._remove_accents:
+            decomposed = unicodedata.normalize("NFD", text)
+            text = "".join(char for char in decomposed if unicodedata.category(char) != "Mn")
+        return text
+
+    def _align(self, chunk: str, normalized: str) -> list[int] | None:
+        """For each character of ``normalized``, the index of the chunk character it came from.
+
+        Normalizing character by character almost always gives the same string as normalizing
+        the whole chunk; then the alignment is exact and offsets match HF's fast tokenizer.
+        Otherwise (context-dependent lowercasing such as a word-final sigma, characters that
+        NFC composes) fall back to position by position for equal lengths, then to whole
+        composition clusters, and finally to None: every word then spans the whole chunk.
+        """
+        origins: list[int] = []
+        pieces = []
+        for index, char in enumerate(chunk):
+            piece = self._normalize(char)
+            pieces.append(piece)
+            origins.extend([index] * len(piece))
+        if "".join(pieces) == normalized or len(origins) == len(normalized):
+            return origins
+        origins = []
+        pieces = []
+        for cluster_start, cluster in _composition_clusters(chunk):
+            piece = self._normalize(unicodedata.normalize("NFC", cluster))
+            pieces.append(piece)
+            origins.extend([cluster_start] * len(piece))
+        return origins if "".join(pieces) == normalized else None
+
+    def _split_on_punctuation(self, normalized, origins, chunk_length):
+        """Cut punctuation characters out of ``normalized`` as words of their own (step 6)."""
+        spans = []
+        word_start = None
+        for position, char in enumerate(normalized):
+            if _is_punctuation_cached(char):
+                if word_start is not None:
+                    spans.append((word_start, position))
+                    word_start = None
+                spans.append((position, position + 1))
+            elif word_start is None:
+                word_start = position
+        if word_start is not None:
+            spans.append((word_start, len(normalized)))
+        if origins is None:
+            char_starts = [0] * len(normalized)
+            char_ends = [chunk_length] * len(normalized)
+        else:
+            char_starts = origins
+            char_ends = [origin + 1 for origin in origins]
+        return [
+            Word(normalized[start:end], char_starts[start:end], char_ends[start:end])
+            for start, end in spans
+        ]
+
+
+def _composition_clusters(chunk: str) -> Iterator[tuple[int, str]]:
+    """Split ``chunk`` into runs that NFC may compose: a character and the marks after it."""
+    start = 0
+    for index in range(1, len(chunk) + 1):
+        if index == len(chunk) or not _continues_cluster(chunk[index]):
+            yield start, chunk[start:index]
+            start = index
+
+
+def _continues_cluster(char: str) -> bool:
+    # Combining marks attach to the character before them; so do Hangul medial vowels and
+    # final consonants (U+1160-U+11FF), which NFC composes into a syllable.
+    return (
+        unicodedata.combining(char) != 0
+        or unicodedata.category(char).startswith("M")
+        or 0x1160 <= ord(char) <= 0x11FF
+    )

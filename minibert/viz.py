@@ -1,0 +1,78 @@
+"""Figures for lectures: attention heatmaps, training curves and contextual embeddings.
+
+One import for everything drawn with matplotlib; the pieces live in their own modules:
+
+- :mod:`minibert.viz_attention`  the numbers behind the heatmaps (head average, attention
+  rollout, word-piece merging, token selection), as pure NumPy functions;
+- :mod:`minibert.viz_heatmaps`   :func:`attention_figure`, every attention view;
+- :mod:`minibert.viz_training`   :func:`training_curves_figure` from the trainer's history;
+- :mod:`minibert.viz_embeddings` :func:`contextual_similarity_figure`, one word across contexts;
+- :mod:`minibert.viz_style`      :func:`lecture_style` and :func:`save_figure` (PNG, SVG, PDF).
+
+Layers and heads are counted from 0, as in ``out.attentions[layer][:, head]``.
+Every function returns a ``matplotlib.figure.Figure`` built without pyplot, so nothing is
+shown or kept open behind the caller's back. Usage::
+
+    from minibert import viz
+    fig = viz.attention_figure(out.attentions, tokens, view="head", layer=2, head=5)
+    viz.save_figure(fig, "head_2_5.png")
+"""
+
+from minibert.viz_attention import (
+    SPECIAL_TOKEN_MODES,
+    SPECIAL_TOKENS,
+    attention_rollout,
+    for_display,
+    head_average,
+    merge_word_pieces,
+    renormalize_rows,
+    select_tokens,
+    stack_attentions,
+    token_attention,
+    word_groups,
+)
+from minibert.viz_embeddings import (
+    contextual_similarity,
+    contextual_similarity_figure,
+    word_vectors,
+)
+from minibert.viz_heatmaps import TOKEN_DIRECTIONS, VIEWS, attention_figure
+from minibert.viz_style import (
+    ATTENTION_CMAP,
+    DEFAULT_DPI,
+    SAVE_FORMATS,
+    figure_size,
+    lecture_style,
+    save_figure,
+    thin_labels,
+)
+from minibert.viz_training import history_series, training_curves_figure
+
+__all__ = [
+    "ATTENTION_CMAP",
+    "DEFAULT_DPI",
+    "SAVE_FORMATS",
+    "SPECIAL_TOKENS",
+    "SPECIAL_TOKEN_MODES",
+    "TOKEN_DIRECTIONS",
+    "VIEWS",
+    "attention_figure",
+    "attention_rollout",
+    "contextual_similarity",
+    "contextual_similarity_figure",
+    "figure_size",
+    "for_display",
+    "head_average",
+    "history_series",
+    "lecture_style",
+    "merge_word_pieces",
+    "renormalize_rows",
+    "save_figure",
+    "select_tokens",
+    "stack_attentions",
+    "thin_labels",
+    "token_attention",
+    "training_curves_figure",
+    "word_groups",
+    "word_vectors",
+]

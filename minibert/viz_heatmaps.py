@@ -1,0 +1,488 @@
+"""Attention heatmaps for lectures: one head, one layer, the whole model, one token,
+the head average and attention rollout, all through :func:`attention_figure`.
+
+Layers and heads are counted from 0 everywhere (titles, arguments, the ``attention``
+command's ``--layer``/``--head``), matching ``out.attentions[layer][:, head]`` and the
+HuggingFace indices. Rows are queries, columns are keys. The numbers drawn come from the
+pure functions in :mod:`minibert.viz_attention`, so they can be checked without a plot.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.colors import Normalize
+from matplotlib.figure import Figure
+
+from minibert.viz_attention import (
+    SPECIAL_TOKENS,
+    AttentionDisplay,
+    attention_example,
+    attention_rollout,
+    check_index,
+    find_token,
+    for_display,
+    head_average,
+    token_attention,
+)
+from minibert.viz_style import (
+    ATTENTION_CMAP,
+    MAX_FIGURE_SIZE,
+    figure_size,
+    lecture_style,
+    thin_labels,
+)
+
+__all__ = ["VIEWS", "TOKEN_DIRECTIONS", "attention_figure"]
+
+VIEWS = ("head", "layer", "model", "token", "average", "rollout")
+TOKEN_DIRECTIONS = ("both", "attends_to", "attended_by")
+
+# Which of layer / head / token each view uses; "required" ones must be given.
+_VIEW_ARGUMENTS = {
+    "head": {"required": ("layer", "head"), "optional": ()},
+    "layer": {"required": ("layer",), "optional": ()},
+    "model": {"required": (), "optional": ()},
+    "token": {"required": ("token",), "optional": ()},
+    "average": {"required": (), "optional": ("layer",)},
+    "rollout": {"required": (), "optional": ("layer",)},
+}
+
+_CELL_INCHES = 0.4  # one token row in a single heatmap, when it fits on the slide
+_LABEL_INCHES = 0.2  # room one tick label needs (13 pt text plus a gap)
+
+
+def _check_view_arguments(view: str, given: dict) -> None:
+    """Raise when a view misses an argument it needs or gets one it would ignore."""
+    spec = _VIEW_ARGUMENTS[view]
+    for name in spec["required"]:
+        if given[name] is None:
+            raise ValueError(f"view={view!r} needs {name}=...; got {name}=None")
+    for name, value in given.items():
+        if value is not None and name not in spec["required"] + spec["optional"]:
+            raise ValueError(
+                f"view={view!r} does not use {name} (got {name}={value!r}); "
+                f"it uses: {', '.join(spec['required'] + spec['optional']) or 'none of them'}"
+            )
+
+
+def _color_norm(matrices: np.ndarray, vmax: float | None) -> Normalize:
+    """A shared 0..vmax scale for every panel of a figure (the data maximum by default)."""
+    if vmax is None:
+        vmax = float(matrices.max()) if matrices.size else 1.0
+        vmax = vmax if vmax > 0 else 1.0
+    elif isinstance(vmax, bool) or not isinstance(vmax, (int, float)) or not vmax > 0:
+        raise ValueError(f"vmax must be a positive number or None, got {vmax!r}")
+    return Normalize(vmin=0.0, vmax=vmax)
+
+
+def _segment_boundaries(token_type_ids: Sequence[int] | None) -> list[int]:
+    """Indices k where sentence B starts (token_type_ids changes between k - 1 and k)."""
+    if token_type_ids is None:
+        return []
+    return [k for k in range(1, len(token_type_ids)) if token_type_ids[k] != token_type_ids[k - 1]]
+
+
+def _separator(ax: Axes, boundary: int) -> None:
+    """A cased line (white under black) between segments: visible on any cell colour."""
+    for color, width in (("white", 3.0), ("black", 1.2)):
+        ax.axhline(boundary - 0.5, color=color, linewidth=width)
+        ax.axvline(boundary - 0.5, color=color, linewidth=width)
+
+
+def _annotate(ax: Axes, matrix: np.ndarray, norm: Normalize, cmap: str) -> None:
+    """Print each value in its cell, dark on light cells and light on dark ones."""
+    colors = colormaps[cmap](norm(matrix))  # (K, K, 4)
+    # Rec. 709 luma of the cell colour decides the text colour.
+    luma = colors[..., :3] @ np.array([0.2126, 0.7152, 0.0722])  # (K, K)
+    fontsize = 11 if matrix.shape[-1] <= 12 else 8
+    for (i, j), value in np.ndenumerate(matrix):
+        ax.text(
+            j,
+            i,
+            f"{value:.2f}",
+            ha="center",
+            va="center",
+            fontsize=fontsize,
+            color="black" if luma[i, j] > 0.5 else "white",
+        )
+
+
+def _label_axes(
+    ax: Axes, rows: Sequence[str] | None, cols: Sequence[str] | None, max_labels: int
+) -> None:
+    """Token labels on the axes, thinned to ``max_labels``; None hides that axis' labels."""
+    if cols is None:
+        ax.set_xticks([])
+    else:
+        positions, labels = thin_labels(cols, max_labels)
+        ax.set_xticks(positions, labels, rotation=90)
+    if rows is None:
+        ax.set_yticks([])
+    else:
+        positions, labels = thin_labels(rows, max_labels)
+        ax.set_yticks(positions, labels)
+    ax.tick_params(length=2)
+
+
+def _heatmap(
+    ax: Axes,
+    matrix: np.ndarray,
+    display: AttentionDisplay,
+    norm: Normalize,
+    cmap: str,
+    max_labels: int,
+    annotate: bool,
+    rows: bool = True,
+    cols: bool = True,
+):
+    """Draw one (K, K) matrix with its labels and segment separators; return the image."""
+    image = ax.imshow(matrix, cmap=cmap, norm=norm, interpolation="nearest", aspect="equal")
+    _label_axes(ax, display.labels if rows else None, display.labels if cols else None, max_labels)
+    for boundary in _segment_boundaries(display.token_type_ids):
+        _separator(ax, boundary)
+    if annotate:
+        _annotate(ax, matrix, norm, cmap)
+    return image
+
+
+def _single_heatmap(
+    matrix, display, title, colorbar_label, cmap, vmax, annotate, max_labels, max_size
+) -> Figure:
+    """One (K, K) heatmap with axis titles and a colour bar."""
+    size = len(display.labels)
+    side = size * _CELL_INCHES
+    fig = Figure(figsize=figure_size(side + 3.5, side + 2.5, max_size), layout="constrained")
+    ax = fig.add_subplot()
+    norm = _color_norm(matrix, vmax)
+    image = _heatmap(ax, matrix, display, norm, cmap, max_labels, annotate)
+    ax.set_xlabel("key (attended to)")
+    ax.set_ylabel("query (attending)")
+    ax.set_title(title)
+    fig.colorbar(image, ax=ax, label=colorbar_label, shrink=0.8)
+    return fig
+
+
+def _grid(
+    matrices,
+    display,
+    panel_titles,
+    title,
+    colorbar_label,
+    cmap,
+    vmax,
+    annotate,
+    max_labels,
+    max_size,
+    n_cols,
+    with_labels,
+) -> Figure:
+    """Small multiples: one (K, K) heatmap per panel, n_cols per row, one shared colour bar.
+
+    Labels are printed on the left column and bottom row only, thinned to what a panel fits.
+    """
+    n_panels, size = matrices.shape[0], len(display.labels)
+    n_rows = math.ceil(n_panels / n_cols)
+    panel = min(4.0, max(1.0 if not with_labels else 1.6, size * 0.12))
+    label_room = 2.0 if with_labels else 0.6
+    width, height = figure_size(
+        n_cols * panel + label_room + 1.5, n_rows * (panel + 0.4) + label_room + 0.8, max_size
+    )
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(n_rows, n_cols, squeeze=False)
+    panel_inches = (width - label_room - 1.5) / n_cols
+    panel_labels = max(1, min(max_labels, int(panel_inches / _LABEL_INCHES)))
+    norm = _color_norm(matrices, vmax)
+    image = None
+    for index, ax in enumerate(axes.flat):
+        if index >= n_panels:
+            ax.set_axis_off()
+            continue
+        row, col = divmod(index, n_cols)
+        bottom = row == n_rows - 1 or index + n_cols >= n_panels
+        image = _heatmap(
+            ax,
+            matrices[index],
+            display,
+            norm,
+            cmap,
+            panel_labels,
+            annotate,
+            rows=with_labels and col == 0,
+            cols=with_labels and bottom,
+        )
+        ax.set_title(panel_titles[index], fontsize="medium")
+    fig.suptitle(title)
+    fig.colorbar(image, ax=axes, label=colorbar_label, shrink=0.6)
+    return fig
+
+
+def _model_grid(matrices, display, title, cmap, vmax, max_size) -> Figure:
+    """Layers as rows, heads as columns: the (L, N) small multiples, no token labels.
+
+    The margins are fixed in inches instead of solved by a layout engine, which would take
+    longer than drawing the 144 panels of BERT-base.
+    """
+    n_layers, n_heads = matrices.shape[:2]
+    panel = min(2.0, max(0.8, len(display.labels) * 0.08))
+    left, right, top, bottom, gap = 0.9, 1.6, 1.3, 0.2, 0.08  # inches
+    width, height = figure_size(
+        left + right + n_heads * (panel + gap), top + bottom + n_layers * (panel + gap), max_size
+    )
+    fig = Figure(figsize=(width, height))
+    axes = fig.subplots(
+        n_layers,
+        n_heads,
+        squeeze=False,
+        gridspec_kw={
+            "left": left / width,
+            "right": 1 - right / width,
+            "top": 1 - top / height,
+            "bottom": bottom / height,
+            "wspace": 0.08,
+            "hspace": 0.08,
+        },
+    )
+    norm = _color_norm(matrices, vmax)
+    image = None
+    for (layer, head), ax in np.ndenumerate(axes):
+        image = ax.imshow(matrices[layer, head], cmap=cmap, norm=norm, interpolation="nearest")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        if layer == 0:
+            ax.set_title(f"Head {head}", fontsize="small")
+        if head == 0:
+            ax.set_ylabel(f"Layer {layer}", fontsize="small")
+    fig.suptitle(title, y=1 - 0.3 / height, va="top")
+    colorbar_axes = fig.add_axes((1 - (right - 0.3) / width, 0.25, 0.25 / width, 0.5))
+    fig.colorbar(image, cax=colorbar_axes, label="attention probability")
+    return fig
+
+
+def _token_panels(display, index, direction, title, cmap, vmax, max_labels, max_size) -> Figure:
+    """Token view: for the chosen token, a (L * N, K) image per direction, layer by layer."""
+    attends_to, attended_by = token_attention(display.matrices, index)  # (L, N, K) each
+    n_layers, n_heads, size = attends_to.shape
+    label = display.labels[index]
+    panels = {
+        "attends_to": (attends_to, f"What {label!r} attends to"),
+        "attended_by": (attended_by, f"What attends to {label!r}"),
+    }
+    shown = list(panels) if direction == "both" else [direction]
+    width = len(shown) * (size * 0.3 + 2.5) + 1.5
+    height = n_layers * n_heads * 0.15 + 3.0
+    fig = Figure(figsize=figure_size(width, height, max_size), layout="constrained")
+    axes = fig.subplots(1, len(shown), squeeze=False)[0]
+    norm = _color_norm(np.stack([panels[name][0] for name in shown]), vmax)
+    image = None
+    for ax, name in zip(axes, shown, strict=True):
+        values, panel_title = panels[name]
+        image = ax.imshow(
+            values.reshape(n_layers * n_heads, size),
+            cmap=cmap,
+            norm=norm,
+            interpolation="nearest",
+            aspect="auto",
+        )
+        positions, labels = thin_labels(display.labels, max_labels)
+        ax.set_xticks(positions, labels, rotation=90)
+        for tick, position in zip(ax.get_xticklabels(), positions, strict=True):
+            if position == index:
+                tick.set_fontweight("bold")
+        # One block of N rows per layer, head 0 on top; label the block centres.
+        ax.set_yticks(
+            [layer * n_heads + (n_heads - 1) / 2 for layer in range(n_layers)],
+            [f"Layer {layer}" for layer in range(n_layers)],
+        )
+        for layer in range(1, n_layers):
+            ax.axhline(layer * n_heads - 0.5, color="white", linewidth=1.5)
+        ax.set_xlabel("key (attended to)" if name == "attends_to" else "query (attending)")
+        ax.set_title(panel_title)
+    if n_heads > 1:
+        axes[0].set_ylabel(f"heads 0..{n_heads - 1} within each layer")
+    if title is not None:
+        fig.suptitle(title)
+    fig.colorbar(image, ax=axes, label="attention probability", shrink=0.8)
+    return fig
+
+
+def attention_figure(
+    attentions,
+    tokens: Sequence[str],
+    view: str = "head",
+    layer: int | None = None,
+    head: int | None = None,
+    token: str | int | None = None,
+    token_type_ids=None,
+    attention_mask=None,
+    hide_special="keep",
+    merge_pieces: bool = False,
+    span: tuple[int, int] | None = None,
+    direction: str = "both",
+    batch_index: int = 0,
+    annotate: bool = False,
+    vmax: float | None = None,
+    cmap: str = ATTENTION_CMAP,
+    max_labels: int = 40,
+    max_size: tuple[float, float] = MAX_FIGURE_SIZE,
+    title: str | None = None,
+    special_tokens: Sequence[str] = SPECIAL_TOKENS,
+) -> Figure:
+    """Draw attention probabilities as a heatmap figure for slides.
+
+    Inputs:
+        attentions: ``out.attentions``, a tuple of L arrays (B, N, T, T) (one per layer), or
+            one example's (L, N, T, T) stack.
+        tokens: (T,) WordPiece tokens, padding included, e.g. from
+            ``tokenizer.convert_ids_to_tokens(input_ids[0])``.
+        view: what to draw:
+            ``"head"``    one head (needs layer and head), title "Layer l · Head h";
+            ``"layer"``   every head of one layer as a grid (needs layer);
+            ``"model"``   layers as rows and heads as columns, small multiples;
+            ``"token"``   what one token attends to and what attends to it, in every
+                          layer and head (needs token; see ``direction``);
+            ``"average"`` the mean over heads, of one layer or of every layer;
+            ``"rollout"`` attention rollout up to a layer (the last one by default).
+        layer, head: counted from 0, as in ``out.attentions[layer][:, head]``.
+        token: for ``view="token"``, a token as shown (a word when ``merge_pieces``; the
+            first occurrence) or an int position in ``tokens``.
+        token_type_ids: optional (T,) or (B, T); a line is drawn between sentences A and B.
+        attention_mask: optional (T,) or (B, T), 1 = real token. Padding is always dropped,
+            found from this mask or else from the ``'[PAD]'`` tokens.
+        hide_special: ``"keep"``, ``"hide"`` (drop [CLS]/[SEP] rows and columns) or
+            ``"renormalize"`` (drop them and rescale rows to sum to 1); True means "hide".
+        merge_pieces: merge word pieces into words: attention to a word sums its pieces'
+            columns, attention from a word averages its pieces' rows.
+        span: optional (start, stop) positions in ``tokens`` to zoom into (stop excluded).
+        direction: token view panels: ``"both"``, ``"attends_to"`` or ``"attended_by"``.
+        batch_index: which example of the batch to draw.
+        annotate: print each value in its cell (for small inputs).
+        vmax: top of the colour scale; by default the largest value drawn, shared by all
+            panels of the figure so that panels compare.
+        cmap: colour map name; the default cividis reads in grayscale (see viz_style).
+        max_labels: most token labels per axis; longer inputs print every k-th label.
+        max_size: largest figure size (inches); long inputs shrink the cells to fit.
+        title: replaces the default title.
+        special_tokens: the tokens ``hide_special`` acts on.
+    Returns:
+        a ``matplotlib.figure.Figure`` (not registered with pyplot: save it with
+        :func:`minibert.viz_style.save_figure`, or let a notebook display it).
+
+    Order of operations: padding is dropped, then the view's matrices are computed on the
+    real tokens (so rollout flows through [CLS] and [SEP]), then special tokens are
+    hidden or renormalized, word pieces merged and the span cropped.
+    """
+    if view not in VIEWS:
+        raise ValueError(f"view must be one of {', '.join(VIEWS)}, got {view!r}")
+    if direction not in TOKEN_DIRECTIONS:
+        raise ValueError(
+            f"direction must be one of {', '.join(TOKEN_DIRECTIONS)}, got {direction!r}"
+        )
+    if isinstance(max_labels, bool) or not isinstance(max_labels, int) or max_labels < 1:
+        raise ValueError(f"max_labels must be a positive int, got {max_labels!r}")
+    if cmap not in colormaps:
+        raise ValueError(f"cmap must be a matplotlib colour map name, got {cmap!r}")
+    _check_view_arguments(view, {"layer": layer, "head": head, "token": token})
+    example = attention_example(attentions, tokens, token_type_ids, attention_mask, batch_index)
+    n_layers, n_heads = example.attentions.shape[:2]
+    if layer is not None:
+        layer = check_index(
+            layer, "layer", n_layers, f"counted from 0; the model has {n_layers} layers"
+        )
+    if head is not None:
+        head = check_index(head, "head", n_heads, f"counted from 0; each layer has {n_heads} heads")
+
+    def display_of(matrices: np.ndarray) -> AttentionDisplay:
+        return for_display(matrices, example, hide_special, merge_pieces, span, special_tokens)
+
+    with lecture_style():
+        if view == "head":
+            display = display_of(example.attentions[layer, head])
+            return _single_heatmap(
+                display.matrices,
+                display,
+                title or f"Layer {layer} · Head {head}",
+                "attention probability",
+                cmap,
+                vmax,
+                annotate,
+                max_labels,
+                max_size,
+            )
+        if view == "layer":
+            display = display_of(example.attentions[layer])
+            return _grid(
+                display.matrices,
+                display,
+                [f"Head {h}" for h in range(n_heads)],
+                title or f"Layer {layer} · all {n_heads} heads",
+                "attention probability",
+                cmap,
+                vmax,
+                annotate,
+                max_labels,
+                max_size,
+                n_cols=math.ceil(math.sqrt(n_heads)),
+                with_labels=True,
+            )
+        if view == "model":
+            display = display_of(example.attentions)
+            return _model_grid(
+                display.matrices,
+                display,
+                title or f"All {n_layers} layers × {n_heads} heads",
+                cmap,
+                vmax,
+                max_size,
+            )
+        if view == "token":
+            display = display_of(example.attentions)
+            index = find_token(display, token)
+            return _token_panels(display, index, direction, title, cmap, vmax, max_labels, max_size)
+        if view == "average":
+            averaged = head_average(example.attentions)  # (L, T, T)
+            if layer is not None:
+                display = display_of(averaged[layer])
+                return _single_heatmap(
+                    display.matrices,
+                    display,
+                    title or f"Layer {layer} · mean of {n_heads} heads",
+                    "mean attention over heads",
+                    cmap,
+                    vmax,
+                    annotate,
+                    max_labels,
+                    max_size,
+                )
+            display = display_of(averaged)
+            return _grid(
+                display.matrices,
+                display,
+                [f"Layer {l}" for l in range(n_layers)],
+                title or f"Mean of {n_heads} heads, every layer",
+                "mean attention over heads",
+                cmap,
+                vmax,
+                annotate,
+                max_labels,
+                max_size,
+                n_cols=math.ceil(math.sqrt(n_layers)),
+                with_labels=True,
+            )
+        last = n_layers - 1 if layer is None else layer
+        display = display_of(attention_rollout(example.attentions)[last])
+        return _single_heatmap(
+            display.matrices,
+            display,
+            title or f"Attention rollout, layers 0..{last}",
+            "rollout weight",
+            cmap,
+            vmax,
+            annotate,
+            max_labels,
+            max_size,
+        )

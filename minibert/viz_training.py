@@ -1,0 +1,150 @@
+"""Training curves from the trainer's history: losses, masked-LM and next-sentence accuracy
+and the learning rate, with training steps and held-out evaluations told apart.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+
+import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
+
+from minibert.viz_style import MAX_FIGURE_SIZE, figure_size, lecture_style
+
+__all__ = ["HISTORY_PANELS", "history_series", "training_curves_figure"]
+
+# (panel title, history keys drawn in it, y-axis label); a panel with no data is left out.
+HISTORY_PANELS = (
+    ("Loss", ("loss", "masked_lm_loss", "next_sentence_loss"), "cross-entropy"),
+    ("Masked LM accuracy", ("masked_lm_accuracy",), "accuracy"),
+    ("Next sentence accuracy", ("next_sentence_accuracy",), "accuracy"),
+    ("Learning rate", ("lr",), "learning rate"),
+)
+_KEY_NAMES = {"loss": "total", "masked_lm_loss": "masked LM", "next_sentence_loss": "next sentence"}
+_PLOTTED_KEYS = {key for _, keys, _ in HISTORY_PANELS for key in keys}
+# Training is a solid line; evaluations are sparse points, so they get markers and dashes.
+# Line style, not only colour, tells them apart in grayscale.
+_SPLIT_STYLES = [
+    {"linestyle": "--", "marker": "o"},
+    {"linestyle": ":", "marker": "s"},
+    {"linestyle": "-.", "marker": "^"},
+]
+
+
+def history_series(history: Sequence[Mapping]) -> dict[str, dict[str, tuple[np.ndarray, ...]]]:
+    """Turn the trainer's list of logged dicts into one (steps, values) series per key and split.
+
+    Inputs:
+        history: a list of dicts, one per logged step, e.g. ``{"step": 10, "loss": 9.1,
+            "lr": 1e-4, "masked_lm_accuracy": 0.1, "split": "train"}``. Missing keys are
+            fine: ``"split"`` defaults to ``"train"``, ``"step"`` to the entry's index in
+            the list, and a metric missing from an entry is simply not drawn there.
+            Non-numeric values of keys that are not plotted (a time stamp, a file name) are
+            ignored; a NaN or infinite value (a diverged run) is kept as NaN, a gap in the line.
+    Returns:
+        ``series[key][split] = (steps, values)``, two (n,) float arrays sorted by step.
+    """
+    if isinstance(history, (str, bytes, Mapping)) or not isinstance(history, Sequence):
+        raise TypeError(f"history must be a list of dicts, got {type(history).__name__}")
+    collected: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    for index, entry in enumerate(history):
+        if not isinstance(entry, Mapping):
+            raise TypeError(f"history[{index}] must be a dict, got {type(entry).__name__}")
+        step = entry.get("step", index)
+        if isinstance(step, bool) or not isinstance(step, numbers.Real):
+            raise TypeError(f"history[{index}]['step'] must be a number, got {step!r}")
+        split = entry.get("split", "train")
+        if not isinstance(split, str):
+            raise TypeError(f"history[{index}]['split'] must be a str, got {split!r}")
+        for key, value in entry.items():
+            if key in ("step", "split") or value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                if key in _PLOTTED_KEYS:
+                    raise TypeError(f"history[{index}][{key!r}] must be a number, got {value!r}")
+                continue
+            value = float(value) if math.isfinite(value) else math.nan
+            collected.setdefault(key, {}).setdefault(split, []).append((float(step), value))
+    series: dict[str, dict[str, tuple[np.ndarray, ...]]] = {}
+    for key, splits in collected.items():
+        series[key] = {}
+        for split, points in splits.items():
+            points.sort(key=lambda point: point[0])
+            steps, values = zip(*points, strict=True)
+            series[key][split] = (np.array(steps), np.array(values))
+    return series
+
+
+def _split_order(split: str) -> tuple[int, str]:
+    """Training first, then the evaluation splits alphabetically."""
+    return (split != "train", split)
+
+
+def _split_style(split: str, evaluation_splits: list[str]) -> dict:
+    """Solid for training; each evaluation split its own dashes and marker, in every panel."""
+    if split == "train":
+        return {"linestyle": "-"}
+    return _SPLIT_STYLES[evaluation_splits.index(split) % len(_SPLIT_STYLES)]
+
+
+def training_curves_figure(
+    history: Sequence[Mapping],
+    title: str | None = None,
+    max_size: tuple[float, float] = MAX_FIGURE_SIZE,
+) -> Figure:
+    """Plot loss, masked-LM and next-sentence accuracy and learning rate against the step.
+
+    Inputs:
+        history: the trainer's list of logged dicts (see :func:`history_series`).
+        title: optional figure title.
+        max_size: largest figure size (inches).
+    Returns:
+        a ``matplotlib.figure.Figure`` with one panel per quantity present in the history;
+        training is drawn as solid lines, each evaluation split dashed with markers.
+    """
+    series = history_series(history)
+    panels = [panel for panel in HISTORY_PANELS if any(key in series for key in panel[1])]
+    if not panels:
+        wanted = ", ".join(sorted(_PLOTTED_KEYS))
+        found = ", ".join(sorted(series)) or "nothing numeric"
+        raise ValueError(f"history has none of the keys {wanted}; it holds {found}")
+    evaluation_splits = sorted(
+        {split for splits in series.values() for split in splits if split != "train"}
+    )
+    n_cols = 1 if len(panels) == 1 else 2
+    n_rows = math.ceil(len(panels) / n_cols)
+    with lecture_style():
+        fig = Figure(
+            figsize=figure_size(6.5 * n_cols, 4.5 * n_rows, max_size), layout="constrained"
+        )
+        axes = fig.subplots(n_rows, n_cols, squeeze=False).ravel()
+        colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+        for ax, (panel_title, keys, ylabel) in zip(axes, panels, strict=False):
+            for color, key in zip(colors, keys, strict=False):
+                for split in sorted(series.get(key, {}), key=_split_order):
+                    steps, values = series[key][split]
+                    name = split if len(keys) == 1 else f"{_KEY_NAMES.get(key, key)} · {split}"
+                    ax.plot(
+                        steps,
+                        values,
+                        color=color,
+                        label=name,
+                        **_split_style(split, evaluation_splits),
+                    )
+            ax.set_title(panel_title)
+            ax.set_xlabel("step")
+            ax.set_ylabel(ylabel)
+            ax.grid(alpha=0.3)
+            if ylabel == "accuracy":
+                ax.set_ylim(0.0, max(1.02, ax.get_ylim()[1]))
+            if keys == ("lr",):
+                ax.ticklabel_format(axis="y", style="sci", scilimits=(0, 0))
+            ax.legend()
+        for ax in axes[len(panels) :]:
+            ax.set_axis_off()
+        if title is not None:
+            fig.suptitle(title)
+    return fig

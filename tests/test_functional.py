@@ -1,0 +1,320 @@
+"""Gradient checks and properties of every functional pair (float64, random upstream grads)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from minibert import functional as F
+from minibert.gradcheck import check_function
+from minibert.gradcheck_suite import SINGLE_LAYER_TOL, function_cases
+
+SEEDS = [0, 1, 2]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_pair_passes_gradient_check(seed):
+    for name, thunk in function_cases(seed):
+        table = thunk()
+        assert len(table) > 0, name
+        table.assert_below(SINGLE_LAYER_TOL)
+
+
+SHAPES = [(3,), (2, 5), (2, 3, 4)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("seed", [0, 5])
+def test_pairs_on_several_shapes(shape, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    width = shape[-1]
+    cases = [
+        (F.linear_forward, F.linear_backward,
+         {"x": x, "weight": rng.standard_normal((4, width)), "bias": rng.standard_normal(4)}, {}),
+        (F.linear_forward, F.linear_backward,
+         {"x": x, "weight": rng.standard_normal((4, width)), "bias": None}, {}),
+        (F.layernorm_forward, F.layernorm_backward,
+         {"x": x, "weight": 1.5 + rng.standard_normal(width), "bias": rng.standard_normal(width)},
+         {"eps": 1e-5}),
+        (F.gelu_forward, F.gelu_backward, {"x": 3 * x}, {"approximate": "none"}),
+        (F.gelu_forward, F.gelu_backward, {"x": 3 * x}, {"approximate": "tanh"}),
+        (F.tanh_forward, F.tanh_backward, {"x": x}, {}),
+        (F.softmax_forward, F.softmax_backward, {"x": x}, {"axis": 0}),
+        (F.softmax_forward, F.softmax_backward, {"x": x}, {"axis": -1}),
+    ]
+    for forward, backward, inputs, kwargs in cases:
+        check_function(forward, backward, inputs, kwargs=kwargs, seed=seed).assert_below(
+            SINGLE_LAYER_TOL)
+
+
+def test_cross_entropy_gradient_on_flat_and_batched_logits():
+    rng = np.random.default_rng(3)
+    for shape in [(6, 5), (2, 4, 9)]:
+        logits = 3 * rng.standard_normal(shape)
+        labels = rng.integers(0, shape[-1], size=shape[:-1])
+        labels.reshape(-1)[0] = -100
+        check_function(F.cross_entropy_forward, F.cross_entropy_backward,
+                       {"logits": logits, "labels": labels}).assert_below(SINGLE_LAYER_TOL)
+
+
+def test_checker_catches_a_wrong_backward():
+    rng = np.random.default_rng(0)
+
+    def layernorm_backward_missing_term(dout, cache):
+        x_hat, rstd, weight = cache
+        dx_hat = dout * weight
+        dx = rstd * (dx_hat - dx_hat.mean(-1, keepdims=True))  # the x_hat term is dropped
+        axes = tuple(range(dout.ndim - 1))
+        return dx, (dout * x_hat).sum(axes), dout.sum(axes)
+
+    inputs = {"x": rng.standard_normal((3, 5)), "weight": 1 + rng.standard_normal(5),
+              "bias": rng.standard_normal(5)}
+    table = check_function(F.layernorm_forward, layernorm_backward_missing_term, inputs)
+    with pytest.raises(AssertionError, match="x"):
+        table.assert_below(SINGLE_LAYER_TOL)
+
+    def softmax_backward_zeros(dout, cache):
+        return np.zeros_like(cache[0])
+
+    table = check_function(F.softmax_forward, softmax_backward_zeros,
+                           {"x": rng.standard_normal((2, 4))})
+    with pytest.raises(AssertionError):
+        table.assert_below(SINGLE_LAYER_TOL)
+
+
+# -- erf ----------------------------------------------------------------------------------------
+
+def test_erf_matches_math_erf_on_the_whole_real_line():
+    rng = np.random.default_rng(0)
+    xs = np.concatenate([
+        np.linspace(-8, 8, 40001), rng.standard_normal(20000) * 3,
+        [0.0, -0.0, 1e-300, -1e-300, 1e-8, 1.9999999999999, 2.0, 2.0000000000001, 5.999999, 6.0,
+         27.0, -27.0, 1e300, -1e300, np.inf, -np.inf],
+    ])
+    reference = np.array([math.erf(v) for v in xs])
+    assert np.max(np.abs(F.erf(xs) - reference)) < 1e-12
+    small = np.abs(xs) < 1e-3
+    assert np.max(np.abs(F.erf(xs[small]) - reference[small]) / np.maximum(
+        np.abs(reference[small]), 1e-300)) < 1e-12
+    assert np.isnan(F.erf(np.array([np.nan])))[0]
+    assert F.erf(np.float32(0.5)).dtype == np.float64
+
+
+# -- masking, stability -------------------------------------------------------------------------
+
+def test_masked_keys_get_exactly_zero_and_empty_rows_give_zeros():
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((2, 3, 4, 5)) for _ in range(3))
+    mask = np.ones((2, 1, 1, 4), dtype=np.int64)
+    mask[0, ..., 2:] = 0
+    mask[1] = 0  # no visible key at all for the second example
+    context, cache = F.attention_forward(q, k, v, mask)
+    probs = cache[3]
+    assert np.all(probs[0, :, :, 2:] == 0.0)
+    np.testing.assert_allclose(probs[0].sum(-1), 1.0, rtol=1e-12)
+    assert np.all(probs[1] == 0.0) and np.all(context[1] == 0.0)
+    assert np.all(np.isfinite(context))
+    dq, dk, dv = F.attention_backward(rng.standard_normal(context.shape), cache)
+    assert all(np.all(np.isfinite(g)) for g in (dq, dk, dv))
+    assert np.all(dk[0, :, 2:] == 0.0) and np.all(dv[0, :, 2:] == 0.0)
+
+
+def test_attention_matches_a_per_head_loop_reference():
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.standard_normal((2, 3, 4, 5)) for _ in range(3))
+    mask = np.array([[1, 1, 1, 0], [1, 1, 1, 1]])[:, None, None, :]
+    context, _ = F.attention_forward(q, k, v, mask)
+    for b in range(2):
+        for h in range(3):
+            scores = q[b, h] @ k[b, h].T / math.sqrt(5)
+            scores[:, mask[b, 0, 0] == 0] = -np.inf
+            weights = np.exp(scores - scores.max(-1, keepdims=True))
+            weights /= weights.sum(-1, keepdims=True)
+            np.testing.assert_allclose(context[b, h], weights @ v[b, h], rtol=1e-12)
+
+
+def test_softmax_and_cross_entropy_are_finite_and_exact_for_huge_logits():
+    logits = np.array([[1e4, -1e4, 0.0], [-1e4, -1e4, -1e4]])
+    probs, _ = F.softmax_forward(logits)
+    np.testing.assert_array_equal(probs[0], [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(probs[1], 1 / 3, rtol=1e-15)
+    loss, cache = F.cross_entropy_forward(logits, np.array([0, 2]))
+    assert np.isfinite(loss)
+    np.testing.assert_allclose(loss, math.log(3) / 2, rtol=1e-14)
+    loss_wrong, cache_wrong = F.cross_entropy_forward(logits, np.array([1, 2]))
+    np.testing.assert_allclose(loss_wrong, (2e4 + math.log(3)) / 2, rtol=1e-14)
+    assert np.all(np.isfinite(F.cross_entropy_backward(1.0, cache_wrong)))
+
+
+def test_layernorm_of_a_constant_row_is_finite():
+    x = np.full((2, 8), 3.25)
+    for dtype in (np.float32, np.float64):
+        out, cache = F.layernorm_forward(x.astype(dtype), np.ones(8, dtype), np.zeros(8, dtype))
+        assert np.all(np.isfinite(out)) and np.all(out == 0)
+        dx, _, _ = F.layernorm_backward(np.ones_like(out), cache)
+        assert np.all(np.isfinite(dx))
+
+
+def test_cross_entropy_with_every_label_ignored():
+    logits = np.random.default_rng(0).standard_normal((3, 4))
+    loss, cache = F.cross_entropy_forward(logits, np.full(3, -100))
+    assert loss == 0.0
+    dlogits = F.cross_entropy_backward(1.0, cache)
+    assert dlogits.shape == logits.shape and np.all(dlogits == 0.0)
+
+
+def test_cross_entropy_ignores_labels_exactly():
+    rng = np.random.default_rng(2)
+    logits = rng.standard_normal((5, 6))
+    labels = np.array([1, -100, 3, -100, 0])
+    loss, _ = F.cross_entropy_forward(logits, labels)
+    keep = labels != -100
+    log_probs = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    expected = -log_probs[keep, labels[keep]].mean()
+    np.testing.assert_allclose(loss, expected, rtol=1e-14)
+
+
+# -- dropout ------------------------------------------------------------------------------------
+
+def test_dropout_identity_in_eval_and_with_p_zero():
+    x = np.random.default_rng(0).standard_normal((4, 5))
+    out, cache = F.dropout_forward(x, 0.5, np.random.default_rng(1), training=False)
+    assert out is x and cache is None
+    out, cache = F.dropout_forward(x, 0.0, np.random.default_rng(1), training=True)
+    assert out is x and F.dropout_backward(x, cache) is x
+
+
+def test_dropout_mask_reproducible_and_expectation_preserved():
+    x = np.ones((400, 500))
+    a, _ = F.dropout_forward(x, 0.3, np.random.default_rng(42))
+    b, _ = F.dropout_forward(x, 0.3, np.random.default_rng(42))
+    c, _ = F.dropout_forward(x, 0.3, np.random.default_rng(43))
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    kept = a != 0
+    np.testing.assert_allclose(a[kept], 1 / 0.7)
+    # mean of 200,000 scaled Bernoulli(0.7) draws: std of the mean ~ 0.0015
+    assert abs(a.mean() - 1.0) < 0.01
+    assert abs(kept.mean() - 0.7) < 0.01
+
+
+def test_dropout_works_in_float32():
+    x = np.ones((10, 10), dtype=np.float32)
+    out, cache = F.dropout_forward(x, 0.5, np.random.default_rng(0))
+    assert out.dtype == np.float32 and F.dropout_backward(x, cache).dtype == np.float32
+
+
+# -- dtypes -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_every_forward_keeps_the_dtype(dtype):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 4)).astype(dtype)
+    w = rng.standard_normal((5, 4)).astype(dtype)
+    assert F.linear_forward(x, w, np.zeros(5, dtype))[0].dtype == dtype
+    assert F.layernorm_forward(x, np.ones(4, dtype), np.zeros(4, dtype))[0].dtype == dtype
+    for form in ("none", "tanh"):
+        out, cache = F.gelu_forward(x, form)
+        assert out.dtype == dtype and F.gelu_backward(x, cache).dtype == dtype
+    assert F.softmax_forward(x)[0].dtype == dtype
+    assert F.tanh_forward(x)[0].dtype == dtype
+    q = x[None]
+    context, cache = F.attention_forward(q, q, q, np.ones((1, 1, 1, 3)))
+    assert context.dtype == dtype
+    assert all(g.dtype == dtype for g in F.attention_backward(context, cache))
+    loss, cache = F.cross_entropy_forward(x, np.zeros((2, 3), dtype=np.int64))
+    assert F.cross_entropy_backward(1.0, cache).dtype == dtype
+    assert F.embedding_forward(np.array([0, 1]), w)[0].dtype == dtype
+
+
+def test_backward_never_modifies_the_upstream_gradient():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 2, 3, 4))
+    dout = rng.standard_normal((2, 2, 3, 4))
+    saved = dout.copy()
+    _, cache = F.attention_forward(x, x, x, np.ones((2, 1, 1, 3)), dropout_p=0.1,
+                                   rng=np.random.default_rng(0), training=True)
+    F.attention_backward(dout, cache)
+    _, cache = F.layernorm_forward(x, np.ones(4), np.zeros(4))
+    F.layernorm_backward(dout, cache)
+    _, cache = F.gelu_forward(x)
+    F.gelu_backward(dout, cache)
+    _, cache = F.softmax_forward(x)
+    F.softmax_backward(dout, cache)
+    np.testing.assert_array_equal(dout, saved)
+
+
+def test_embedding_backward_accumulates_repeated_ids():
+    weight = np.random.default_rng(0).standard_normal((5, 3))
+    ids = np.array([[1, 1, 4]])
+    _, cache = F.embedding_forward(ids, weight)
+    dout = np.arange(9.0).reshape(1, 3, 3)
+    dweight = F.embedding_backward(dout, cache)
+    np.testing.assert_array_equal(dweight[1], dout[0, 0] + dout[0, 1])
+    np.testing.assert_array_equal(dweight[4], dout[0, 2])
+    assert np.all(dweight[[0, 2, 3]] == 0)
+
+
+# -- bad input ----------------------------------------------------------------------------------
+
+def test_linear_rejects_mismatched_features():
+    with pytest.raises(ValueError, match=r"x has 3 input features.*weight expects 4"):
+        F.linear_forward(np.zeros((2, 3)), np.zeros((5, 4)), None)
+    with pytest.raises(ValueError, match="bias must have shape"):
+        F.linear_forward(np.zeros((2, 4)), np.zeros((5, 4)), np.zeros(4))
+    with pytest.raises(TypeError, match="x must have dtype float32 or float64"):
+        F.linear_forward(np.zeros((2, 4), dtype=np.int64), np.zeros((5, 4)), None)
+
+
+def test_attention_rejects_a_mask_that_does_not_broadcast():
+    q = np.zeros((2, 3, 4, 5))
+    with pytest.raises(ValueError, match=r"mask of shape \(2, 1, 1, 3\) does not broadcast"):
+        F.attention_forward(q, q, q, np.ones((2, 1, 1, 3)))
+    with pytest.raises(ValueError, match="q must be 4-D"):
+        F.attention_forward(q[0], q, q)
+
+
+def test_cross_entropy_rejects_bad_labels():
+    logits = np.zeros((2, 3, 4))
+    with pytest.raises(ValueError, match=r"labels must have shape logits.shape\[:-1\] = \(2, 3\)"):
+        F.cross_entropy_forward(logits, np.zeros((2, 4), dtype=np.int64))
+    with pytest.raises(IndexError, match=r"labels contains 4; allowed: \[0, 4\)"):
+        F.cross_entropy_forward(logits, np.full((2, 3), 4))
+    with pytest.raises(IndexError, match="labels contains -1"):
+        F.cross_entropy_forward(logits, np.full((2, 3), -1))
+    with pytest.raises(TypeError, match="labels must be an integer array"):
+        F.cross_entropy_forward(logits, np.zeros((2, 3)))
+
+
+def test_embedding_rejects_bad_ids():
+    weight = np.zeros((5, 3))
+    with pytest.raises(IndexError, match=r"ids contains 5, outside the allowed range \[0, 5\)"):
+        F.embedding_forward(np.array([0, 5]), weight)
+    with pytest.raises(IndexError, match="ids contains -1"):
+        F.embedding_forward(np.array([-1]), weight)
+    with pytest.raises(TypeError, match="ids must be an integer array, got dtype float64"):
+        F.embedding_forward(np.array([0.0, 1.0]), weight)
+
+
+@pytest.mark.parametrize("p", [-0.1, 1.0, 1.5, "0.5", None, True])
+def test_dropout_rejects_bad_p(p):
+    with pytest.raises(ValueError, match=r"dropout probability p must be a number in \[0, 1\)"):
+        F.dropout_forward(np.zeros(3), p, np.random.default_rng(0))
+
+
+def test_dropout_needs_a_generator_when_training():
+    with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
+        F.dropout_forward(np.zeros(3), 0.5, None)
+
+
+def test_gelu_rejects_unknown_approximate():
+    with pytest.raises(ValueError, match=r"approximate must be one of \('none', 'tanh'\), got 'erf'"):
+        F.gelu_forward(np.zeros(3), approximate="erf")
+
+
+def test_layernorm_and_softmax_reject_bad_arguments():
+    with pytest.raises(ValueError, match=r"weight must have shape \(4,\)"):
+        F.layernorm_forward(np.zeros((2, 4)), np.ones(3), np.zeros(4))
+    with pytest.raises(ValueError, match="axis must be in"):
+        F.softmax_forward(np.zeros((2, 4)), axis=2)

@@ -1,0 +1,585 @@
+"""Tests for minibert.optim and minibert.schedules against references written from the papers.
+
+The references below are plain float64 transcriptions of the published update rules
+(Kingma & Ba 2015 Algorithm 1 with Loshchilov & Hutter 2019's decoupled decay as torch
+orders it; google-research/bert optimization.py), deliberately written differently from the
+in-place code they check.
+"""
+
+import math
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from minibert.optim import (
+    OPTIMIZERS,
+    AdamW,
+    AdamWeightDecay,
+    clip_grad_norm,
+    make_optimizer,
+    no_weight_decay,
+)
+from minibert.schedules import ConstantSchedule, LinearWarmupDecaySchedule, make_schedule
+
+SHAPES = {
+    "bert.embeddings.word_embeddings.weight": (11, 6),
+    "bert.embeddings.LayerNorm.weight": (6,),
+    "bert.embeddings.LayerNorm.bias": (6,),
+    "bert.encoder.layer.0.attention.output.dense.weight": (6, 6),
+    "bert.encoder.layer.0.attention.output.dense.bias": (6,),
+    "bert.encoder.layer.0.attention.output.LayerNorm.weight": (6,),
+    "bert.encoder.layer.0.attention.output.LayerNorm.bias": (6,),
+    "cls.predictions.transform.layer_norm.weight": (6,),
+    "cls.predictions.bias": (11,),
+}
+DECAY = {
+    "bert.embeddings.word_embeddings.weight",
+    "bert.encoder.layer.0.attention.output.dense.weight",
+}
+
+
+class FakeModel:
+    """A few named parameters with HF names and gradient buffers, like a BERT model."""
+
+    def __init__(self, seed=0, dtype=np.float64, shapes=SHAPES):
+        rng = np.random.default_rng(seed)
+        # Magnitudes in [0.5, 1.5] with random signs: away from 0 and 1 so a wrong factor shows.
+        self.params = {
+            name: (rng.choice([-1.0, 1.0], shape) * rng.uniform(0.5, 1.5, shape)).astype(dtype)
+            for name, shape in shapes.items()
+        }
+        self.grads = {name: np.zeros_like(p) for name, p in self.params.items()}
+
+    def named_parameters(self):
+        return iter(self.params.items())
+
+    def named_gradients(self):
+        return iter(self.grads.items())
+
+    def fill_gradients(self, grads):
+        for name, grad in grads.items():
+            self.grads[name][...] = grad
+
+
+def random_gradients(rng, scale=1.0, shapes=SHAPES):
+    return {name: rng.standard_normal(shape) * scale for name, shape in shapes.items()}
+
+
+def reference_adamw(params, grad_steps, lrs, betas, eps, weight_decay, bias_correction=True):
+    """Loshchilov & Hutter's AdamW as torch orders it, elementwise in float64."""
+    beta1, beta2 = betas
+    p = {n: v.astype(np.float64) for n, v in params.items()}
+    m = {n: np.zeros_like(v) for n, v in p.items()}
+    v = {n: np.zeros_like(x) for n, x in p.items()}
+    for t, (grads, lr) in enumerate(zip(grad_steps, lrs, strict=True), start=1):
+        for n in p:
+            g = grads[n]
+            if n in DECAY:
+                p[n] = p[n] - lr * weight_decay * p[n]
+            m[n] = beta1 * m[n] + (1 - beta1) * g
+            v[n] = beta2 * v[n] + (1 - beta2) * g**2
+            m_hat = m[n] / (1 - beta1**t) if bias_correction else m[n]
+            v_hat = v[n] / (1 - beta2**t) if bias_correction else v[n]
+            p[n] = p[n] - lr * m_hat / (np.sqrt(v_hat) + eps)
+    return p, m, v
+
+
+def reference_google(params, grad_steps, lrs, betas, eps, weight_decay):
+    """google-research/bert AdamWeightDecayOptimizer.apply_gradients, in float64."""
+    beta1, beta2 = betas
+    p = {n: v.astype(np.float64) for n, v in params.items()}
+    m = {n: np.zeros_like(v) for n, v in p.items()}
+    v = {n: np.zeros_like(x) for n, x in p.items()}
+    for grads, lr in zip(grad_steps, lrs, strict=True):
+        for n in p:
+            g = grads[n]
+            m[n] = beta1 * m[n] + (1.0 - beta1) * g
+            v[n] = beta2 * v[n] + (1.0 - beta2) * np.square(g)
+            update = m[n] / (np.sqrt(v[n]) + eps)
+            if n in DECAY:
+                update += weight_decay * p[n]
+            p[n] = p[n] - lr * update
+    return p, m, v
+
+
+def run(optimizer, model, grad_steps):
+    for grads in grad_steps:
+        model.fill_gradients(grads)
+        optimizer.step()
+
+
+# Linear schedule, peak 0.02, warmup 3, total 8, evaluated by hand: step / 3 then (8 - step) / 5.
+LINEAR_LRS = [0.0, 0.02 / 3, 0.04 / 3, 0.02, 0.016, 0.012, 0.008, 0.004, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("bias_correction", [True, False])
+def test_adamw_matches_reference(bias_correction):
+    rng = np.random.default_rng(1)
+    model = FakeModel(seed=2)
+    start = {n: p.copy() for n, p in model.params.items()}
+    grad_steps = [random_gradients(rng, scale) for scale in [1.0, 0.1, 3.0, 1.0, 0.5] * 2]
+    schedule = LinearWarmupDecaySchedule(0.02, warmup_steps=3, total_steps=8)
+    optimizer = AdamW(
+        model, lr=schedule, betas=(0.8, 0.95), eps=1e-7, weight_decay=0.3,
+        bias_correction=bias_correction,
+    )  # fmt: skip
+    run(optimizer, model, grad_steps)
+    p, m, v = reference_adamw(
+        start, grad_steps, LINEAR_LRS, (0.8, 0.95), 1e-7, 0.3, bias_correction
+    )
+    for name in SHAPES:
+        np.testing.assert_allclose(model.params[name], p[name], rtol=1e-12, atol=0, err_msg=name)
+        np.testing.assert_allclose(optimizer.exp_avg[name], m[name], rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(optimizer.exp_avg_sq[name], v[name], rtol=1e-12, atol=0)
+    assert optimizer.step_count == len(grad_steps)
+
+
+def test_adam_weight_decay_matches_google_reference():
+    rng = np.random.default_rng(3)
+    model = FakeModel(seed=4)
+    start = {n: p.copy() for n, p in model.params.items()}
+    grad_steps = [random_gradients(rng, scale) for scale in [2.0, 0.2, 1.0, 1.0, 0.7, 5.0]]
+    lrs = [0.01, 0.03, 0.002, 0.05, 0.01, 0.02]
+    optimizer = AdamWeightDecay(model, lr=0.01, betas=(0.85, 0.99), weight_decay=0.2)
+    for grads, lr in zip(grad_steps, lrs, strict=True):
+        optimizer.schedule = ConstantSchedule(lr)
+        model.fill_gradients(grads)
+        optimizer.step()
+    p, m, v = reference_google(start, grad_steps, lrs, (0.85, 0.99), 1e-6, 0.2)
+    for name in SHAPES:
+        np.testing.assert_allclose(model.params[name], p[name], rtol=1e-12, atol=0, err_msg=name)
+        np.testing.assert_allclose(optimizer.exp_avg_sq[name], v[name], rtol=1e-12, atol=0)
+
+
+def test_adamw_without_bias_correction_is_google_update():
+    rng = np.random.default_rng(5)
+    google_model, adamw_model = FakeModel(seed=6), FakeModel(seed=6)
+    google = AdamWeightDecay(google_model, lr=0.01, eps=1e-6, weight_decay=0.1)
+    adamw = AdamW(adamw_model, lr=0.01, eps=1e-6, weight_decay=0.1, bias_correction=False)
+    for _ in range(6):
+        grads = random_gradients(rng)
+        run(google, google_model, [grads])
+        run(adamw, adamw_model, [grads])
+    for name in SHAPES:
+        np.testing.assert_allclose(google_model.params[name], adamw_model.params[name], rtol=1e-14)
+
+
+def test_bias_correction_changes_early_steps():
+    rng = np.random.default_rng(7)
+    corrected, plain = FakeModel(seed=8), FakeModel(seed=8)
+    grads = random_gradients(rng)
+    run(AdamW(corrected, lr=0.01), corrected, [grads])
+    run(AdamW(plain, lr=0.01, bias_correction=False), plain, [grads])
+    name = "bert.encoder.layer.0.attention.output.dense.bias"
+    g, start = grads[name], FakeModel(seed=8).params[name]
+    # After one step m = 0.1 g and v = 0.001 g^2: corrected, every weight moves by about
+    # lr * sign(g); uncorrected, by about lr * 0.1 / sqrt(0.001) * sign(g) = 3.16 lr * sign(g).
+    np.testing.assert_allclose(start - corrected.params[name], 0.01 * g / (abs(g) + 1e-8), 1e-12)
+    np.testing.assert_allclose(
+        start - plain.params[name], 0.01 * 0.1 * g / (math.sqrt(0.001) * abs(g) + 1e-8), 1e-12
+    )
+
+
+@pytest.mark.parametrize("cls", [AdamW, AdamWeightDecay])
+def test_float32_updates_stay_float32_and_in_place(cls):
+    rng = np.random.default_rng(9)
+    model32, model64 = FakeModel(seed=10, dtype=np.float32), FakeModel(seed=10)
+    arrays = dict(model32.params)
+    opt32, opt64 = cls(model32, lr=0.01), cls(model64, lr=0.01)
+    for _ in range(5):
+        grads = {n: g.astype(np.float32) for n, g in random_gradients(rng).items()}
+        run(opt32, model32, [grads])
+        run(opt64, model64, [{n: g.astype(np.float64) for n, g in grads.items()}])
+    for name, param in model32.params.items():
+        assert param is arrays[name]
+        assert param.dtype == np.float32
+        assert opt32.exp_avg[name].dtype == np.float32
+        assert opt32.exp_avg_sq[name].dtype == np.float32
+        np.testing.assert_allclose(param, model64.params[name], rtol=2e-6, err_msg=name)
+
+
+def test_decay_groups():
+    optimizer = AdamW(FakeModel())
+    assert set(optimizer.decay_names) == DECAY
+    assert set(optimizer.no_decay_names) == set(SHAPES) - DECAY
+    assert len(optimizer.decay_names) + len(optimizer.no_decay_names) == len(SHAPES)
+
+
+@pytest.mark.parametrize(
+    "name, excluded",
+    [
+        ("bert.encoder.layer.3.output.LayerNorm.weight", True),
+        ("bert.encoder.layer.3.output.LayerNorm.bias", True),
+        ("encoder.final_layer_norm.weight", True),
+        ("bert.encoder.layer.3.attention.self.query.bias", True),
+        ("cls.predictions.bias", True),
+        ("bert.encoder.layer.3.attention.self.query.weight", False),
+        ("bert.embeddings.word_embeddings.weight", False),
+        ("bert.pooler.dense.weight", False),
+        ("cls.bias_scale.weight", False),
+    ],
+)
+def test_no_weight_decay_rule(name, excluded):
+    assert no_weight_decay(name) is excluded
+
+
+@pytest.mark.parametrize("cls", [AdamW, AdamWeightDecay])
+def test_weight_decay_applies_only_to_decay_group(cls):
+    # With zero gradients the Adam part is exactly 0, leaving only the decay.
+    model = FakeModel(seed=11)
+    start = {n: p.copy() for n, p in model.params.items()}
+    optimizer = cls(model, lr=0.1, weight_decay=0.5)
+    optimizer.step()
+    for name in SHAPES:
+        expected = start[name] * (1 - 0.05) if name in DECAY else start[name]
+        np.testing.assert_allclose(model.params[name], expected, rtol=1e-15, atol=0)
+
+
+def test_custom_no_decay_rule():
+    model = FakeModel(seed=12)
+    start = {n: p.copy() for n, p in model.params.items()}
+    optimizer = AdamW(model, lr=0.1, weight_decay=0.5, no_decay=lambda name: False)
+    assert optimizer.no_decay_names == ()
+    optimizer.step()
+    for name in SHAPES:
+        np.testing.assert_allclose(model.params[name], start[name] * 0.95, rtol=1e-15, atol=0)
+
+
+def test_triples_give_the_same_updates_as_a_model():
+    rng = np.random.default_rng(13)
+    model, other = FakeModel(seed=14), FakeModel(seed=14)
+    triples = [(n, other.params[n], other.grads[n]) for n in SHAPES]
+    by_model, by_triples = AdamW(model, lr=0.01), AdamW(triples, lr=0.01)
+    assert by_model.decay_names == by_triples.decay_names
+    for _ in range(3):
+        grads = random_gradients(rng)
+        run(by_model, model, [grads])
+        run(by_triples, other, [grads])
+    for name in SHAPES:
+        np.testing.assert_array_equal(model.params[name], other.params[name])
+
+
+def test_zero_grad():
+    model = FakeModel()
+    model.fill_gradients(random_gradients(np.random.default_rng(15)))
+    grad_arrays = dict(model.grads)
+    AdamW(model).zero_grad()
+    for name, grad in model.grads.items():
+        assert grad is grad_arrays[name]
+        assert not grad.any()
+
+
+def test_make_optimizer():
+    assert set(OPTIMIZERS) == {"adamw", "adam_weight_decay"}
+    assert type(make_optimizer("adamw", FakeModel(), lr=0.1)) is AdamW
+    google = make_optimizer("adam_weight_decay", FakeModel(), weight_decay=0.0)
+    assert type(google) is AdamWeightDecay
+    assert google.eps == 1e-6 and not google.bias_correction
+    with pytest.raises(ValueError, match=r"name must be one of .*'adamw'.*got 'adam'"):
+        make_optimizer("adam", FakeModel())
+
+
+# Schedules
+
+
+def test_linear_schedule_values():
+    schedule = LinearWarmupDecaySchedule(0.02, warmup_steps=3, total_steps=8)
+    for step, expected in enumerate(LINEAR_LRS):
+        assert schedule.lr_at(step) == pytest.approx(expected, rel=1e-15, abs=0), step
+    assert schedule.lr_at(0) == 0.0
+    assert schedule.lr_at(3) == 0.02
+    assert schedule.lr_at(8) == 0.0
+    assert schedule.lr_at(10**6) == 0.0
+
+
+def test_linear_schedule_without_warmup_and_all_warmup():
+    no_warmup = LinearWarmupDecaySchedule(1.0, warmup_steps=0, total_steps=4)
+    assert [no_warmup.lr_at(s) for s in range(6)] == [1.0, 0.75, 0.5, 0.25, 0.0, 0.0]
+    all_warmup = LinearWarmupDecaySchedule(1.0, warmup_steps=4, total_steps=4)
+    assert [all_warmup.lr_at(s) for s in range(6)] == [0.0, 0.25, 0.5, 0.75, 0.0, 0.0]
+
+
+def test_constant_schedule_and_make_schedule():
+    assert [ConstantSchedule(0.3).lr_at(s) for s in (0, 1, 10**9)] == [0.3] * 3
+    assert make_schedule("constant", 0.3).lr_at(7) == 0.3
+    linear = make_schedule("linear", 0.02, warmup_steps=3, total_steps=8)
+    assert [linear.lr_at(s) for s in range(10)] == pytest.approx(LINEAR_LRS, rel=1e-15)
+    with pytest.raises(ValueError, match=r"name must be one of \('constant', 'linear'\)"):
+        make_schedule("cosine", 0.1, 1, 10)
+    with pytest.raises(ValueError, match="total_steps must be given"):
+        make_schedule("linear", 0.1, 1)
+
+
+def test_optimizer_follows_schedule_from_step_zero():
+    rng = np.random.default_rng(16)
+    model = FakeModel(seed=17)
+    start = {n: p.copy() for n, p in model.params.items()}
+    schedule = LinearWarmupDecaySchedule(0.02, warmup_steps=3, total_steps=8)
+    optimizer = AdamW(model, lr=schedule)
+    seen = []
+    for _ in range(10):
+        seen.append(optimizer.current_lr)
+        run(optimizer, model, [random_gradients(rng)])
+        if len(seen) == 1:
+            # lr_at(0) == 0: the first update fills the moments but leaves the weights.
+            for name in SHAPES:
+                np.testing.assert_array_equal(model.params[name], start[name])
+            assert np.abs(optimizer.exp_avg["cls.predictions.bias"]).min() > 0
+    assert seen == [schedule.lr_at(s) for s in range(10)]
+
+
+# Gradient clipping
+
+
+def test_clip_grad_norm_scales_when_above():
+    rng = np.random.default_rng(18)
+    grads = random_gradients(rng, 3.0)
+    before = {n: g.copy() for n, g in grads.items()}
+    expected_total = math.sqrt(sum(float(np.sum(g**2)) for g in before.values()))
+    total = clip_grad_norm(grads, max_norm=1.5)
+    assert total == pytest.approx(expected_total, rel=1e-14)
+    for name, grad in grads.items():
+        np.testing.assert_allclose(grad, before[name] * 1.5 / (expected_total + 1e-6), 1e-14)
+    new_total = math.sqrt(sum(float(np.sum(g**2)) for g in grads.values()))
+    assert new_total == pytest.approx(1.5, rel=1e-6)
+    assert new_total < 1.5
+
+
+def test_clip_grad_norm_leaves_small_gradients_untouched():
+    model = FakeModel()
+    model.fill_gradients(random_gradients(np.random.default_rng(19), 0.01))
+    before = {n: g.copy() for n, g in model.grads.items()}
+    total = clip_grad_norm(model, max_norm=1.0)
+    assert 0 < total < 1.0
+    for name, grad in model.grads.items():
+        np.testing.assert_array_equal(grad, before[name])
+
+
+def test_clip_grad_norm_of_float32_is_summed_in_float64():
+    rng = np.random.default_rng(20)
+    grad = (rng.standard_normal(1_000_000) * 3).astype(np.float32)
+    exact = math.sqrt(math.fsum(x * x for x in grad.astype(np.float64).tolist()))
+    assert clip_grad_norm({"g": grad}, max_norm=1e9) == pytest.approx(exact, rel=1e-12)
+
+
+def test_clip_grad_norm_rejects_non_finite():
+    grads = random_gradients(np.random.default_rng(21))
+    grads["bert.embeddings.LayerNorm.bias"][2] = np.nan
+    with pytest.raises(ValueError, match="NaN or inf in gradient 'bert.embeddings.LayerNorm.bias'"):
+        clip_grad_norm(grads)
+
+
+# State
+
+
+@pytest.mark.parametrize("name", ["adamw", "adam_weight_decay"])
+def test_resume_from_state_dict_is_bit_identical(name):
+    rng = np.random.default_rng(22)
+    grad_steps = [random_gradients(rng, s).items() for s in rng.uniform(0.1, 3, size=12)]
+    grad_steps = [{n: g.astype(np.float32) for n, g in steps} for steps in grad_steps]
+    schedule = LinearWarmupDecaySchedule(0.02, warmup_steps=3, total_steps=10)
+
+    model = FakeModel(seed=23, dtype=np.float32)
+    optimizer = make_optimizer(name, model, lr=schedule)
+    run(optimizer, model, grad_steps[:5])
+    state = optimizer.state_dict()
+    saved_params = {n: p.copy() for n, p in model.params.items()}
+    run(optimizer, model, grad_steps[5:])
+
+    resumed_model = FakeModel(seed=99, dtype=np.float32)
+    for n, p in saved_params.items():
+        resumed_model.params[n][...] = p
+    resumed = make_optimizer(name, resumed_model, lr=schedule)
+    resumed.load_state_dict(state)
+    assert resumed.step_count == 5
+    run(resumed, resumed_model, grad_steps[5:])
+    for n in SHAPES:
+        np.testing.assert_array_equal(resumed_model.params[n], model.params[n])
+        np.testing.assert_array_equal(resumed.exp_avg_sq[n], optimizer.exp_avg_sq[n])
+
+
+def test_state_dict_layout_and_copies():
+    model = FakeModel(dtype=np.float32)
+    optimizer = AdamW(model)
+    model.fill_gradients(random_gradients(np.random.default_rng(24)))
+    optimizer.step()
+    state = optimizer.state_dict()
+    expected = {"step"} | {f"{k}.{n}" for k in ("exp_avg", "exp_avg_sq") for n in SHAPES}
+    assert set(state) == expected
+    assert state["step"].dtype == np.int64 and state["step"].shape == () and state["step"] == 1
+    for key, value in state.items():
+        assert isinstance(value, np.ndarray)
+        if key != "step":
+            assert value.dtype == np.float32
+            assert value.shape == SHAPES[key.split(".", 1)[1]]
+    state["exp_avg.cls.predictions.bias"][...] = 123.0
+    assert not np.any(optimizer.exp_avg["cls.predictions.bias"] == 123.0)
+
+
+def _state_with(change):
+    optimizer = AdamW(FakeModel())
+    state = optimizer.state_dict()
+    change(state)
+    return optimizer, state
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda s: s.pop("exp_avg_sq.cls.predictions.bias"), "missing key 'exp_avg_sq.cls.pre"),
+        (lambda s: s.pop("step"), "missing key 'step'"),
+        (lambda s: s.update({"exp_avg.extra": np.zeros(2)}), "unexpected key 'exp_avg.extra'"),
+        (
+            lambda s: s.update({"exp_avg.cls.predictions.bias": np.zeros(12)}),
+            r"'exp_avg.cls.predictions.bias' must have shape \(11,\), got \(12,\)",
+        ),
+        (
+            lambda s: s.update({"exp_avg_sq.cls.predictions.bias": -np.ones(11)}),
+            "'exp_avg_sq.cls.predictions.bias' holds squared gradients and must be >= 0",
+        ),
+        (
+            lambda s: s.update({"exp_avg.cls.predictions.bias": np.full(11, np.nan)}),
+            "'exp_avg.cls.predictions.bias' must be finite",
+        ),
+        (
+            lambda s: s.update({"exp_avg.cls.predictions.bias": np.zeros(11, dtype=np.int64)}),
+            "'exp_avg.cls.predictions.bias' must be a floating-point numpy array",
+        ),
+        (lambda s: s.update({"step": np.array(-1)}), "'step' must be a 0-d integer array >= 0"),
+        (lambda s: s.update({"step": np.array(1.5)}), "'step' must be a 0-d integer array >= 0"),
+        (lambda s: s.update({"step": np.array([1])}), "'step' must be a 0-d integer array >= 0"),
+    ],
+)
+def test_load_state_dict_rejects_bad_state(change, message):
+    optimizer, state = _state_with(change)
+    before = optimizer.state_dict()
+    with pytest.raises(ValueError, match=message):
+        optimizer.load_state_dict(state)
+    after = optimizer.state_dict()
+    assert all(np.array_equal(before[k], after[k]) for k in before)
+
+
+# Bad input
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"lr": -1e-3}, ValueError, r"lr must be a finite number >= 0, got -0.001"),
+        ({"lr": float("nan")}, ValueError, r"lr must be a finite number >= 0, got nan"),
+        ({"lr": "0.1"}, TypeError, r"lr must be a real number, got str '0.1'"),
+        ({"betas": (1.0, 0.999)}, ValueError, r"betas\[0\] must be in \[0, 1\), got 1.0"),
+        ({"betas": (0.9, -0.1)}, ValueError, r"betas\[1\] must be in \[0, 1\), got -0.1"),
+        ({"betas": 0.9}, TypeError, r"betas must be a pair \(beta1, beta2\), got 0.9"),
+        ({"eps": 0.0}, ValueError, r"eps must be a finite number > 0, got 0.0"),
+        ({"eps": -1e-8}, ValueError, r"eps must be a finite number > 0, got -1e-08"),
+        ({"weight_decay": -0.01}, ValueError, r"weight_decay must be a finite number >= 0"),
+        ({"bias_correction": 1}, TypeError, r"bias_correction must be a bool, got 1"),
+        ({"no_decay": ["bias"]}, TypeError, r"no_decay must be a callable name -> bool"),
+    ],
+)
+def test_adamw_rejects_bad_hyperparameters(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        AdamW(FakeModel(), **kwargs)
+
+
+@pytest.mark.parametrize(
+    "args, error, message",
+    [
+        ((0.1, 11, 10), ValueError, r"warmup_steps must be <= total_steps \(10\), got 11"),
+        ((0.1, 0, 0), ValueError, r"total_steps must be > 0, got 0"),
+        ((0.1, 0, -5), ValueError, r"total_steps must be >= 0, got -5"),
+        ((0.1, -1, 10), ValueError, r"warmup_steps must be >= 0, got -1"),
+        ((0.1, 1.5, 10), TypeError, r"warmup_steps must be an integer, got float 1.5"),
+        ((-0.1, 1, 10), ValueError, r"peak_lr must be a finite number >= 0, got -0.1"),
+    ],
+)
+def test_linear_schedule_rejects_bad_arguments(args, error, message):
+    with pytest.raises(error, match=message):
+        LinearWarmupDecaySchedule(*args)
+
+
+def test_schedules_reject_bad_steps():
+    with pytest.raises(ValueError, match="step must be >= 0, got -1"):
+        LinearWarmupDecaySchedule(0.1, 1, 10).lr_at(-1)
+    with pytest.raises(TypeError, match="step must be an integer, got float 2.0"):
+        ConstantSchedule(0.1).lr_at(2.0)
+    with pytest.raises(ValueError, match="lr must be a finite number >= 0, got -0.5"):
+        ConstantSchedule(-0.5)
+
+
+@pytest.mark.parametrize("max_norm", [0.0, -1.0, float("inf")])
+def test_clip_grad_norm_rejects_bad_max_norm(max_norm):
+    with pytest.raises(ValueError, match=rf"max_norm must be a finite number > 0, got {max_norm}"):
+        clip_grad_norm(random_gradients(np.random.default_rng(25)), max_norm=max_norm)
+
+
+def test_clip_grad_norm_rejects_bad_grads():
+    with pytest.raises(TypeError, match="grads must be a dict name -> array or a model, got list"):
+        clip_grad_norm([np.ones(3)])
+    with pytest.raises(TypeError, match="gradient 'g' must be a floating-point numpy array"):
+        clip_grad_norm({"g": np.ones(3, dtype=np.int64)})
+
+
+def test_rejects_bad_params():
+    p, g = np.ones(3), np.zeros(3)
+    with pytest.raises(TypeError, match="params must be a model .* got int"):
+        AdamW(3)
+    with pytest.raises(TypeError, match=r"list of \(name, param, grad\) triples, got an item"):
+        AdamW([("w", p)])
+    with pytest.raises(ValueError, match="params must contain at least one parameter"):
+        AdamW([])
+    with pytest.raises(ValueError, match="parameter name 'w' is listed twice"):
+        AdamW([("w", p, g), ("w", np.ones(3), g)])
+    with pytest.raises(ValueError, match="parameter 'v' is an array already listed"):
+        AdamW([("w", p, g), ("v", p, np.zeros(3))])
+    with pytest.raises(TypeError, match="parameter 'w' must be a floating-point numpy array"):
+        AdamW([("w", np.ones(3, dtype=np.int64), g)])
+    with pytest.raises(TypeError, match="parameter names must be str, got 0"):
+        AdamW([(0, p, g)])
+    with pytest.raises(ValueError, match=r"gradient of 'w' must have the parameter's shape \(3,\)"):
+        AdamW([("w", p, np.zeros(4))])
+    with pytest.raises(ValueError, match="and dtype float64, got shape .* dtype float32"):
+        AdamW([("w", p, np.zeros(3, dtype=np.float32))])
+    with pytest.raises(TypeError, match="gradient of 'w' must be a numpy array, got list"):
+        AdamW([("w", p, [0.0, 0.0, 0.0])])
+
+
+def test_step_rejects_a_rebound_parameter():
+    model = FakeModel()
+    optimizer = AdamW(model)
+    model.params["bert.embeddings.LayerNorm.weight"] = np.ones(6)
+    with pytest.raises(ValueError, match="'bert.embeddings.LayerNorm.weight' is no longer the arr"):
+        optimizer.step()
+
+
+def test_step_rejects_missing_or_misshaped_gradient():
+    model = FakeModel()
+    optimizer = AdamW(model)
+    del model.grads["cls.predictions.bias"]
+    with pytest.raises(ValueError, match="no gradient for parameter 'cls.predictions.bias'"):
+        optimizer.step()
+    model.grads["cls.predictions.bias"] = np.zeros(10)
+    with pytest.raises(ValueError, match=r"'cls.predictions.bias' must have .* got shape \(10,\)"):
+        optimizer.step()
+
+
+# Speed: the update must not allocate parameter-sized temporaries.
+
+
+@pytest.mark.parametrize("cls", [AdamW, AdamWeightDecay])
+def test_step_allocates_no_parameter_sized_arrays(cls):
+    shapes = {"bert.embeddings.word_embeddings.weight": (4000, 64), "dense.bias": (64,)}
+    model = FakeModel(dtype=np.float32, shapes=shapes)
+    model.fill_gradients(random_gradients(np.random.default_rng(26), shapes=shapes))
+    optimizer = cls(model, lr=0.01)
+    optimizer.step()
+    tracemalloc.start()
+    try:
+        optimizer.step()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    largest = model.params["bert.embeddings.word_embeddings.weight"].nbytes
+    assert peak < largest / 20, (peak, largest)
