@@ -5,7 +5,7 @@ by gradient checks (``minibert.gradcheck``); the layers compose into a real BERT
 (``minibert.model``) with HuggingFace's parameter names and numbers.
 """
 
-from minibert import functional
+from minibert import functional, safetensors
 from minibert.config import BertConfig
 from minibert.model import (
     BertForMaskedLM,
@@ -13,14 +13,26 @@ from minibert.model import (
     BertForPreTraining,
     BertModel,
 )
+from minibert.optim import AdamW, AdamWeightDecay, clip_grad_norm, make_optimizer
+from minibert.schedules import ConstantSchedule, LinearWarmupDecaySchedule, make_schedule
+from minibert.tokenization import BertTokenizer
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AdamW",
+    "AdamWeightDecay",
     "BertConfig",
     "BertForMaskedLM",
     "BertForNextSentencePrediction",
     "BertForPreTraining",
     "BertModel",
+    "BertTokenizer",
+    "ConstantSchedule",
+    "LinearWarmupDecaySchedule",
+    "clip_grad_norm",
     "functional",
+    "make_optimizer",
+    "make_schedule",
+    "safetensors",
 ]

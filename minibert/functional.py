@@ -47,8 +47,8 @@ def _check_float_array(name: str, x) -> None:
 # ----------------------------------------------------------------------------------------
 
 # For |x| < 2 the Maclaurin series  erf(x) = 2/sqrt(pi) * sum_n (-1)^n x^(2n+1) / (n! (2n+1))
-# converges fast: at |x| = 2 the largest term is about 10, so cancellation costs at most one
-# digit, and 34 terms bring the tail below 1e-17.
+# converges fast: at |x| = 2 the terms' absolute values sum to about 19, so cancellation costs
+# at most one digit, and 34 terms bring the tail below 1e-17.
 _ERF_SERIES_TERMS = 34
 _ERF_SERIES_COEFFS = np.array(
     [(-1) ** n / (math.factorial(n) * (2 * n + 1)) for n in range(_ERF_SERIES_TERMS)]
@@ -424,7 +424,7 @@ def cross_entropy_forward(logits: np.ndarray, labels, ignore_index: int = -100):
 
     See docs/backprop.md#cross-entropy. Inputs: logits (..., C), labels int (...) equal to
     logits.shape[:-1], each in [0, C) or equal to ignore_index. Output: scalar loss (0 when
-    every label is ignored). Cache: (probs, labels, valid mask, count).
+    every label is ignored). Cache: (log_probs, safe_labels, valid, count).
     """
     _check_float_array("logits", logits)
     labels = np.asarray(labels)

@@ -22,12 +22,29 @@ from minibert.layers import Dropout, Embedding, LayerNorm, Linear, Module, Modul
 from minibert.layers import get_activation
 
 __all__ = [
-    "BertEmbeddings", "BertSelfAttention", "BertSelfOutput", "BertAttention",
-    "BertIntermediate", "BertOutput", "BertLayer", "BertEncoder", "BertPooler", "BertModel",
-    "BertPredictionHeadTransform", "BertLMPredictionHead", "BertPreTrainingHeads",
-    "BertOnlyMLMHead", "BertOnlyNSPHead", "BertForPreTraining", "BertForMaskedLM",
-    "BertForNextSentencePrediction", "BertModelOutput", "BertForPreTrainingOutput",
-    "MaskedLMOutput", "NextSentencePredictorOutput", "IGNORE_INDEX",
+    "BertEmbeddings",
+    "BertSelfAttention",
+    "BertSelfOutput",
+    "BertAttention",
+    "BertIntermediate",
+    "BertOutput",
+    "BertLayer",
+    "BertEncoder",
+    "BertPooler",
+    "BertModel",
+    "BertPredictionHeadTransform",
+    "BertLMPredictionHead",
+    "BertPreTrainingHeads",
+    "BertOnlyMLMHead",
+    "BertOnlyNSPHead",
+    "BertForPreTraining",
+    "BertForMaskedLM",
+    "BertForNextSentencePrediction",
+    "BertModelOutput",
+    "BertForPreTrainingOutput",
+    "MaskedLMOutput",
+    "NextSentencePredictorOutput",
+    "IGNORE_INDEX",
 ]
 
 IGNORE_INDEX = -100  # label of positions that carry no MLM target (HF convention)
@@ -48,8 +65,9 @@ class _Init:
         return Linear(n_in, n_out, self.rng, self.config.initializer_range, dtype=self.dtype)
 
     def embedding(self, rows: int) -> Embedding:
-        return Embedding(rows, self.config.hidden_size, self.rng, self.config.initializer_range,
-                         dtype=self.dtype)
+        return Embedding(
+            rows, self.config.hidden_size, self.rng, self.config.initializer_range, dtype=self.dtype
+        )
 
     def layer_norm(self) -> LayerNorm:
         return LayerNorm(self.config.hidden_size, self.config.layer_norm_eps, dtype=self.dtype)
@@ -61,6 +79,7 @@ class _Init:
 # ----------------------------------------------------------------------------------------
 # Embeddings
 # ----------------------------------------------------------------------------------------
+
 
 class BertEmbeddings(Module):
     """word + position + token_type embeddings, then LayerNorm and dropout."""
@@ -105,6 +124,7 @@ class BertEmbeddings(Module):
 # Attention
 # ----------------------------------------------------------------------------------------
 
+
 class BertSelfAttention(Module):
     """Multi-head scaled dot-product self-attention, all heads batched."""
 
@@ -137,8 +157,8 @@ class BertSelfAttention(Module):
         k = self._split_heads(self.key(hidden_states))  # (B, N, T, D)
         v = self._split_heads(self.value(hidden_states))  # (B, N, T, D)
         context, self.cache = F.attention_forward(
-            q, k, v, mask, dropout_p=self.dropout_p, rng=self.dropout_rng,
-            training=self.training)
+            q, k, v, mask, dropout_p=self.dropout_p, rng=self.dropout_rng, training=self.training
+        )
         self.attention_probs = self.cache[3]
         return self._merge_heads(context)
 
@@ -193,6 +213,7 @@ class BertAttention(Module):
 # ----------------------------------------------------------------------------------------
 # Feed-forward and the block
 # ----------------------------------------------------------------------------------------
+
 
 class BertIntermediate(Module):
     """dense H -> I and the activation (GELU by default)."""
@@ -256,8 +277,9 @@ class BertEncoder(Module):
         super().__init__()
         self.layer = ModuleList(BertLayer(init) for _ in range(init.config.num_hidden_layers))
 
-    def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None,
-                output_hidden_states: bool = False):
+    def forward(
+        self, hidden_states: np.ndarray, mask: np.ndarray | None, output_hidden_states: bool = False
+    ):
         """Returns (last hidden (B, T, H), tuple of L+1 hidden states or None)."""
         all_hidden = [hidden_states] if output_hidden_states else None
         for block in self.layer:
@@ -297,6 +319,7 @@ class BertPooler(Module):
 # BertModel
 # ----------------------------------------------------------------------------------------
 
+
 @dataclass
 class BertModelOutput:
     """Outputs of BertModel (HF field names)."""
@@ -309,8 +332,9 @@ class BertModelOutput:
 
 def _as_int_array(name: str, value, shape=None) -> np.ndarray:
     array = np.asarray(value)
-    if array.dtype == object or not (np.issubdtype(array.dtype, np.integer)
-                                     or array.dtype == np.bool_):
+    if array.dtype == object or not (
+        np.issubdtype(array.dtype, np.integer) or array.dtype == np.bool_
+    ):
         raise TypeError(f"{name} must be an integer array, got dtype {array.dtype}")
     if shape is not None and array.shape != shape:
         raise ValueError(f"{name} must have the shape of input_ids {shape}, got {array.shape}")
@@ -323,11 +347,35 @@ def _check_range(name: str, array: np.ndarray, upper: int, what: str) -> None:
         raise IndexError(f"{name} contains {bad}; allowed: [0, {upper}) ({what})")
 
 
-class BertModel(Module):
+class _CheckpointIO:
+    """``from_pretrained`` / ``save_pretrained`` for every model class (see checkpoint.py)."""
+
+    @classmethod
+    def from_pretrained(cls, directory, dtype=np.float32, seed: int = 0, **kwargs):
+        """Load a checkpoint folder (config.json + model.safetensors), ours or HF's."""
+        from minibert.checkpoint import load_pretrained
+
+        return load_pretrained(cls, directory, dtype=dtype, seed=seed, **kwargs)
+
+    def save_pretrained(self, directory, tokenizer=None):
+        """Write config.json + model.safetensors (+ vocab.txt given a tokenizer)."""
+        from minibert.checkpoint import save_pretrained
+
+        return save_pretrained(self, directory, tokenizer)
+
+
+class BertModel(_CheckpointIO, Module):
     """Embeddings, encoder and (optionally) pooler: HF ``BertModel``."""
 
-    def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32,
-                 add_pooling_layer: bool = True, *, _init: _Init | None = None) -> None:
+    def __init__(
+        self,
+        config: BertConfig,
+        seed: int = 0,
+        dtype=np.float32,
+        add_pooling_layer: bool = True,
+        *,
+        _init: _Init | None = None,
+    ) -> None:
         super().__init__()
         if not isinstance(config, BertConfig):
             raise TypeError(f"config must be a BertConfig, got {type(config).__name__}")
@@ -346,12 +394,15 @@ class BertModel(Module):
         if input_ids.ndim == 1:
             input_ids = input_ids[None]
         if input_ids.ndim != 2 or input_ids.shape[1] == 0:
-            raise ValueError(f"input_ids must be 2-D (B, T) with T >= 1, got shape "
-                             f"{input_ids.shape}")
+            raise ValueError(
+                f"input_ids must be 2-D (B, T) with T >= 1, got shape {input_ids.shape}"
+            )
         _check_range("input_ids", input_ids, config.vocab_size, "the vocabulary size")
         if input_ids.shape[1] > config.max_position_embeddings:
-            raise ValueError(f"input_ids has sequence length {input_ids.shape[1]}, longer than "
-                             f"max_position_embeddings={config.max_position_embeddings}")
+            raise ValueError(
+                f"input_ids has sequence length {input_ids.shape[1]}, longer than "
+                f"max_position_embeddings={config.max_position_embeddings}"
+            )
         if token_type_ids is None:
             token_type_ids = np.zeros_like(input_ids)
         else:
@@ -359,10 +410,13 @@ class BertModel(Module):
             if token_type_ids.ndim == 1 and input_ids.shape[0] == 1:
                 token_type_ids = token_type_ids[None]
             if token_type_ids.shape != input_ids.shape:
-                raise ValueError(f"token_type_ids must have the shape of input_ids "
-                                 f"{input_ids.shape}, got {token_type_ids.shape}")
-            _check_range("token_type_ids", token_type_ids, config.type_vocab_size,
-                         "type_vocab_size")
+                raise ValueError(
+                    f"token_type_ids must have the shape of input_ids "
+                    f"{input_ids.shape}, got {token_type_ids.shape}"
+                )
+            _check_range(
+                "token_type_ids", token_type_ids, config.type_vocab_size, "type_vocab_size"
+            )
         if attention_mask is None:
             attention_mask = np.ones_like(input_ids)
         else:
@@ -370,36 +424,47 @@ class BertModel(Module):
             if attention_mask.ndim == 1 and input_ids.shape[0] == 1:
                 attention_mask = attention_mask[None]
             if attention_mask.shape != input_ids.shape:
-                raise ValueError(f"attention_mask must have the shape of input_ids "
-                                 f"{input_ids.shape}, got {attention_mask.shape}")
+                raise ValueError(
+                    f"attention_mask must have the shape of input_ids "
+                    f"{input_ids.shape}, got {attention_mask.shape}"
+                )
             if attention_mask.size and (attention_mask.min() < 0 or attention_mask.max() > 1):
-                raise ValueError("attention_mask must contain only 0 (padding) and 1 (real "
-                                 f"token), got values {np.unique(attention_mask)[:5].tolist()}")
+                raise ValueError(
+                    "attention_mask must contain only 0 (padding) and 1 (real "
+                    f"token), got values {np.unique(attention_mask)[:5].tolist()}"
+                )
         return input_ids, token_type_ids, attention_mask
 
-    def forward(self, input_ids, token_type_ids=None, attention_mask=None,
-                output_attentions: bool = False,
-                output_hidden_states: bool = False) -> BertModelOutput:
+    def forward(
+        self,
+        input_ids,
+        token_type_ids=None,
+        attention_mask=None,
+        output_attentions: bool = False,
+        output_hidden_states: bool = False,
+    ) -> BertModelOutput:
         """input_ids, token_type_ids, attention_mask int (B, T) -> BertModelOutput."""
         input_ids, token_type_ids, attention_mask = self.check_inputs(
-            input_ids, token_type_ids, attention_mask)
+            input_ids, token_type_ids, attention_mask
+        )
         # Keys at padding positions are hidden from every query: (B, 1, 1, T).
         key_mask = attention_mask[:, None, None, :].astype(bool)
         if key_mask.all():
             key_mask = None  # nothing to hide: skip the masking work
         embedding_output = self.embeddings(input_ids, token_type_ids)  # (B, T, H)
-        sequence_output, hidden_states = self.encoder(embedding_output, key_mask,
-                                                      output_hidden_states)
+        sequence_output, hidden_states = self.encoder(
+            embedding_output, key_mask, output_hidden_states
+        )
         pooled = self.pooler(sequence_output) if self.pooler is not None else None
         self._forward_shape = sequence_output.shape
         attentions = None
         if output_attentions:
-            attentions = tuple(block.attention.self.attention_probs
-                               for block in self.encoder.layer)
+            attentions = tuple(block.attention.self.attention_probs for block in self.encoder.layer)
         return BertModelOutput(sequence_output, pooled, hidden_states, attentions)
 
-    def backward(self, d_last_hidden_state: np.ndarray | None,
-                 d_pooler_output: np.ndarray | None = None) -> None:
+    def backward(
+        self, d_last_hidden_state: np.ndarray | None, d_pooler_output: np.ndarray | None = None
+    ) -> None:
         """Add the gradients of sum(last * d_last) + sum(pooled * d_pooled) into every parameter.
 
         d_last_hidden_state (B, T, H) or None; d_pooler_output (B, H) or None.
@@ -410,8 +475,10 @@ class BertModel(Module):
             d_sequence = np.zeros(self._forward_shape, dtype=self.dtype)
         else:
             if d_last_hidden_state.shape != self._forward_shape:
-                raise ValueError(f"d_last_hidden_state must have shape {self._forward_shape}, "
-                                 f"got {d_last_hidden_state.shape}")
+                raise ValueError(
+                    f"d_last_hidden_state must have shape {self._forward_shape}, "
+                    f"got {d_last_hidden_state.shape}"
+                )
             d_sequence = d_last_hidden_state.astype(self.dtype, copy=True)
         if d_pooler_output is not None:
             if self.pooler is None:
@@ -425,13 +492,13 @@ def _make_init(config: BertConfig, seed: int, dtype) -> _Init:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     # Two independent streams: one for the initial weights, one for dropout masks.
     init_seq, dropout_seq = np.random.SeedSequence(int(seed)).spawn(2)
-    return _Init(config, np.random.default_rng(init_seq), np.random.default_rng(dropout_seq),
-                 dtype)
+    return _Init(config, np.random.default_rng(init_seq), np.random.default_rng(dropout_seq), dtype)
 
 
 # ----------------------------------------------------------------------------------------
 # Heads
 # ----------------------------------------------------------------------------------------
+
 
 class BertPredictionHeadTransform(Module):
     """dense H -> H, activation, LayerNorm: applied before the vocabulary projection."""
@@ -467,7 +534,8 @@ class BertLMPredictionHead(Module):
         """(..., H) -> logits (..., V)."""
         transformed = self.transform(hidden_states)
         logits, self.cache = F.linear_forward(
-            transformed, self.word_embeddings.params["weight"], self.params["bias"])
+            transformed, self.word_embeddings.params["weight"], self.params["bias"]
+        )
         return logits
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
@@ -526,6 +594,7 @@ class BertPreTrainingHeads(Module):
 # Pretraining models
 # ----------------------------------------------------------------------------------------
 
+
 class _LazyLogits:
     """A value computed on first access, then kept (full-vocabulary logits are costly)."""
 
@@ -582,7 +651,7 @@ class NextSentencePredictorOutput:
     attentions: tuple | None = None
 
 
-class _PreTrainedBase(Module):
+class _PreTrainedBase(_CheckpointIO, Module):
     """Shared plumbing of the models that hold a ``bert`` and heads under ``cls``."""
 
     config: BertConfig
@@ -590,12 +659,13 @@ class _PreTrainedBase(Module):
     def _labelled_positions(self, labels, shape):
         labels = _as_int_array("labels", labels)
         if labels.shape != shape:
-            raise ValueError(f"labels must have the shape of input_ids {shape}, got "
-                             f"{labels.shape}")
+            raise ValueError(f"labels must have the shape of input_ids {shape}, got {labels.shape}")
         bad = (labels != IGNORE_INDEX) & ((labels < 0) | (labels >= self.config.vocab_size))
         if bad.any():
-            raise IndexError(f"labels contains {labels[bad].ravel()[0]}; allowed: "
-                             f"[0, {self.config.vocab_size}) or {IGNORE_INDEX} (no target)")
+            raise IndexError(
+                f"labels contains {labels[bad].ravel()[0]}; allowed: "
+                f"[0, {self.config.vocab_size}) or {IGNORE_INDEX} (no target)"
+            )
         positions = np.nonzero(labels != IGNORE_INDEX)
         return positions, labels[positions]
 
@@ -622,11 +692,15 @@ class _PreTrainedBase(Module):
             return None, logits
         label = _as_int_array("next_sentence_label", next_sentence_label)
         if label.shape != (pooled.shape[0],):
-            raise ValueError(f"next_sentence_label must have shape (B,) = ({pooled.shape[0]},), "
-                             f"got {label.shape}")
+            raise ValueError(
+                f"next_sentence_label must have shape (B,) = ({pooled.shape[0]},), "
+                f"got {label.shape}"
+            )
         if label.size and (label.min() < 0 or label.max() > 1):
-            raise IndexError(f"next_sentence_label must be 0 (IsNext) or 1 (NotNext), got "
-                             f"{label[(label < 0) | (label > 1)][0]}")
+            raise IndexError(
+                f"next_sentence_label must be 0 (IsNext) or 1 (NotNext), got "
+                f"{label[(label < 0) | (label > 1)][0]}"
+            )
         loss, self._nsp_cache = F.cross_entropy_forward(logits, label)
         return float(loss), logits
 
@@ -652,40 +726,60 @@ class BertForPreTraining(_PreTrainedBase):
         self._loss_parts = None
 
     def _tied_aliases(self) -> dict[str, str]:
-        return {"cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight",
-                "cls.predictions.decoder.bias": "cls.predictions.bias"}
+        return {
+            "cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight",
+            "cls.predictions.decoder.bias": "cls.predictions.bias",
+        }
 
-    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
-                next_sentence_label=None, output_attentions: bool = False,
-                output_hidden_states: bool = False) -> BertForPreTrainingOutput:
+    def forward(
+        self,
+        input_ids,
+        token_type_ids=None,
+        attention_mask=None,
+        labels=None,
+        next_sentence_label=None,
+        output_attentions: bool = False,
+        output_hidden_states: bool = False,
+    ) -> BertForPreTrainingOutput:
         """input_ids etc. int (B, T); labels int (B, T) with -100 where no target;
         next_sentence_label int (B,), 0 = B follows A, 1 = B is random."""
         self._loss_parts = None
-        base = self.bert(input_ids, token_type_ids, attention_mask, output_attentions,
-                         output_hidden_states)
+        base = self.bert(
+            input_ids, token_type_ids, attention_mask, output_attentions, output_hidden_states
+        )
         sequence_output, pooled = base.last_hidden_state, base.pooler_output
         predictions = self.cls.predictions
         mlm_loss = masked_logits = positions = None
         if labels is not None:
-            mlm_loss, masked_logits, positions = self._mlm_forward(predictions, sequence_output,
-                                                                   labels)
-        nsp_loss, nsp_logits = self._nsp_forward(self.cls.seq_relationship, pooled,
-                                                 next_sentence_label)
+            mlm_loss, masked_logits, positions = self._mlm_forward(
+                predictions, sequence_output, labels
+            )
+        nsp_loss, nsp_logits = self._nsp_forward(
+            self.cls.seq_relationship, pooled, next_sentence_label
+        )
         parts = [p for p in (mlm_loss, nsp_loss) if p is not None]
         loss = float(sum(parts)) if parts else None
         if parts:
             self._loss_parts = (mlm_loss is not None, nsp_loss is not None)
         return BertForPreTrainingOutput(
-            loss=loss, seq_relationship_logits=nsp_logits, hidden_states=base.hidden_states,
-            attentions=base.attentions, masked_lm_loss=mlm_loss, next_sentence_loss=nsp_loss,
-            masked_lm_logits=masked_logits, masked_lm_positions=positions,
-            _prediction_logits=_LazyLogits(lambda: predictions.predict(sequence_output)))
+            loss=loss,
+            seq_relationship_logits=nsp_logits,
+            hidden_states=base.hidden_states,
+            attentions=base.attentions,
+            masked_lm_loss=mlm_loss,
+            next_sentence_loss=nsp_loss,
+            masked_lm_logits=masked_logits,
+            masked_lm_positions=positions,
+            _prediction_logits=_LazyLogits(lambda: predictions.predict(sequence_output)),
+        )
 
     def backward(self) -> None:
         """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps)."""
         if self._loss_parts is None:
-            raise RuntimeError("backward() needs a forward pass that computed a loss: call the "
-                               "model with labels and/or next_sentence_label first")
+            raise RuntimeError(
+                "backward() needs a forward pass that computed a loss: call the "
+                "model with labels and/or next_sentence_label first"
+            )
         has_mlm, has_nsp = self._loss_parts
         d_sequence = self._mlm_backward(self.cls.predictions, 1.0) if has_mlm else None
         d_pooled = self._nsp_backward(self.cls.seq_relationship, 1.0) if has_nsp else None
@@ -706,24 +800,38 @@ class BertForMaskedLM(_PreTrainedBase):
         self._has_loss = False
 
     def _tied_aliases(self) -> dict[str, str]:
-        return {"cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight",
-                "cls.predictions.decoder.bias": "cls.predictions.bias"}
+        return {
+            "cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight",
+            "cls.predictions.decoder.bias": "cls.predictions.bias",
+        }
 
-    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
-                output_attentions: bool = False,
-                output_hidden_states: bool = False) -> MaskedLMOutput:
+    def forward(
+        self,
+        input_ids,
+        token_type_ids=None,
+        attention_mask=None,
+        labels=None,
+        output_attentions: bool = False,
+        output_hidden_states: bool = False,
+    ) -> MaskedLMOutput:
         self._has_loss = False
-        base = self.bert(input_ids, token_type_ids, attention_mask, output_attentions,
-                         output_hidden_states)
+        base = self.bert(
+            input_ids, token_type_ids, attention_mask, output_attentions, output_hidden_states
+        )
         sequence_output = base.last_hidden_state
         predictions = self.cls.predictions
         loss = masked_logits = positions = None
         if labels is not None:
-            loss, masked_logits, positions = self._mlm_forward(predictions, sequence_output,
-                                                               labels)
+            loss, masked_logits, positions = self._mlm_forward(predictions, sequence_output, labels)
             self._has_loss = True
-        return MaskedLMOutput(loss, base.hidden_states, base.attentions, masked_logits,
-                              positions, _LazyLogits(lambda: predictions.predict(sequence_output)))
+        return MaskedLMOutput(
+            loss,
+            base.hidden_states,
+            base.attentions,
+            masked_logits,
+            positions,
+            _LazyLogits(lambda: predictions.predict(sequence_output)),
+        )
 
     def backward(self) -> None:
         if not self._has_loss:
@@ -744,13 +852,20 @@ class BertForNextSentencePrediction(_PreTrainedBase):
         self.cls = BertOnlyNSPHead(init)
         self._has_loss = False
 
-    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
-                output_attentions: bool = False,
-                output_hidden_states: bool = False) -> NextSentencePredictorOutput:
+    def forward(
+        self,
+        input_ids,
+        token_type_ids=None,
+        attention_mask=None,
+        labels=None,
+        output_attentions: bool = False,
+        output_hidden_states: bool = False,
+    ) -> NextSentencePredictorOutput:
         """labels int (B,): 0 = B follows A, 1 = B is random."""
         self._has_loss = False
-        base = self.bert(input_ids, token_type_ids, attention_mask, output_attentions,
-                         output_hidden_states)
+        base = self.bert(
+            input_ids, token_type_ids, attention_mask, output_attentions, output_hidden_states
+        )
         loss, logits = self._nsp_forward(self.cls.seq_relationship, base.pooler_output, labels)
         self._has_loss = loss is not None
         return NextSentencePredictorOutput(loss, logits, base.hidden_states, base.attentions)

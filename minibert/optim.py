@@ -237,6 +237,8 @@ class AdamW:
         beta1, beta2 = self.betas
         (tmp,) = scratch
         # Scalars stay Python floats so float32 arrays are updated in float32 arithmetic.
+        if weight_decay != 0.0:
+            param *= 1.0 - lr * weight_decay
         exp_avg *= beta1
         np.multiply(grad, 1.0 - beta1, out=tmp)
         exp_avg += tmp  # m = beta1 * m + (1 - beta1) * g

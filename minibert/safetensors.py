@@ -65,8 +65,21 @@ UNSUPPORTED_DTYPES = ("C64", "F8_E5M2", "F8_E4M3", "F8_E8M0", "F6_E2M3", "F6_E3M
 
 # The reference writer packs the widest dtypes first (then sorts by name), so that with the
 # header padded to a multiple of 8 every tensor starts at a multiple of its own item size.
-WRITE_ORDER = ("U64", "I64", "F64", "F32", "U32", "I32", "BF16", "F16", "U16", "I16", "I8",
-               "U8", "BOOL")
+WRITE_ORDER = (
+    "U64",
+    "I64",
+    "F64",
+    "F32",
+    "U32",
+    "I32",
+    "BF16",
+    "F16",
+    "U16",
+    "I16",
+    "I8",
+    "U8",
+    "BOOL",
+)
 
 # The reference reader refuses larger headers; a bigger length prefix means a corrupt file.
 MAX_HEADER_BYTES = 100_000_000
@@ -100,8 +113,7 @@ def to_bfloat16_bits(x: np.ndarray) -> np.ndarray:
     Outputs: bits (...) uint16, the bfloat16 bit patterns; NaN stays a (quiet) NaN
     """
     if not isinstance(x, np.ndarray) or x.dtype.kind != "f" or x.dtype.itemsize > 8:
-        raise TypeError(
-            f"x must be a float16/float32/float64 NumPy array, got {_describe(x)}")
+        raise TypeError(f"x must be a float16/float32/float64 NumPy array, got {_describe(x)}")
     shape = x.shape
     x32 = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)  # (n,)
     bits = x32.view(np.uint32)  # (n,)
@@ -109,8 +121,8 @@ def to_bfloat16_bits(x: np.ndarray) -> np.ndarray:
     # adding the kept lowest bit as well makes an exact half round up only from an odd value.
     kept_lowest_bit = (bits >> 16) & 1
     rounded = ((bits + 0x7FFF + kept_lowest_bit) >> 16).astype(np.uint16)
-    # Rounding could carry a NaN's mantissa into an infinity; keep it a NaN by setting the
-    # quiet bit instead.
+    # Rounding could carry a NaN's mantissa into an infinity (or past the sign bit); keep it
+    # a NaN by setting the quiet bit instead.
     quiet_nan = ((bits >> 16) | 0x0040).astype(np.uint16)
     return np.where(np.isnan(x32), quiet_nan, rounded).reshape(shape)
 
@@ -124,7 +136,10 @@ def from_bfloat16_bits(bits: np.ndarray) -> np.ndarray:
     if not isinstance(bits, np.ndarray) or bits.dtype.kind != "u" or bits.dtype.itemsize != 2:
         raise TypeError(f"bits must be a uint16 NumPy array, got {_describe(bits)}")
     # The 16 bits become the high half of a float32 whose low mantissa bits are zero.
-    return (bits.astype(np.uint32) << 16).view(np.float32)
+    # (Shifting in place keeps a 0-d array an array; `<<` would return a NumPy scalar.)
+    widened = bits.astype(np.uint32)
+    widened <<= 16
+    return widened.view(np.float32)
 
 
 # ----------------------------------------------------------------------------- writing
@@ -178,7 +193,8 @@ def _prepare(
     """Validate the inputs; return length prefix + padded header, and the arrays in file order."""
     if not isinstance(tensors, Mapping):
         raise TypeError(
-            f"tensors must be a mapping of name -> NumPy array, got {_describe(tensors)}")
+            f"tensors must be a mapping of name -> NumPy array, got {_describe(tensors)}"
+        )
     bf16_names = _check_bf16_keys(bf16_keys, tensors)
 
     entries = []  # (dtype name, tensor name, C-contiguous little-endian array)
@@ -202,8 +218,11 @@ def _prepare(
         header[METADATA_KEY] = dict(sorted(_check_metadata(metadata).items()))
     offset = 0
     for dtype_name, name, array in entries:
-        header[name] = {"dtype": dtype_name, "shape": list(array.shape),
-                        "data_offsets": [offset, offset + array.nbytes]}
+        header[name] = {
+            "dtype": dtype_name,
+            "shape": list(array.shape),
+            "data_offsets": [offset, offset + array.nbytes],
+        }
         offset += array.nbytes
 
     # Compact JSON with raw UTF-8, like the reference writer; spaces pad the header to a
@@ -216,22 +235,35 @@ def _prepare(
 
 def _dtype_name(dtype: np.dtype, name: str) -> str:
     """The safetensors name of a NumPy dtype, by kind and size so platform aliases all work."""
-    names = {("f", 8): "F64", ("f", 4): "F32", ("f", 2): "F16",
-             ("i", 8): "I64", ("i", 4): "I32", ("i", 2): "I16", ("i", 1): "I8",
-             ("u", 8): "U64", ("u", 4): "U32", ("u", 2): "U16", ("u", 1): "U8", ("b", 1): "BOOL"}
+    names = {
+        ("f", 8): "F64",
+        ("f", 4): "F32",
+        ("f", 2): "F16",
+        ("i", 8): "I64",
+        ("i", 4): "I32",
+        ("i", 2): "I16",
+        ("i", 1): "I8",
+        ("u", 8): "U64",
+        ("u", 4): "U32",
+        ("u", 2): "U16",
+        ("u", 1): "U8",
+        ("b", 1): "BOOL",
+    }
     dtype_name = names.get((dtype.kind, dtype.itemsize))
     if dtype_name is None:
         raise TypeError(
             f"tensors[{name!r}] has dtype {dtype}, which safetensors cannot store here; allowed: "
             "float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, "
-            "uint8, bool (or bf16_keys for BF16)")
+            "uint8, bool (or bf16_keys for BF16)"
+        )
     return dtype_name
 
 
 def _check_bf16_keys(bf16_keys: Iterable[str], tensors: Mapping[str, np.ndarray]) -> set[str]:
     if isinstance(bf16_keys, (str, bytes)) or not isinstance(bf16_keys, Iterable):
         raise TypeError(
-            f"bf16_keys must be a collection of tensor names, got {_describe(bf16_keys)}")
+            f"bf16_keys must be a collection of tensor names, got {_describe(bf16_keys)}"
+        )
     names = set()
     for name in bf16_keys:
         if name not in tensors:
@@ -240,7 +272,8 @@ def _check_bf16_keys(bf16_keys: Iterable[str], tensors: Mapping[str, np.ndarray]
         if isinstance(array, np.ndarray) and (array.dtype.kind != "f" or array.dtype.itemsize > 8):
             raise TypeError(
                 f"bf16_keys names {name!r} of dtype {array.dtype}; only float16, float32 and "
-                "float64 tensors can be stored as BF16")
+                "float64 tensors can be stored as BF16"
+            )
         names.add(name)
     return names
 
@@ -248,7 +281,8 @@ def _check_bf16_keys(bf16_keys: Iterable[str], tensors: Mapping[str, np.ndarray]
 def _check_metadata(metadata: Mapping[str, str]) -> Mapping[str, str]:
     if not isinstance(metadata, Mapping):
         raise TypeError(
-            f"metadata must be a mapping of str -> str or None, got {_describe(metadata)}")
+            f"metadata must be a mapping of str -> str or None, got {_describe(metadata)}"
+        )
     for key, value in metadata.items():
         _check_name(key, "metadata")
         if not isinstance(value, str):
@@ -288,8 +322,9 @@ def read_header(path: str | os.PathLike) -> tuple[dict[str, TensorInfo], dict[st
     """
     path = _check_path(path, "path")
     with open(path, "rb") as handle:
-        tensor_infos, metadata, _ = _read_header(handle, os.fstat(handle.fileno()).st_size,
-                                                 str(path))
+        tensor_infos, metadata, _ = _read_header(
+            handle, os.fstat(handle.fileno()).st_size, str(path)
+        )
     return tensor_infos, metadata
 
 
@@ -361,8 +396,10 @@ def _read_tensors(
         raw = np.empty(end - begin, dtype=np.uint8)
         handle.seek(data_start + begin)
         if handle.readinto(raw) != raw.nbytes:
-            raise ValueError(f"{source}: tensor {name!r}: file ended while reading its data "
-                             "(was it truncated while being read?)")
+            raise ValueError(
+                f"{source}: tensor {name!r}: file ended while reading its data "
+                "(was it truncated while being read?)"
+            )
         tensors[name] = _decode(raw, name, info, source)
     return tensors
 
@@ -389,20 +426,26 @@ def _read_header(
     Outputs: tensor_infos (in data-section order), metadata, and the data section's start
     """
     if size < 8:
-        raise ValueError(f"{source} is {size} bytes long; a safetensors file starts with an "
-                         "8-byte header length")
+        raise ValueError(
+            f"{source} is {size} bytes long; a safetensors file starts with an 8-byte header length"
+        )
     (header_length,) = struct.unpack("<Q", handle.read(8))
     if header_length > MAX_HEADER_BYTES:
-        raise ValueError(f"{source}: header length {header_length} exceeds the limit of "
-                         f"{MAX_HEADER_BYTES} bytes (corrupt length prefix?)")
+        raise ValueError(
+            f"{source}: header length {header_length} exceeds the limit of "
+            f"{MAX_HEADER_BYTES} bytes (corrupt length prefix?)"
+        )
     if header_length > size - 8:
-        raise ValueError(f"{source}: header length {header_length} is more than the "
-                         f"{size - 8} bytes after the length prefix (file truncated?)")
+        raise ValueError(
+            f"{source}: header length {header_length} is more than the "
+            f"{size - 8} bytes after the length prefix (file truncated?)"
+        )
     header = _parse_json(handle.read(header_length), source)
     data_start = 8 + header_length
     metadata = _check_file_metadata(header.pop(METADATA_KEY, None), source)
-    tensor_infos = {name: _check_entry(name, entry, size - data_start, source)
-                    for name, entry in header.items()}
+    tensor_infos = {
+        name: _check_entry(name, entry, size - data_start, source) for name, entry in header.items()
+    }
     return _check_coverage(tensor_infos, size - data_start, source), metadata, data_start
 
 
@@ -412,7 +455,9 @@ def _parse_json(header_bytes: bytes, source: str) -> dict:
     except UnicodeDecodeError as error:
         raise ValueError(f"{source}: header is not valid UTF-8 ({error})") from None
     try:
-        header = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+        header = json.loads(
+            text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant
+        )
     except _DuplicateKeyError as error:
         raise ValueError(f"{source}: header has the key {error.key!r} twice") from None
     except (ValueError, RecursionError) as error:
@@ -438,12 +483,18 @@ def _reject_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
     return result
 
 
+def _reject_constant(name: str) -> None:
+    # Python's json accepts NaN and Infinity, which are not JSON and which the reference rejects.
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def _check_file_metadata(metadata: object, source: str) -> dict[str, str]:
     if metadata is None:
         return {}
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
-        raise ValueError(f"{source}: {METADATA_KEY!r} must be an object of string values, "
-                         f"got {_short(metadata)}")
+        raise ValueError(
+            f"{source}: {METADATA_KEY!r} must be an object of string values, got {_short(metadata)}"
+        )
     return metadata
 
 
@@ -451,40 +502,55 @@ def _check_entry(name: str, entry: object, data_length: int, source: str) -> Ten
     """Check one header entry on its own: fields, types, dtype, size and bounds."""
     where = f"{source}: tensor {name!r}"
     if not isinstance(entry, dict):
-        raise ValueError(f"{where}: entry must be an object with {ENTRY_FIELDS}, "
-                         f"got {_json_type(entry)}")
+        raise ValueError(
+            f"{where}: entry must be an object with {ENTRY_FIELDS}, got {_json_type(entry)}"
+        )
     for field in ENTRY_FIELDS:
         if field not in entry:
             raise ValueError(f"{where}: entry has no {field!r}; it needs {ENTRY_FIELDS}")
 
     dtype = entry["dtype"]
     if dtype in UNSUPPORTED_DTYPES:
-        raise ValueError(f"{where}: dtype {dtype!r} has no NumPy equivalent; supported: "
-                         f"{', '.join(STORAGE_DTYPES)}")
+        raise ValueError(
+            f"{where}: dtype {dtype!r} has no NumPy equivalent; supported: "
+            f"{', '.join(STORAGE_DTYPES)}"
+        )
     if not isinstance(dtype, str) or dtype not in STORAGE_DTYPES:
-        raise ValueError(f"{where}: unknown dtype {_short(dtype)}; known: "
-                         f"{', '.join(STORAGE_DTYPES)}")
+        raise ValueError(
+            f"{where}: unknown dtype {_short(dtype)}; known: {', '.join(STORAGE_DTYPES)}"
+        )
 
     shape = entry["shape"]
-    if (not isinstance(shape, list) or len(shape) > MAX_NDIM
-            or not all(_is_count(dim) for dim in shape)):
-        raise ValueError(f"{where}: shape must be a list of at most {MAX_NDIM} non-negative "
-                         f"integers, got {_short(shape)}")
+    if (
+        not isinstance(shape, list)
+        or len(shape) > MAX_NDIM
+        or not all(_is_count(dim) for dim in shape)
+    ):
+        raise ValueError(
+            f"{where}: shape must be a list of at most {MAX_NDIM} non-negative "
+            f"integers, got {_short(shape)}"
+        )
 
     offsets = entry["data_offsets"]
     if not isinstance(offsets, list) or len(offsets) != 2 or not all(map(_is_count, offsets)):
-        raise ValueError(f"{where}: data_offsets must be [begin, end] with non-negative "
-                         f"integers, got {_short(offsets)}")
+        raise ValueError(
+            f"{where}: data_offsets must be [begin, end] with non-negative "
+            f"integers, got {_short(offsets)}"
+        )
     begin, end = offsets
     if begin > end:
         raise ValueError(f"{where}: data_offsets [{begin}, {end}] begin after they end")
     if end > data_length:
-        raise ValueError(f"{where}: data_offsets [{begin}, {end}] reach past the end of the "
-                         f"{data_length}-byte data section (file truncated?)")
+        raise ValueError(
+            f"{where}: data_offsets [{begin}, {end}] reach past the end of the "
+            f"{data_length}-byte data section (file truncated?)"
+        )
     nbytes = math.prod(shape) * STORAGE_DTYPES[dtype].itemsize
     if nbytes != end - begin:
-        raise ValueError(f"{where}: dtype {dtype} with shape {shape} needs {nbytes} bytes but "
-                         f"data_offsets [{begin}, {end}] hold {end - begin}")
+        raise ValueError(
+            f"{where}: dtype {dtype} with shape {shape} needs {nbytes} bytes but "
+            f"data_offsets [{begin}, {end}] hold {end - begin}"
+        )
     return TensorInfo(dtype, tuple(shape), (begin, end))
 
 
@@ -502,16 +568,22 @@ def _check_coverage(
         begin, end = info.data_offsets
         after = f"after tensor {previous!r}" if previous is not None else "at the start"
         if begin < expected_begin:
-            raise ValueError(f"{source}: tensor {name!r} at bytes [{begin}, {end}) overlaps "
-                             f"tensor {previous!r}, which ends at byte {expected_begin}")
+            raise ValueError(
+                f"{source}: tensor {name!r} at bytes [{begin}, {end}) overlaps "
+                f"tensor {previous!r}, which ends at byte {expected_begin}"
+            )
         if begin > expected_begin:
-            raise ValueError(f"{source}: tensor {name!r} starts at byte {begin}, leaving "
-                             f"{begin - expected_begin} unused bytes {after} of the data section; "
-                             "tensors must cover it without gaps")
+            raise ValueError(
+                f"{source}: tensor {name!r} starts at byte {begin}, leaving "
+                f"{begin - expected_begin} unused bytes {after} of the data section; "
+                "tensors must cover it without gaps"
+            )
         expected_begin, previous = end, name
     if expected_begin != data_length:
-        raise ValueError(f"{source}: {data_length - expected_begin} bytes follow the last tensor "
-                         "in the data section; tensors must cover it exactly")
+        raise ValueError(
+            f"{source}: {data_length - expected_begin} bytes follow the last tensor "
+            "in the data section; tensors must cover it exactly"
+        )
     return dict(ordered)
 
 
@@ -521,8 +593,15 @@ def _is_count(value: object) -> bool:
 
 
 def _json_type(value: object) -> str:
-    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-             int: "a number", float: "a number", type(None): "null"}
+    names = {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }
     return names.get(type(value), type(value).__name__)
 
 

@@ -122,6 +122,7 @@ _PUNCTUATION_CACHE: dict[str, bool] = {}
 # ``\S+`` uses the same notion of whitespace as ``str.split()``; after cleaning, only the line
 # and paragraph separators U+2028 / U+2029 (categories Zl, Zp) are left besides the space.
 _CHUNK_PATTERN = re.compile(r"\S+")
+_ASCII_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
 
 
 def _is_punctuation_cached(char: str) -> bool:
@@ -180,44 +181,63 @@ class BasicTokenizer:
                 words.extend(word.text for word in self.split_chunk(chunk))
         return words
 
+    def split_special_tokens(self, text: str) -> list[tuple[str, bool, int]]:
+        """Cut the special tokens written literally in ``text`` out of it (step 1).
+
+        Returns ``(segment, is_special, start)`` in order, ``start`` being the segment's
+        index in ``text``; e.g. ``"a[MASK]b"`` -> ``[("a", False, 0), ("[MASK]", True, 1),
+        ("b", False, 7)]``.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
+        if self._special_pattern is None:
+            return [(text, False, 0)]
+        segments = []
+        start = 0
+        for match in self._special_pattern.finditer(text):
+            segments.append((text[start : match.start()], False, start))
+            segments.append((match.group(), True, match.start()))
+            start = match.end()
+        segments.append((text[start:], False, start))
+        return segments
+
+    def clean_text(self, text: str) -> str:
+        """Drop control characters, map whitespace to spaces, space out CJK (steps 2, 3)."""
+        return text.translate(self._cleaning_table)
+
     def iter_chunks(
         self, text: str, with_origins: bool = False
-    ) -> Iterator[tuple[str, bool, list[int] | None]]:
+    ) -> Iterator[tuple[str, bool, Sequence[int] | None]]:
         """Clean ``text`` and yield its whitespace-separated chunks (steps 1 to 3).
 
         Yields ``(chunk, is_special, origins)``: a literal special token has ``is_special``
         True; ``origins[k]`` is the index in ``text`` of the chunk's k-th character when
         ``with_origins`` is set (else None). Chunks go to ``split_chunk`` for the rest.
         """
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
-        start = 0
-        if self._special_pattern is not None:
-            for match in self._special_pattern.finditer(text):
-                yield from self._iter_plain_chunks(text, start, match.start(), with_origins)
-                origins = list(range(match.start(), match.end())) if with_origins else None
-                yield match.group(), True, origins
-                start = match.end()
-        yield from self._iter_plain_chunks(text, start, len(text), with_origins)
+        for segment, is_special, start in self.split_special_tokens(text):
+            if is_special:
+                origins = range(start, start + len(segment)) if with_origins else None
+                yield segment, True, origins
+                continue
+            cleaned = self.clean_text(segment)
+            if not with_origins:
+                for chunk in cleaned.split():
+                    yield chunk, False, None
+                continue
+            origins = self._cleaned_origins(segment, cleaned, start)
+            for match in _CHUNK_PATTERN.finditer(cleaned):
+                yield match.group(), False, origins[match.start() : match.end()]
 
-    def _iter_plain_chunks(self, text, start, end, with_origins):
-        segment = text[start:end]
-        cleaned = segment.translate(self._cleaning_table)
-        if not with_origins:
-            for chunk in cleaned.split():
-                yield chunk, False, None
-            return
+    def _cleaned_origins(self, segment: str, cleaned: str, start: int) -> Sequence[int]:
+        """For each character of ``cleaned``, its index in the text ``segment`` starts at."""
         if segment.isascii() and len(cleaned) == len(segment):
-            origins = range(start, end)  # nothing was dropped or inserted
-        else:
-            origins = []
-            table = self._cleaning_table
-            for index, char in enumerate(segment, start):
-                replacement = table[ord(char)]
-                if replacement:
-                    origins.extend([index] * len(replacement))
-        for match in _CHUNK_PATTERN.finditer(cleaned):
-            yield match.group(), False, list(origins[match.start() : match.end()])
+            return range(start, start + len(segment))  # nothing was dropped or inserted
+        origins = []
+        for index, char in enumerate(segment, start):
+            replacement = self._cleaning_table[ord(char)]
+            if replacement:
+                origins.extend([index] * len(replacement))
+        return origins
 
     def split_chunk(self, chunk: str) -> list[Word]:
         """Normalize one whitespace-free chunk and split it at punctuation (steps 4 to 6).
@@ -231,6 +251,8 @@ class BasicTokenizer:
         if chunk.isascii():
             normalized = chunk.lower() if self.do_lower_case else chunk
             origins = range(len(chunk))
+            if not _ASCII_PUNCTUATION.search(chunk):
+                return [Word(normalized, origins, range(1, len(chunk) + 1))]
         else:
             normalized = self._normalize(composed)
             origins = self._align(chunk, normalized)

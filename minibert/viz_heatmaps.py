@@ -80,6 +80,11 @@ def _color_norm(matrices: np.ndarray, vmax: float | None) -> Normalize:
     return Normalize(vmin=0.0, vmax=vmax)
 
 
+def _fitting_labels(max_labels: int, axis_inches: float) -> int:
+    """How many tick labels to print: at most ``max_labels``, and no more than fit the axis."""
+    return max(1, min(max_labels, int(axis_inches / _LABEL_INCHES)))
+
+
 def _segment_boundaries(token_type_ids: Sequence[int] | None) -> list[int]:
     """Indices k where sentence B starts (token_type_ids changes between k - 1 and k)."""
     if token_type_ids is None:
@@ -154,12 +159,15 @@ def _single_heatmap(
     matrix, display, title, colorbar_label, cmap, vmax, annotate, max_labels, max_size
 ) -> Figure:
     """One (K, K) heatmap with axis titles and a colour bar."""
-    size = len(display.labels)
-    side = size * _CELL_INCHES
-    fig = Figure(figsize=figure_size(side + 3.5, side + 2.5, max_size), layout="constrained")
+    side = len(display.labels) * _CELL_INCHES
+    wanted = (side + 3.5, side + 2.5)  # room for labels, titles and the colour bar
+    width, height = figure_size(*wanted, max_size)
+    fig = Figure(figsize=(width, height), layout="constrained")
     ax = fig.add_subplot()
     norm = _color_norm(matrix, vmax)
-    image = _heatmap(ax, matrix, display, norm, cmap, max_labels, annotate)
+    axis_inches = side * min(width / wanted[0], height / wanted[1])
+    labels = _fitting_labels(max_labels, axis_inches)
+    image = _heatmap(ax, matrix, display, norm, cmap, labels, annotate)
     ax.set_xlabel("key (attended to)")
     ax.set_ylabel("query (attending)")
     ax.set_title(title)
@@ -178,24 +186,21 @@ def _grid(
     annotate,
     max_labels,
     max_size,
-    n_cols,
-    with_labels,
 ) -> Figure:
-    """Small multiples: one (K, K) heatmap per panel, n_cols per row, one shared colour bar.
+    """Small multiples: one (K, K) heatmap per panel, one shared colour bar.
 
     Labels are printed on the left column and bottom row only, thinned to what a panel fits.
     """
     n_panels, size = matrices.shape[0], len(display.labels)
+    n_cols = math.ceil(math.sqrt(n_panels))
     n_rows = math.ceil(n_panels / n_cols)
-    panel = min(4.0, max(1.0 if not with_labels else 1.6, size * 0.12))
-    label_room = 2.0 if with_labels else 0.6
-    width, height = figure_size(
-        n_cols * panel + label_room + 1.5, n_rows * (panel + 0.4) + label_room + 0.8, max_size
-    )
+    panel = min(4.0, max(1.6, size * _LABEL_INCHES))
+    label_room, colorbar_room = 2.0, 1.5
+    wanted_width = n_cols * panel + label_room + colorbar_room
+    width, height = figure_size(wanted_width, n_rows * (panel + 0.4) + label_room + 0.8, max_size)
     fig = Figure(figsize=(width, height), layout="constrained")
     axes = fig.subplots(n_rows, n_cols, squeeze=False)
-    panel_inches = (width - label_room - 1.5) / n_cols
-    panel_labels = max(1, min(max_labels, int(panel_inches / _LABEL_INCHES)))
+    panel_labels = _fitting_labels(max_labels, panel * width / wanted_width)
     norm = _color_norm(matrices, vmax)
     image = None
     for index, ax in enumerate(axes.flat):
@@ -203,7 +208,7 @@ def _grid(
             ax.set_axis_off()
             continue
         row, col = divmod(index, n_cols)
-        bottom = row == n_rows - 1 or index + n_cols >= n_panels
+        bottom = index + n_cols >= n_panels  # no panel below this one
         image = _heatmap(
             ax,
             matrices[index],
@@ -212,8 +217,8 @@ def _grid(
             cmap,
             panel_labels,
             annotate,
-            rows=with_labels and col == 0,
-            cols=with_labels and bottom,
+            rows=col == 0,
+            cols=bottom,
         )
         ax.set_title(panel_titles[index], fontsize="medium")
     fig.suptitle(title)
@@ -229,7 +234,7 @@ def _model_grid(matrices, display, title, cmap, vmax, max_size) -> Figure:
     """
     n_layers, n_heads = matrices.shape[:2]
     panel = min(2.0, max(0.8, len(display.labels) * 0.08))
-    left, right, top, bottom, gap = 0.9, 1.6, 1.3, 0.2, 0.08  # inches
+    left, right, top, bottom, gap = 0.9, 1.6, 1.0, 0.2, 0.08  # inches
     width, height = figure_size(
         left + right + n_heads * (panel + gap), top + bottom + n_layers * (panel + gap), max_size
     )
@@ -257,7 +262,7 @@ def _model_grid(matrices, display, title, cmap, vmax, max_size) -> Figure:
             ax.set_title(f"Head {head}", fontsize="small")
         if head == 0:
             ax.set_ylabel(f"Layer {layer}", fontsize="small")
-    fig.suptitle(title, y=1 - 0.3 / height, va="top")
+    fig.suptitle(title, y=1 - 0.1 / height, va="top")
     colorbar_axes = fig.add_axes((1 - (right - 0.3) / width, 0.25, 0.25 / width, 0.5))
     fig.colorbar(image, cax=colorbar_axes, label="attention probability")
     return fig
@@ -273,9 +278,14 @@ def _token_panels(display, index, direction, title, cmap, vmax, max_labels, max_
         "attended_by": (attended_by, f"What attends to {label!r}"),
     }
     shown = list(panels) if direction == "both" else [direction]
-    width = len(shown) * (size * 0.3 + 2.5) + 1.5
-    height = n_layers * n_heads * 0.15 + 3.0
-    fig = Figure(figsize=figure_size(width, height, max_size), layout="constrained")
+    width, height = figure_size(
+        len(shown) * (size * 0.3 + 2.5) + 1.5,
+        n_layers * n_heads * 0.15 + 3.0,
+        max_size,
+        keep_aspect=False,
+    )
+    fig = Figure(figsize=(width, height), layout="constrained")
+    panel_labels = _fitting_labels(max_labels, (width - 1.5) / len(shown) - 2.5)
     axes = fig.subplots(1, len(shown), squeeze=False)[0]
     norm = _color_norm(np.stack([panels[name][0] for name in shown]), vmax)
     image = None
@@ -288,7 +298,7 @@ def _token_panels(display, index, direction, title, cmap, vmax, max_labels, max_
             interpolation="nearest",
             aspect="auto",
         )
-        positions, labels = thin_labels(display.labels, max_labels)
+        positions, labels = thin_labels(display.labels, panel_labels)
         ax.set_xticks(positions, labels, rotation=90)
         for tick, position in zip(ax.get_xticklabels(), positions, strict=True):
             if position == index:
@@ -322,6 +332,7 @@ def attention_figure(
     hide_special="keep",
     merge_pieces: bool = False,
     span: tuple[int, int] | None = None,
+    drop_padding: bool = True,
     direction: str = "both",
     batch_index: int = 0,
     annotate: bool = False,
@@ -351,13 +362,15 @@ def attention_figure(
         token: for ``view="token"``, a token as shown (a word when ``merge_pieces``; the
             first occurrence) or an int position in ``tokens``.
         token_type_ids: optional (T,) or (B, T); a line is drawn between sentences A and B.
-        attention_mask: optional (T,) or (B, T), 1 = real token. Padding is always dropped,
-            found from this mask or else from the ``'[PAD]'`` tokens.
+        attention_mask: optional (T,) or (B, T), 1 = real token. Padding is dropped (see
+            ``drop_padding``), found from this mask or else from the ``'[PAD]'`` tokens.
         hide_special: ``"keep"``, ``"hide"`` (drop [CLS]/[SEP] rows and columns) or
             ``"renormalize"`` (drop them and rescale rows to sum to 1); True means "hide".
         merge_pieces: merge word pieces into words: attention to a word sums its pieces'
             columns, attention from a word averages its pieces' rows.
         span: optional (start, stop) positions in ``tokens`` to zoom into (stop excluded).
+        drop_padding: False keeps the padded rows and columns (their keys are exactly 0:
+            useful to show that the mask works).
         direction: token view panels: ``"both"``, ``"attends_to"`` or ``"attended_by"``.
         batch_index: which example of the batch to draw.
         annotate: print each value in its cell (for small inputs).
@@ -387,7 +400,9 @@ def attention_figure(
     if cmap not in colormaps:
         raise ValueError(f"cmap must be a matplotlib colour map name, got {cmap!r}")
     _check_view_arguments(view, {"layer": layer, "head": head, "token": token})
-    example = attention_example(attentions, tokens, token_type_ids, attention_mask, batch_index)
+    example = attention_example(
+        attentions, tokens, token_type_ids, attention_mask, batch_index, drop_padding
+    )
     n_layers, n_heads = example.attentions.shape[:2]
     if layer is not None:
         layer = check_index(
@@ -426,8 +441,6 @@ def attention_figure(
                 annotate,
                 max_labels,
                 max_size,
-                n_cols=math.ceil(math.sqrt(n_heads)),
-                with_labels=True,
             )
         if view == "model":
             display = display_of(example.attentions)
@@ -470,8 +483,6 @@ def attention_figure(
                 annotate,
                 max_labels,
                 max_size,
-                n_cols=math.ceil(math.sqrt(n_layers)),
-                with_labels=True,
             )
         last = n_layers - 1 if layer is None else layer
         display = display_of(attention_rollout(example.attentions)[last])

@@ -107,11 +107,28 @@ def save_figure(fig: Figure, path: str | os.PathLike, dpi: int = DEFAULT_DPI) ->
     if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not dpi > 0:
         raise ValueError(f"dpi must be a positive number, got {dpi!r}")
     metadata = {"png": {}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[file_format]
+    _settle_layout(fig)
     buffer = io.BytesIO()
     with matplotlib.rc_context({"svg.hashsalt": "minibert"}):
         fig.savefig(buffer, format=file_format, dpi=dpi, bbox_inches="tight", metadata=metadata)
     atomic_write_bytes(path, buffer.getvalue())
     return path
+
+
+def _settle_layout(fig: Figure, max_draws: int = 5) -> None:
+    """Draw until the axes stop moving.
+
+    A constrained layout is solved again at every draw, starting from the last solution, and
+    can shift by a pixel for the first few draws; saving only once it has settled makes the
+    same figure give the same file however often it was drawn before.
+    """
+    previous = None
+    for _ in range(max_draws):
+        fig.draw_without_rendering()
+        positions = [ax.get_position().bounds for ax in fig.axes]
+        if positions == previous:
+            return
+        previous = positions
 
 
 def thin_labels(labels: Sequence[str], max_labels: int = 40) -> tuple[list[int], list[str]]:
@@ -136,11 +153,17 @@ def figure_size(
     height: float,
     max_size: tuple[float, float] = MAX_FIGURE_SIZE,
     min_size: tuple[float, float] = (4.0, 3.0),
+    keep_aspect: bool = True,
 ) -> tuple[float, float]:
-    """Clamp a wanted figure size (inches) into [min_size, max_size], keeping its aspect.
+    """Clamp a wanted figure size (inches) into [min_size, max_size].
 
-    Long inputs would ask for huge figures; shrinking both sides by the same factor keeps
-    the heatmap cells square.
+    Long inputs would ask for huge figures. With ``keep_aspect`` both sides shrink by the
+    same factor, which keeps heatmap cells square; without it each side is clamped alone
+    (for stretchable images and line plots).
     """
-    scale = min(1.0, max_size[0] / width, max_size[1] / height)
-    return max(min_size[0], width * scale), max(min_size[1], height * scale)
+    if keep_aspect:
+        scale = min(1.0, max_size[0] / width, max_size[1] / height)
+        width, height = width * scale, height * scale
+    else:
+        width, height = min(width, max_size[0]), min(height, max_size[1])
+    return max(min_size[0], width), max(min_size[1], height)

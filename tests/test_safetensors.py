@@ -392,6 +392,18 @@ def test_bf16_keys_store_bfloat16_and_load_as_float32(tmp_path, mmap):
     assert loaded["w"].flags.writeable is not mmap
 
 
+@pytest.mark.parametrize("mmap", [True, False])
+def test_bf16_scalars_and_empty_tensors(tmp_path, mmap):
+    tensors = {"scalar": np.array(-3.5, np.float32), "empty": np.zeros((0, 2), np.float64)}
+    path = tmp_path / "x.safetensors"
+    st.save_file(tensors, path, bf16_keys=["scalar", "empty"])
+    loaded = st.load_file(path, mmap=mmap)
+    assert same_array(loaded["scalar"], np.array(-3.5, np.float32))
+    assert same_array(loaded["empty"], np.zeros((0, 2), np.float32))
+    assert type(st.from_bfloat16_bits(np.array(0x3F80, np.uint16))) is np.ndarray
+    assert st.to_bfloat16_bits(np.array(1.0)).shape == ()
+
+
 def test_bfloat16_helpers_reject_wrong_types():
     with pytest.raises(TypeError, match=r"x must be a float16/float32/float64.*int64"):
         st.to_bfloat16_bits(np.arange(3))
@@ -515,6 +527,10 @@ BAD_HEADERS = {
     "not json": (b'{"a":', b"", None, "header is not valid JSON"),
     "trailing junk": (b'{} x', b"", None, "header is not valid JSON"),
     "deeply nested": (b'{"a":' + b"[" * 100000, b"", None, "header is not valid JSON"),
+    "NaN constant": (b'{"a":{"dtype":"F32","shape":[NaN],"data_offsets":[0,8]}}', EIGHT_BYTES,
+                     None, "header is not valid JSON \\(NaN is not a JSON value\\)"),
+    "Infinity in extra field": (b'{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],'
+                                b'"x":-Infinity}}', EIGHT_BYTES, None, "not valid JSON"),
     "not an object": (b"[]", b"", None, "header must be a JSON object, got an array"),
     "duplicate tensor": (b'{"a":' + json.dumps(F32_PAIR).encode() + b',"a":'
                          + json.dumps(F32_PAIR).encode() + b"}", EIGHT_BYTES, None,

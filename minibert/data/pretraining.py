@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
+    "BRANCHES",
     "IGNORE_INDEX",
     "OBJECTIVES",
     "MaskedTokens",
@@ -57,6 +58,10 @@ IGNORE_INDEX = -100
 
 OBJECTIVES = ("nsp", "sop", "mlm")
 """Sentence-level objectives: BERT's next sentence, ALBERT's sentence order, or none."""
+
+BRANCHES = ("[MASK]", "random", "kept")
+"""What can happen to an MLM target: replaced by [MASK], by a random token, or kept."""
+_MASKED, _RANDOM, _KEPT = range(3)
 
 # Streams of randomness the batch iterator derives from its seed (see PretrainingBatches).
 _ORDER_STREAM = 0
@@ -121,11 +126,13 @@ class PretrainingDataConfig:
                 f"max_seq_length={self.max_seq_length} is too small for {layout} with "
                 f"objective={self.objective!r}; it must be >= {least}"
             )
-        _check_probability("masked_lm_prob", self.masked_lm_prob, open_at_zero=True,
-                           open_at_one=True)
+        _check_probability(
+            "masked_lm_prob", self.masked_lm_prob, open_at_zero=True, open_at_one=True
+        )
         _check_int("max_predictions_per_seq", self.max_predictions_per_seq, 1)
-        _check_probability("short_seq_prob", self.short_seq_prob, open_at_zero=False,
-                           open_at_one=False)
+        _check_probability(
+            "short_seq_prob", self.short_seq_prob, open_at_zero=False, open_at_one=False
+        )
         _check_int("dupe_factor", self.dupe_factor, 1)
         _check_int("random_seed", self.random_seed, 0)
         for name in ("do_whole_word_mask", "dynamic_masking"):
@@ -149,7 +156,8 @@ class PretrainingVocab:
 
     ``replacement_ids`` are the ids the 10% "random" branch draws from (every id except the
     special ones, so a random replacement is never [PAD] or [CLS]); ``is_continuation``
-    (V,) marks WordPiece pieces that continue a word (``##...``), for whole word masking.
+    (V,) marks WordPiece pieces that continue a word (``##...``), for whole word masking;
+    ``is_special`` (V,) marks [CLS], [SEP], [PAD], [MASK], [UNK] and any other special token.
     """
 
     cls_token_id: int
@@ -157,14 +165,21 @@ class PretrainingVocab:
     mask_token_id: int
     pad_token_id: int
     special_ids: frozenset[int]
-    replacement_ids: np.ndarray
-    is_continuation: np.ndarray
+    replacement_ids: np.ndarray  # (V - number of special tokens,)
+    is_continuation: np.ndarray  # (V,) bool
+    is_special: np.ndarray  # (V,) bool
 
     @classmethod
     def from_tokenizer(cls, tokenizer) -> PretrainingVocab:
         """Read the special ids, ``vocab`` and ``all_special_ids`` of a BERT tokenizer."""
-        for attribute in ("vocab", "all_special_ids", "cls_token_id", "sep_token_id",
-                          "mask_token_id", "pad_token_id"):
+        for attribute in (
+            "vocab",
+            "all_special_ids",
+            "cls_token_id",
+            "sep_token_id",
+            "mask_token_id",
+            "pad_token_id",
+        ):
             if not hasattr(tokenizer, attribute):
                 raise TypeError(
                     f"tokenizer must have a {attribute!r} attribute like BertTokenizer, got "
@@ -175,6 +190,8 @@ class PretrainingVocab:
         for token, token_id in tokenizer.vocab.items():
             is_continuation[token_id] = token.startswith("##")
         special_ids = frozenset(int(i) for i in tokenizer.all_special_ids)
+        is_special = np.zeros(vocab_size, dtype=bool)
+        is_special[list(special_ids)] = True
         replacement_ids = np.array(
             sorted(set(tokenizer.vocab.values()) - special_ids), dtype=np.int64
         )
@@ -188,6 +205,7 @@ class PretrainingVocab:
             special_ids=special_ids,
             replacement_ids=replacement_ids,
             is_continuation=is_continuation,
+            is_special=is_special,
         )
 
 
@@ -284,58 +302,60 @@ def mask_tokens(
     vocab = _as_vocab(vocab)
     _check_probability("masked_lm_prob", masked_lm_prob, open_at_zero=True, open_at_one=True)
     _check_int("max_predictions_per_seq", max_predictions_per_seq, 1)
-    token_ids = [int(t) for t in token_ids]
-    vocab_size = vocab.is_continuation.shape[0]
-    for position, token_id in enumerate(token_ids):
-        if not 0 <= token_id < vocab_size:
-            raise IndexError(
-                f"token_ids[{position}] = {token_id} is outside the vocabulary [0, {vocab_size})"
-            )
+    token_ids = np.asarray(token_ids)
+    if token_ids.size == 0:
+        token_ids = token_ids.astype(np.int64)
+    if token_ids.ndim != 1 or not np.issubdtype(token_ids.dtype, np.integer):
+        raise TypeError(
+            f"token_ids must be a 1-D sequence of ints, got shape {token_ids.shape} and dtype "
+            f"{token_ids.dtype}"
+        )
+    vocab_size = vocab.is_special.shape[0]
+    outside = (token_ids < 0) | (token_ids >= vocab_size)
+    if outside.any():
+        position = int(np.argmax(outside))
+        raise IndexError(
+            f"token_ids[{position}] = {token_ids[position]} is outside the vocabulary "
+            f"[0, {vocab_size})"
+        )
 
-    # Candidates are groups of positions masked together: single tokens, or whole words.
-    candidates: list[list[int]] = []
-    previous_was_text = False
-    for position, token_id in enumerate(token_ids):
-        if token_id in vocab.special_ids:
-            previous_was_text = False
-            continue
-        if do_whole_word_mask and previous_was_text and vocab.is_continuation[token_id]:
-            candidates[-1].append(position)
-        else:
-            candidates.append([position])
-        previous_was_text = True
+    # Candidates are words: groups of positions chosen together. Without whole word masking
+    # every text token is a word of its own; with it, a ## piece joins the word before it
+    # (but never across [SEP]: a segment may start with a cut-off word's ## piece).
+    is_text = ~vocab.is_special[token_ids]  # (T,)
+    starts_word = is_text.copy()  # (T,)
+    if do_whole_word_mask:
+        follows_text = np.concatenate([[False], is_text[:-1]])
+        starts_word &= ~(vocab.is_continuation[token_ids] & follows_text)
+    word_starts = np.flatnonzero(starts_word).tolist()
+    word_of_token = np.cumsum(starts_word)[is_text] - 1
+    word_lengths = np.bincount(word_of_token, minlength=len(word_starts)).tolist()
 
-    num_tokens = sum(token_id != vocab.pad_token_id for token_id in token_ids)
+    num_tokens = int(np.count_nonzero(token_ids != vocab.pad_token_id))
     num_to_predict = min(max_predictions_per_seq, max(1, round(num_tokens * masked_lm_prob)))
     chosen: list[int] = []
-    for candidate in (candidates[k] for k in rng.permutation(len(candidates))):
+    for word in rng.permutation(len(word_starts)).tolist():
         if len(chosen) >= num_to_predict:
             break
         # A whole word that would overshoot the budget is skipped, not split.
-        if len(chosen) + len(candidate) <= num_to_predict:
-            chosen.extend(candidate)
-    chosen.sort()
+        if len(chosen) + word_lengths[word] <= num_to_predict:
+            chosen.extend(range(word_starts[word], word_starts[word] + word_lengths[word]))
+    positions = np.sort(np.array(chosen, dtype=np.int64))  # (predictions,)
 
-    positions = np.array(chosen, dtype=np.int64)
+    # Each target takes its own branch: 80% [MASK]; of the rest, half kept, half random.
     mask_draw = rng.random(len(positions))
     keep_draw = rng.random(len(positions))
-    random_ids = vocab.replacement_ids[rng.integers(len(vocab.replacement_ids), size=len(positions))]
-    input_ids = list(token_ids)
-    branches = []
-    for k, position in enumerate(chosen):
-        if mask_draw[k] < 0.8:
-            input_ids[position] = vocab.mask_token_id
-            branches.append("[MASK]")
-        elif keep_draw[k] < 0.5:
-            branches.append("kept")
-        else:
-            input_ids[position] = int(random_ids[k])
-            branches.append("random")
+    random_draw = rng.integers(len(vocab.replacement_ids), size=len(positions))
+    random_ids = vocab.replacement_ids[random_draw]
+    branch = np.where(mask_draw < 0.8, _MASKED, np.where(keep_draw < 0.5, _KEPT, _RANDOM))
+    input_ids = token_ids.astype(np.int64)  # (T,) a copy
+    input_ids[positions[branch == _MASKED]] = vocab.mask_token_id
+    input_ids[positions[branch == _RANDOM]] = random_ids[branch == _RANDOM]
     return MaskedTokens(
-        input_ids=tuple(input_ids),
-        masked_lm_positions=tuple(chosen),
-        masked_lm_ids=tuple(token_ids[p] for p in chosen),
-        masked_lm_branches=tuple(branches),
+        input_ids=tuple(input_ids.tolist()),
+        masked_lm_positions=tuple(positions.tolist()),
+        masked_lm_ids=tuple(token_ids[positions].tolist()),
+        masked_lm_branches=tuple(BRANCHES[code] for code in branch.tolist()),
     )
 
 
@@ -382,8 +402,7 @@ def _split_single_segment(sentence: list[int], vocab: PretrainingVocab, rng):
     return sentence[:cut], sentence[cut:]
 
 
-def _segment_pair(all_documents, document_index, chunk, target_seq_length, objective, vocab,
-                  rng):
+def _segment_pair(all_documents, document_index, chunk, target_seq_length, objective, vocab, rng):
     """Split a chunk of sentences into (A, B, label, b_document, unused sentences) or None."""
     a_end = int(rng.integers(1, len(chunk))) if len(chunk) >= 2 else 1
     tokens_a = [t for sentence in chunk[:a_end] for t in sentence]
@@ -407,7 +426,7 @@ def _segment_pair(all_documents, document_index, chunk, target_seq_length, objec
         random_document = all_documents[b_document]
         target_b_length = target_seq_length - len(tokens_a)
         tokens_b = []
-        for sentence in random_document[int(rng.integers(len(random_document))):]:
+        for sentence in random_document[int(rng.integers(len(random_document))) :]:
             tokens_b.extend(sentence)
             if len(tokens_b) >= target_b_length:
                 break
@@ -454,17 +473,32 @@ def create_instances_from_document(
         chunk.append(document[i])
         chunk_length += len(document[i])
         if i == len(document) - 1 or chunk_length >= target_seq_length:
-            pair = _segment_pair(all_documents, document_index, chunk, target_seq_length,
-                                 config.objective, vocab, rng)
+            pair = _segment_pair(
+                all_documents,
+                document_index,
+                chunk,
+                target_seq_length,
+                config.objective,
+                vocab,
+                rng,
+            )
             if pair is not None:
                 tokens_a, tokens_b, label, b_document, unused = pair
                 i -= unused
                 tokens_a, tokens_b = truncate_seq_pair(tokens_a, tokens_b, max_num_tokens, rng)
-                tokens = [vocab.cls_token_id, *tokens_a, vocab.sep_token_id, *tokens_b,
-                          vocab.sep_token_id]
+                tokens = [
+                    vocab.cls_token_id,
+                    *tokens_a,
+                    vocab.sep_token_id,
+                    *tokens_b,
+                    vocab.sep_token_id,
+                ]
                 token_types = [0] * (len(tokens_a) + 2) + [1] * (len(tokens_b) + 1)
-                instances.append(_finish(tokens, token_types, label, document_index, b_document,
-                                         config, vocab, rng))
+                instances.append(
+                    _finish(
+                        tokens, token_types, label, document_index, b_document, config, vocab, rng
+                    )
+                )
             chunk = []
             chunk_length = 0
         i += 1
@@ -476,13 +510,16 @@ def _finish(tokens, token_types, label, a_document, b_document, config, vocab, r
     masking = None
     if not config.dynamic_masking:
         masking = mask_tokens(
-            tokens, rng, vocab,
+            tokens,
+            rng,
+            vocab,
             masked_lm_prob=config.masked_lm_prob,
             max_predictions_per_seq=config.max_predictions_per_seq,
             do_whole_word_mask=config.do_whole_word_mask,
         )
-    return PretrainingInstance(tuple(tokens), tuple(token_types), label, a_document, b_document,
-                               masking)
+    return PretrainingInstance(
+        tuple(tokens), tuple(token_types), label, a_document, b_document, masking
+    )
 
 
 def _create_stream_instances(all_documents, config, vocab, rng) -> list[PretrainingInstance]:
@@ -507,7 +544,7 @@ def _create_stream_instances(all_documents, config, vocab, rng) -> list[Pretrain
         target_length = max_num_tokens
         if rng.random() < config.short_seq_prob:
             target_length = int(rng.integers(1, max_num_tokens + 1))
-        window = stream[start:start + target_length]
+        window = stream[start : start + target_length]
         a_document = owner[start]
         start += target_length
         # A document separator at either edge of a window separates nothing.
@@ -517,8 +554,9 @@ def _create_stream_instances(all_documents, config, vocab, rng) -> list[Pretrain
             window = window[:-1]
         if window:
             tokens = [vocab.cls_token_id, *window, vocab.sep_token_id]
-            instances.append(_finish(tokens, [0] * len(tokens), None, a_document, None, config,
-                                     vocab, rng))
+            instances.append(
+                _finish(tokens, [0] * len(tokens), None, a_document, None, config, vocab, rng)
+            )
     return instances
 
 
@@ -558,8 +596,11 @@ def create_instances_from_ids(
             instances.extend(_create_stream_instances(token_documents, config, vocab, rng))
         else:
             for document_index in range(len(token_documents)):
-                instances.extend(create_instances_from_document(
-                    token_documents, document_index, config, vocab, rng))
+                instances.extend(
+                    create_instances_from_document(
+                        token_documents, document_index, config, vocab, rng
+                    )
+                )
     return [instances[k] for k in rng.permutation(len(instances))]
 
 
@@ -673,9 +714,16 @@ def collate_instances(
         next_sentence_label = np.array(
             [instance.next_sentence_label for instance in instances], dtype=np.int64
         )  # (B,)
-    return PretrainingBatch(input_ids, token_type_ids, attention_mask, labels,
-                            next_sentence_label, masked_lm_positions, masked_lm_ids,
-                            masked_lm_weights)
+    return PretrainingBatch(
+        input_ids,
+        token_type_ids,
+        attention_mask,
+        labels,
+        next_sentence_label,
+        masked_lm_positions,
+        masked_lm_ids,
+        masked_lm_weights,
+    )
 
 
 class PretrainingBatches:
@@ -755,7 +803,7 @@ class PretrainingBatches:
             self.epoch += 1
             self.index = 0
         order = self._epoch_order(self.epoch)
-        chosen = order[self.index * self.batch_size:(self.index + 1) * self.batch_size]
+        chosen = order[self.index * self.batch_size : (self.index + 1) * self.batch_size]
         rng = np.random.default_rng([self.seed, _MASKING_STREAM, self.epoch, self.index])
         batch = [self._masked(self.instances[k], rng) for k in chosen]
         self.index += 1
@@ -780,7 +828,9 @@ class PretrainingBatches:
         if instance.masking is not None:
             return instance
         masking = mask_tokens(
-            instance.token_ids, rng, self.vocab,
+            instance.token_ids,
+            rng,
+            self.vocab,
             masked_lm_prob=self.config.masked_lm_prob,
             max_predictions_per_seq=self.config.max_predictions_per_seq,
             do_whole_word_mask=self.config.do_whole_word_mask,
@@ -820,8 +870,9 @@ class PretrainingBatches:
         self._order_epoch = None
 
 
-def explain_rows(instance: PretrainingInstance, tokenizer,
-                 masking: MaskedTokens | None = None) -> list[dict]:
+def explain_rows(
+    instance: PretrainingInstance, tokenizer, masking: MaskedTokens | None = None
+) -> list[dict]:
     """One dict per position: what the model reads there and what it must predict.
 
     Keys: ``position``, ``segment`` (token type), ``token`` (original), ``input`` (what the
@@ -841,46 +892,56 @@ def explain_rows(instance: PretrainingInstance, tokenizer,
         )
     originals = tokenizer.convert_ids_to_tokens(list(instance.token_ids))
     inputs = tokenizer.convert_ids_to_tokens(list(masking.input_ids))
-    branch_at = dict(zip(masking.masked_lm_positions, masking.masked_lm_branches))
+    branch_at = dict(zip(masking.masked_lm_positions, masking.masked_lm_branches, strict=True))
     rows = []
     for position, (original, read, segment) in enumerate(
-        zip(originals, inputs, instance.token_type_ids)
+        zip(originals, inputs, instance.token_type_ids, strict=True)
     ):
         chosen = position in branch_at
-        rows.append({
-            "position": position,
-            "segment": int(segment),
-            "token": original,
-            "input": read,
-            "target": original if chosen else "",
-            "branch": branch_at.get(position, ""),
-        })
+        rows.append(
+            {
+                "position": position,
+                "segment": int(segment),
+                "token": original,
+                "input": read,
+                "target": original if chosen else "",
+                "branch": branch_at.get(position, ""),
+            }
+        )
     return rows
 
 
-def explain_instance(instance: PretrainingInstance, tokenizer,
-                     masking: MaskedTokens | None = None) -> str:
+def explain_instance(
+    instance: PretrainingInstance, tokenizer, masking: MaskedTokens | None = None
+) -> str:
     """A printable table of ``explain_rows`` under a line saying what the pair label means."""
     rows = explain_rows(instance, tokenizer, masking)
     label = instance.next_sentence_label
     if label is None:
         header = f"single segment (objective 'mlm'), starting in document {instance.a_document}"
     elif instance.a_document != instance.b_document:
-        header = (f"next_sentence_label = {label} (NotNext: A from document "
-                  f"{instance.a_document}, B from document {instance.b_document})")
+        header = (
+            f"next_sentence_label = {label} (NotNext: A from document "
+            f"{instance.a_document}, B from document {instance.b_document})"
+        )
     elif label == 1:
-        header = (f"next_sentence_label = {label} (swapped: B came before A in document "
-                  f"{instance.a_document})")
+        header = (
+            f"next_sentence_label = {label} (swapped: B came before A in document "
+            f"{instance.a_document})"
+        )
     else:
-        header = (f"next_sentence_label = {label} (IsNext: B follows A in document "
-                  f"{instance.a_document})")
+        header = (
+            f"next_sentence_label = {label} (IsNext: B follows A in document {instance.a_document})"
+        )
     columns = ("position", "segment", "token", "input", "target", "branch")
     cells = [[str(row[column]) for column in columns] for row in rows]
-    widths = [max(len(column), *(len(line[c]) for line in cells))
-              for c, column in enumerate(columns)]
-    lines = [header, "  ".join(column.ljust(w) for column, w in zip(columns, widths)).rstrip()]
-    lines += ["  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip()
-              for line in cells]
+    widths = [
+        max(len(column), *(len(line[c]) for line in cells)) for c, column in enumerate(columns)
+    ]
+    lines = [header]
+    for line in [list(columns), *cells]:
+        padded = (cell.ljust(width) for cell, width in zip(line, widths, strict=True))
+        lines.append("  ".join(padded).rstrip())
     branches = [row["branch"] for row in rows if row["branch"]]
     lines.append(
         f"{len(branches)} of {len(rows)} positions are MLM targets: "

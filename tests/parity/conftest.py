@@ -196,7 +196,7 @@ def relative_difference(ours, theirs) -> float:
 
 @pytest.fixture
 def assert_matches():
-    """``assert_matches(name, ours, theirs, rtol)``: same shape, norm-wise relative error below rtol.
+    """``assert_matches(name, ours, theirs, rtol)``: same shape, relative difference below rtol.
 
     A norm-wise error (not an elementwise one) because a few entries that are nearly 0
     carry only rounding noise in both models.
