@@ -29,6 +29,7 @@ class CommandError(Exception):
     """A user-facing error: printed as one line, exit status 2."""
 
 
+
 def _progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -124,9 +125,111 @@ def _run_info(args) -> int:
     return 0
 
 
+# -- pretrain --------------------------------------------------------------------------------
+
+def _add_pretrain(subparsers) -> None:
+    from minibert.trainer import TrainingConfig
+
+    defaults = TrainingConfig()
+    parser = subparsers.add_parser(
+        "pretrain", help="pretrain a BERT with MLM + NSP on the toy corpus or a text file",
+        description="Pretrain BertForPreTraining from scratch. Writes OUT/config.json, "
+                    "model.safetensors, vocab.txt (loadable with from_pretrained), "
+                    "metrics.json and history.json.")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--preset", default=defaults.preset, help="model size (default tiny)")
+    parser.add_argument("--corpus", metavar="FILE",
+                        help="UTF-8 text in BERT's format (one sentence per line, a blank line "
+                             "between documents); default: the generated toy corpus")
+    parser.add_argument("--objective", default=defaults.objective,
+                        help="nsp (BERT), sop (ALBERT) or mlm (MLM only)")
+    parser.add_argument("--steps", type=int, default=defaults.steps)
+    parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
+    parser.add_argument("--max-seq-length", type=int, default=defaults.max_seq_length)
+    parser.add_argument("--vocab-size", type=int, default=defaults.vocab_size)
+    parser.add_argument("--lr", type=float, default=defaults.learning_rate,
+                        help="peak learning rate")
+    parser.add_argument("--optimizer", default=defaults.optimizer,
+                        help="adamw or adam_weight_decay")
+    parser.add_argument("--dynamic-masking", action="store_true",
+                        help="re-mask every epoch (RoBERTa) instead of static masks (BERT)")
+    parser.add_argument("--num-documents", type=int, default=defaults.num_documents,
+                        help="toy-corpus training documents")
+    parser.add_argument("--eval-every", type=int, default=defaults.eval_every)
+    parser.add_argument("--save-every", type=int, default=defaults.save_every,
+                        help="write a resumable checkpoint every K steps (0: at the end only)")
+    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the interrupted run in --out from its checkpoint")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace a model already in --out")
+    parser.set_defaults(handler=_run_pretrain)
+
+
+def _run_pretrain(args) -> int:
+    import json
+
+    from minibert.trainer import TrainingConfig, pretrain
+
+    config = TrainingConfig(
+        preset=args.preset, objective=args.objective, steps=args.steps,
+        batch_size=args.batch_size, max_seq_length=args.max_seq_length,
+        vocab_size=args.vocab_size, learning_rate=args.lr, optimizer=args.optimizer,
+        dynamic_masking=args.dynamic_masking, num_documents=args.num_documents,
+        corpus=args.corpus, eval_every=args.eval_every, save_every=args.save_every,
+        seed=args.seed)
+    metrics = pretrain(config, args.out, resume=args.resume, overwrite=args.overwrite,
+                       progress=_progress)
+    print(json.dumps(metrics, indent=2, sort_keys=True))
+    return 0
+
+
+# -- fill-mask -------------------------------------------------------------------------------
+
+def _add_fill_mask(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "fill-mask", help="predict the [MASK] tokens of a text with a pretrained model",
+        description="Print the top-k predictions for every [MASK] in TEXT, in the format of "
+                    "HF's fill-mask pipeline (score, token, token_str, sequence).")
+    parser.add_argument("text", help='text with one or more "[MASK]"')
+    parser.add_argument("--model", required=True, metavar="DIR",
+                        help="a folder written by pretrain or save_pretrained (with vocab.txt)")
+    parser.add_argument("--top-k", type=int, default=5)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=_run_fill_mask)
+
+
+def _run_fill_mask(args) -> int:
+    import json
+    import warnings
+
+    from minibert.checkpoint import load_tokenizer
+    from minibert.fill_mask import fill_mask
+    from minibert.model import BertForMaskedLM
+
+    tokenizer = load_tokenizer(args.model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an NSP head in the folder is not needed here
+        model = BertForMaskedLM.from_pretrained(args.model)
+    if model.loading_info["missing_keys"]:
+        raise CommandError(f"{args.model!r} has no MLM head (missing "
+                           f"{model.loading_info['missing_keys'][0]}); fill-mask needs one")
+    results = fill_mask(model, tokenizer, args.text, top_k=args.top_k)
+    per_mask = results if isinstance(results[0], list) else [results]
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    for index, answers in enumerate(per_mask, 1):
+        if len(per_mask) > 1:
+            print(f"[MASK] #{index}")
+        for answer in answers:
+            print(f"  {answer['score']:.4f}  {answer['token_str']:<15} {answer['sequence']}")
+    return 0
+
+
 # -- wiring ----------------------------------------------------------------------------------
 
-_COMMANDS: list[Callable] = [_add_gradcheck, _add_info]
+_COMMANDS: list[Callable] = [_add_gradcheck, _add_pretrain, _add_fill_mask, _add_info]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -140,6 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from minibert.trainer import TrainingDiverged
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
@@ -150,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"minibert {args.command}: interrupted", file=sys.stderr)
         return 130
-    except (CommandError, *USER_ERRORS) as error:
+    except (CommandError, TrainingDiverged, *USER_ERRORS) as error:
         message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
         print(f"minibert {args.command}: error: {message}", file=sys.stderr)
         return 2

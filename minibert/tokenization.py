@@ -151,12 +151,25 @@ class BertTokenizer:
         self.vocab = _index_tokens(tokens, where)
         self.ids_to_tokens = dict(enumerate(tokens))
 
+        named_specials = {
+            "unk_token": unk_token,
+            "sep_token": sep_token,
+            "pad_token": pad_token,
+            "cls_token": cls_token,
+            "mask_token": mask_token,
+        }
+        additional_special_tokens = list(additional_special_tokens)
+        for index, token in enumerate(additional_special_tokens):
+            named_specials[f"additional_special_tokens[{index}]"] = token
+        for name, token in named_specials.items():
+            if not isinstance(token, str) or not token:
+                raise TypeError(f"{name} must be a non-empty str, got {token!r}")
         self.unk_token = unk_token
         self.sep_token = sep_token
         self.pad_token = pad_token
         self.cls_token = cls_token
         self.mask_token = mask_token
-        self.additional_special_tokens = list(additional_special_tokens)
+        self.additional_special_tokens = additional_special_tokens
         # Same order as HF transformers' all_special_tokens.
         self.all_special_tokens = [unk_token, sep_token, pad_token, cls_token, mask_token]
         self.all_special_tokens += [
@@ -280,6 +293,10 @@ class BertTokenizer:
                 f"ids: token id {token_id} is out of range; allowed 0 <= id < {self.vocab_size}"
             )
         return token_id
+
+    def clear_cache(self) -> None:
+        """Forget the cached WordPiece splits (they are rebuilt on demand)."""
+        self._chunk_cache.clear()
 
     def _chunk_pieces(self, chunk: str) -> _ChunkPieces:
         """The WordPiece split of one whitespace-free chunk of cleaned text, cached."""

@@ -82,8 +82,8 @@ class Word(NamedTuple):
     """One word of basic tokenization and, per character, where in its chunk it came from.
 
     ``char_starts[k]:char_ends[k]`` is the span of chunk characters that the word's k-th
-    character came from (usually one character; accents removed by normalization are not
-    part of any span).
+    character came from: usually one character (an accent that normalization removed
+    belongs to no span), a character and its marks where NFC composed them.
     """
 
     text: str
@@ -170,6 +170,8 @@ class BasicTokenizer:
             if alternatives
             else None
         )
+        # Most texts contain no "[" at all: checking that first skips the regex search.
+        self._special_first_chars = frozenset(token[0] for token in self.never_split)
 
     def tokenize(self, text: str) -> list[str]:
         """Split ``text`` into words, e.g. ``"Don't!"`` -> ``['don', "'", 't', '!']``."""
@@ -190,7 +192,9 @@ class BasicTokenizer:
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
-        if self._special_pattern is None:
+        if self._special_pattern is None or not any(
+            char in text for char in self._special_first_chars
+        ):
             return [(text, False, 0)]
         segments = []
         start = 0
@@ -250,13 +254,13 @@ class BasicTokenizer:
             return [Word(composed, [0] * len(composed), [len(chunk)] * len(composed))]
         if chunk.isascii():
             normalized = chunk.lower() if self.do_lower_case else chunk
-            origins = range(len(chunk))
+            char_starts, char_ends = range(len(chunk)), range(1, len(chunk) + 1)
             if not _ASCII_PUNCTUATION.search(chunk):
-                return [Word(normalized, origins, range(1, len(chunk) + 1))]
+                return [Word(normalized, char_starts, char_ends)]
         else:
             normalized = self._normalize(composed)
-            origins = self._align(chunk, normalized)
-        return self._split_on_punctuation(normalized, origins, len(chunk))
+            char_starts, char_ends = self._align(chunk, normalized)
+        return self._split_on_punctuation(normalized, char_starts, char_ends)
 
     def _normalize(self, text: str) -> str:
         """Lowercase and strip accents as configured (step 5)."""
@@ -267,32 +271,33 @@ class BasicTokenizer:
             text = "".join(char for char in decomposed if unicodedata.category(char) != "Mn")
         return text
 
-    def _align(self, chunk: str, normalized: str) -> list[int] | None:
-        """For each character of ``normalized``, the index of the chunk character it came from.
+    def _align(self, chunk: str, normalized: str) -> tuple[list[int], list[int]]:
+        """For each character of ``normalized``, the span of chunk characters it came from.
 
         Normalizing character by character almost always gives the same string as normalizing
-        the whole chunk; then the alignment is exact and offsets match HF's fast tokenizer.
-        Otherwise (context-dependent lowercasing such as a word-final sigma, characters that
-        NFC composes) fall back to position by position for equal lengths, then to whole
-        composition clusters, and finally to None: every word then spans the whole chunk.
+        the whole chunk; then each character comes from one chunk character and offsets match
+        HF's fast tokenizer. Otherwise (context-dependent lowercasing such as a word-final
+        sigma, characters that NFC composes) fall back to position by position for equal
+        lengths, then to composition clusters (a character and the marks after it), and
+        finally to the whole chunk.
         """
-        origins: list[int] = []
-        pieces = []
-        for index, char in enumerate(chunk):
-            piece = self._normalize(char)
-            pieces.append(piece)
-            origins.extend([index] * len(piece))
-        if "".join(pieces) == normalized or len(origins) == len(normalized):
-            return origins
-        origins = []
-        pieces = []
-        for cluster_start, cluster in _composition_clusters(chunk):
-            piece = self._normalize(unicodedata.normalize("NFC", cluster))
-            pieces.append(piece)
-            origins.extend([cluster_start] * len(piece))
-        return origins if "".join(pieces) == normalized else None
+        pieces = [(index, index + 1, self._normalize(char)) for index, char in enumerate(chunk)]
+        char_starts = [start for start, _, piece in pieces for _ in piece]
+        if "".join(piece for _, _, piece in pieces) == normalized or (
+            len(char_starts) == len(normalized)
+        ):
+            return char_starts, [start + 1 for start in char_starts]
+        pieces = [
+            (start, end, self._normalize(unicodedata.normalize("NFC", chunk[start:end])))
+            for start, end in _composition_clusters(chunk)
+        ]
+        if "".join(piece for _, _, piece in pieces) == normalized:
+            char_starts = [start for start, _, piece in pieces for _ in piece]
+            char_ends = [end for _, end, piece in pieces for _ in piece]
+            return char_starts, char_ends
+        return [0] * len(normalized), [len(chunk)] * len(normalized)
 
-    def _split_on_punctuation(self, normalized, origins, chunk_length):
+    def _split_on_punctuation(self, normalized, char_starts, char_ends):
         """Cut punctuation characters out of ``normalized`` as words of their own (step 6)."""
         spans = []
         word_start = None
@@ -306,24 +311,18 @@ class BasicTokenizer:
                 word_start = position
         if word_start is not None:
             spans.append((word_start, len(normalized)))
-        if origins is None:
-            char_starts = [0] * len(normalized)
-            char_ends = [chunk_length] * len(normalized)
-        else:
-            char_starts = origins
-            char_ends = [origin + 1 for origin in origins]
         return [
             Word(normalized[start:end], char_starts[start:end], char_ends[start:end])
             for start, end in spans
         ]
 
 
-def _composition_clusters(chunk: str) -> Iterator[tuple[int, str]]:
-    """Split ``chunk`` into runs that NFC may compose: a character and the marks after it."""
+def _composition_clusters(chunk: str) -> Iterator[tuple[int, int]]:
+    """Spans of ``chunk`` that NFC may compose: a character and the marks after it."""
     start = 0
     for index in range(1, len(chunk) + 1):
         if index == len(chunk) or not _continues_cluster(chunk[index]):
-            yield start, chunk[start:index]
+            yield start, index
             start = index
 
 

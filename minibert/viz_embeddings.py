@@ -150,7 +150,7 @@ def contextual_similarity_figure(
     same = [senses[i] == senses[j] for i, j in pairs]
     layers = np.arange(n_states)
     with lecture_style():
-        fig = Figure(figsize=figure_size(9.0, 5.5, max_size), layout="constrained")
+        fig = Figure(figsize=figure_size(12.0, 5.5, max_size), layout="constrained")
         ax = fig.add_subplot()
         colors = {True: "#0072B2", False: "#D55E00"}
         styles = {True: "-", False: "--"}
@@ -185,7 +185,7 @@ def contextual_similarity_figure(
         ax.set_xlabel("after encoder layer (emb = embedding output)")
         ax.set_ylabel("cosine similarity")
         ax.grid(alpha=0.3)
-        ax.legend()
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
         ax.set_title(
             title
             or (f"{word!r} in different contexts" if word else "One word in different contexts")

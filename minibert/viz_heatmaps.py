@@ -10,6 +10,7 @@ pure functions in :mod:`minibert.viz_attention`, so they can be checked without 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -75,7 +76,7 @@ def _color_norm(matrices: np.ndarray, vmax: float | None) -> Normalize:
     if vmax is None:
         vmax = float(matrices.max()) if matrices.size else 1.0
         vmax = vmax if vmax > 0 else 1.0
-    elif isinstance(vmax, bool) or not isinstance(vmax, (int, float)) or not vmax > 0:
+    elif isinstance(vmax, bool) or not isinstance(vmax, numbers.Real) or not vmax > 0:
         raise ValueError(f"vmax must be a positive number or None, got {vmax!r}")
     return Normalize(vmin=0.0, vmax=vmax)
 
@@ -207,7 +208,7 @@ def _grid(
         if index >= n_panels:
             ax.set_axis_off()
             continue
-        row, col = divmod(index, n_cols)
+        left_column = index % n_cols == 0
         bottom = index + n_cols >= n_panels  # no panel below this one
         image = _heatmap(
             ax,
@@ -217,7 +218,7 @@ def _grid(
             cmap,
             panel_labels,
             annotate,
-            rows=col == 0,
+            rows=left_column,
             cols=bottom,
         )
         ax.set_title(panel_titles[index], fontsize="medium")
@@ -299,6 +300,10 @@ def _token_panels(display, index, direction, title, cmap, vmax, max_labels, max_
             aspect="auto",
         )
         positions, labels = thin_labels(display.labels, panel_labels)
+        if index not in positions:
+            # Always name the chosen token: it takes the place of the nearest printed label.
+            nearest = min(range(len(positions)), key=lambda k: abs(positions[k] - index))
+            positions[nearest], labels[nearest] = index, label
         ax.set_xticks(positions, labels, rotation=90)
         for tick, position in zip(ax.get_xticklabels(), positions, strict=True):
             if position == index:

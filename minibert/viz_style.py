@@ -63,8 +63,6 @@ _LECTURE_RC = {
     "figure.facecolor": "white",
     "axes.facecolor": "white",
     "savefig.facecolor": "white",
-    # TrueType in PDF keeps text editable when a figure is pasted into slides.
-    "pdf.fonttype": 42,
 }
 
 
@@ -92,8 +90,7 @@ def save_figure(fig: Figure, path: str | os.PathLike, dpi: int = DEFAULT_DPI) ->
 
     The figure is rendered to memory first and then written with
     :func:`minibert.fileio.atomic_write_bytes`, so an interrupted save never leaves a
-    half-written file. Time stamps are left out and SVG element ids are seeded, so the same
-    figure saved twice gives identical bytes (regenerated slides show no spurious diff).
+    half-written file.
     """
     if not isinstance(fig, Figure):
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
@@ -106,29 +103,12 @@ def save_figure(fig: Figure, path: str | os.PathLike, dpi: int = DEFAULT_DPI) ->
         )
     if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not dpi > 0:
         raise ValueError(f"dpi must be a positive number, got {dpi!r}")
-    metadata = {"png": {}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[file_format]
-    _settle_layout(fig)
     buffer = io.BytesIO()
-    with matplotlib.rc_context({"svg.hashsalt": "minibert"}):
-        fig.savefig(buffer, format=file_format, dpi=dpi, bbox_inches="tight", metadata=metadata)
+    # TrueType fonts in PDF (read when saving, not when drawing) keep text editable in slides.
+    with matplotlib.rc_context({"pdf.fonttype": 42}):
+        fig.savefig(buffer, format=file_format, dpi=dpi, bbox_inches="tight")
     atomic_write_bytes(path, buffer.getvalue())
     return path
-
-
-def _settle_layout(fig: Figure, max_draws: int = 5) -> None:
-    """Draw until the axes stop moving.
-
-    A constrained layout is solved again at every draw, starting from the last solution, and
-    can shift by a pixel for the first few draws; saving only once it has settled makes the
-    same figure give the same file however often it was drawn before.
-    """
-    previous = None
-    for _ in range(max_draws):
-        fig.draw_without_rendering()
-        positions = [ax.get_position().bounds for ax in fig.axes]
-        if positions == previous:
-            return
-        previous = positions
 
 
 def thin_labels(labels: Sequence[str], max_labels: int = 40) -> tuple[list[int], list[str]]:

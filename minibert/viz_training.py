@@ -22,6 +22,7 @@ HISTORY_PANELS = (
     ("Masked LM accuracy", ("masked_lm_accuracy",), "accuracy"),
     ("Next sentence accuracy", ("next_sentence_accuracy",), "accuracy"),
     ("Learning rate", ("lr",), "learning rate"),
+    ("Gradient norm", ("grad_norm",), "global L2 norm"),
 )
 _KEY_NAMES = {"loss": "total", "masked_lm_loss": "masked LM", "next_sentence_loss": "next sentence"}
 _PLOTTED_KEYS = {key for _, keys, _ in HISTORY_PANELS for key in keys}
@@ -32,6 +33,15 @@ _SPLIT_STYLES = [
     {"linestyle": ":", "marker": "s"},
     {"linestyle": "-.", "marker": "^"},
 ]
+
+
+def _as_number(value) -> float | None:
+    """A plain float from a Python or NumPy scalar (NaN for inf); None for anything else."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    return float(value) if math.isfinite(value) else math.nan
 
 
 def history_series(history: Sequence[Mapping]) -> dict[str, dict[str, tuple[np.ndarray, ...]]]:
@@ -62,11 +72,13 @@ def history_series(history: Sequence[Mapping]) -> dict[str, dict[str, tuple[np.n
         for key, value in entry.items():
             if key in ("step", "split") or value is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            value = _as_number(value)
+            if value is None:
                 if key in _PLOTTED_KEYS:
-                    raise TypeError(f"history[{index}][{key!r}] must be a number, got {value!r}")
+                    raise TypeError(
+                        f"history[{index}][{key!r}] must be a number, got {entry[key]!r}"
+                    )
                 continue
-            value = float(value) if math.isfinite(value) else math.nan
             collected.setdefault(key, {}).setdefault(split, []).append((float(step), value))
     series: dict[str, dict[str, tuple[np.ndarray, ...]]] = {}
     for key, splits in collected.items():
@@ -95,7 +107,7 @@ def training_curves_figure(
     title: str | None = None,
     max_size: tuple[float, float] = MAX_FIGURE_SIZE,
 ) -> Figure:
-    """Plot loss, masked-LM and next-sentence accuracy and learning rate against the step.
+    """Plot losses, masked-LM and next-sentence accuracy, learning rate and gradient norm.
 
     Inputs:
         history: the trainer's list of logged dicts (see :func:`history_series`).

@@ -167,8 +167,8 @@ class WordPieceTrainer:
                 f"special tokens and the {len(self.alphabet)}-piece alphabet of the texts need "
                 f"{needed}; allowed: vocab_size >= {needed}"
             )
-        self.vocab = list(self.special_tokens)
-        self.vocab += [piece for piece in self.alphabet if piece not in self.vocab]
+        specials = set(self.special_tokens)
+        self.vocab = self.special_tokens + [p for p in self.alphabet if p not in specials]
         self.merges = []
         known = set(self.vocab)
 

@@ -86,8 +86,24 @@ def test_at_least_ten_topics_all_used(corpus):
 
 def test_entities_recur_within_a_document(corpus):
     # The protagonist named in the first sentence is named again in the last one.
-    not_names = {"The", "Every", "On", "In", "When", "At", "That", "By", "After", "Later",
-                 "Before", "Late", "Tired", "As", "A", "Everyone"}
+    not_names = {
+        "The",
+        "Every",
+        "On",
+        "In",
+        "When",
+        "At",
+        "That",
+        "By",
+        "After",
+        "Later",
+        "Before",
+        "Late",
+        "Tired",
+        "As",
+        "A",
+        "Everyone",
+    }
     for document in corpus.train[:500]:
         opening = set(re.findall(r"\b[A-Z][a-z]+\b", document[0])) - not_names
         closing = set(re.findall(r"\b[A-Z][a-z]+\b", document[-1])) - not_names
@@ -107,8 +123,12 @@ def test_documents_of_one_topic_differ_in_their_entities(corpus):
 def test_each_sense_of_each_ambiguous_word_occurs_in_its_topics(corpus):
     assert "bank" in AMBIGUOUS_WORDS
     assert len([word for word in AMBIGUOUS_WORDS if word != "bank"]) >= 3
-    expected = {(word, topic) for word, senses in AMBIGUOUS_WORDS.items()
-                for topics in senses.values() for topic in topics}
+    expected = {
+        (word, topic)
+        for word, senses in AMBIGUOUS_WORDS.items()
+        for topics in senses.values()
+        for topic in topics
+    }
     seen = set()
     for document, topic in zip(corpus.train, corpus.train_topics, strict=True):
         words = {word for sentence in document for word in words_of(sentence)}
@@ -120,13 +140,26 @@ def test_each_sense_of_each_ambiguous_word_occurs_in_its_topics(corpus):
 @pytest.mark.parametrize(
     "ambiguous, context, side",
     [
-        ("bank", "river", "before"), ("bank", "river", "after"), ("bank", "deposited", "before"),
-        ("bank", "lent", "after"), ("bat", "cave", "before"), ("bat", "cave", "after"),
-        ("bat", "ball", "after"), ("spring", "water", "before"), ("spring", "summit", "after"),
-        ("crane", "port", "before"), ("crane", "lifted", "after"), ("crane", "fish", "after"),
-        ("pitch", "players", "before"), ("pitch", "voice", "after"), ("bass", "guitar", "after"),
-        ("bass", "line", "after"), ("key", "keyboard", "after"), ("star", "telescope", "before"),
-        ("match", "lit", "before"), ("match", "lit", "after"),
+        ("bank", "river", "before"),
+        ("bank", "river", "after"),
+        ("bank", "deposited", "before"),
+        ("bank", "lent", "after"),
+        ("bat", "cave", "before"),
+        ("bat", "cave", "after"),
+        ("bat", "ball", "after"),
+        ("spring", "water", "before"),
+        ("spring", "summit", "after"),
+        ("crane", "port", "before"),
+        ("crane", "lifted", "after"),
+        ("crane", "fish", "after"),
+        ("pitch", "players", "before"),
+        ("pitch", "voice", "after"),
+        ("bass", "guitar", "after"),
+        ("bass", "line", "after"),
+        ("key", "keyboard", "after"),
+        ("star", "telescope", "before"),
+        ("match", "lit", "before"),
+        ("match", "lit", "after"),
     ],
 )
 def test_deciding_context_occurs_before_and_after(sentence_words, ambiguous, context, side):
@@ -169,8 +202,9 @@ def test_probes_are_well_formed():
         assert probe.deciding_word in words_of(left if probe.side == "before" else right)
     assert any("bank" in probe.answers for probe in AMBIGUITY_PROBES)
     # A probe whose masked word is the context of "bank", not "bank" itself.
-    assert any("bank" in words_of(probe.text) and "bank" not in probe.answers
-               for probe in AMBIGUITY_PROBES)
+    assert any(
+        "bank" in words_of(probe.text) and "bank" not in probe.answers for probe in AMBIGUITY_PROBES
+    )
 
 
 def test_probe_answers_occur_in_similar_contexts(sentence_words):
@@ -186,15 +220,16 @@ def test_probe_answers_occur_in_similar_contexts(sentence_words):
         assert supported, probe.text
 
 
-def test_probes_are_not_verbatim_in_the_corpus(train_text):
+def test_probes_are_not_verbatim_in_the_corpus(train_text, sentence_words):
+    lines = "\n".join(f" {' '.join(words)} " for words in sentence_words)
     for probe in AMBIGUITY_PROBES:
+        left, right = probe.text.split("[MASK]")
         for answer in probe.answers:
             filled = probe.text.replace("[MASK]", answer).lower()
             assert filled not in train_text, filled
-            # Nor the words on both sides of the mask, say four words each side.
-            left, right = probe.text.lower().split("[mask]")
-            window = " ".join(left.split()[-4:] + [answer] + right.split()[:4])
-            assert window not in train_text, window
+            # Nor the four words on each side of the mask with the answer between them.
+            window = " ".join(words_of(left)[-4:] + [answer] + words_of(right)[:4])
+            assert f" {window} " not in lines, window
 
 
 # ----------------------------------------------------------------------- file format

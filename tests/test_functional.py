@@ -318,3 +318,18 @@ def test_layernorm_and_softmax_reject_bad_arguments():
         F.layernorm_forward(np.zeros((2, 4)), np.ones(3), np.zeros(4))
     with pytest.raises(ValueError, match="axis must be in"):
         F.softmax_forward(np.zeros((2, 4)), axis=2)
+
+
+def test_float32_gelu_matches_the_exact_float64_form():
+    x64 = np.concatenate([np.linspace(-12, 12, 100001),
+                          np.random.default_rng(4).standard_normal(50000) * 4])
+    x32 = x64.astype(np.float32)
+    exact = F.gelu_forward(x32.astype(np.float64), "none")[0]  # same rounded inputs
+    fast, cache = F.gelu_forward(x32, "none")
+    assert fast.dtype == np.float32
+    # |x| * |Phi error| with Phi accurate to 3e-7, plus float32 rounding of the product
+    bound = 3e-7 * np.abs(x64) + 1e-7 * np.abs(exact) + 1e-30
+    assert np.all(np.abs(fast - exact) <= bound)
+    cdf = cache[2].astype(np.float64)
+    reference = np.array([0.5 * math.erfc(-v / math.sqrt(2)) for v in x32.astype(np.float64)])
+    assert np.max(np.abs(cdf - reference)) < 3e-7

@@ -20,6 +20,7 @@ from minibert.viz_attention import (  # noqa: E402
     find_token,
     for_display,
 )
+from minibert.viz_style import MAX_FIGURE_SIZE  # noqa: E402
 
 TOKENS = [
     "[CLS]", "the", "river", "bank", "was", "un", "##bel", "##ievably", "steep", "[SEP]",
@@ -120,8 +121,9 @@ def test_every_input_form_gives_the_same_stack(batch):
 
 def test_padding_is_dropped_by_default_and_found_from_pad_tokens_without_a_mask(batch):
     attentions, mask = batch
-    with_mask = viz.attention_figure(attentions, TOKENS, "head", layer=0, head=1,
-                                     attention_mask=mask)
+    with_mask = viz.attention_figure(
+        attentions, TOKENS, "head", layer=0, head=1, attention_mask=mask
+    )
     without_mask = viz.attention_figure(attentions, TOKENS, "head", layer=0, head=1)
     for fig in (with_mask, without_mask):
         (ax,) = heatmaps(fig)
@@ -227,8 +229,9 @@ def test_head_average_is_the_mean_over_heads():
     stack = np.random.default_rng(2).random((3, 5, 4, 4))
     averaged = viz.head_average(stack)
     assert averaged.shape == (3, 4, 4)
-    np.testing.assert_allclose(averaged[1], (stack[1, 0] + stack[1, 1] + stack[1, 2]
-                                             + stack[1, 3] + stack[1, 4]) / 5)
+    np.testing.assert_allclose(
+        averaged[1], (stack[1, 0] + stack[1, 1] + stack[1, 2] + stack[1, 3] + stack[1, 4]) / 5
+    )
     assert viz.head_average(stack[0]).shape == (4, 4)
 
 
@@ -245,6 +248,12 @@ def test_rollout_on_a_hand_checked_two_layer_example():
     np.testing.assert_allclose(without[1], [[0.5, 0.5], [1.0, 0.0]])
 
 
+def test_rollout_renormalizes_rows_rather_than_halving():
+    # A query that sees no key (an all-zero row) keeps only its residual path: A_hat row = e_i.
+    stack = np.array([[[[0.0, 0.0], [0.4, 0.6]]]])  # (L=1, N=1, T=2, T=2)
+    np.testing.assert_allclose(viz.attention_rollout(stack)[0], [[1.0, 0.0], [0.2, 0.8]])
+
+
 def loop_rollout(stack):
     """Attention rollout written with plain loops, as an independent reference."""
     n_layers, n_heads, length, _ = stack.shape
@@ -253,15 +262,20 @@ def loop_rollout(stack):
     for layer in range(n_layers):
         mixed = [[0.0] * length for _ in range(length)]
         for i in range(length):
-            row = [sum(stack[layer, h, i, j] for h in range(n_heads)) / n_heads
-                   + (1.0 if i == j else 0.0) for j in range(length)]
+            row = [
+                sum(stack[layer, h, i, j] for h in range(n_heads)) / n_heads
+                + (1.0 if i == j else 0.0)
+                for j in range(length)
+            ]
             total = sum(row)
             mixed[i] = [value / total for value in row]
         if previous is None:
             current = mixed
         else:
-            current = [[sum(mixed[i][k] * previous[k][j] for k in range(length))
-                        for j in range(length)] for i in range(length)]
+            current = [
+                [sum(mixed[i][k] * previous[k][j] for k in range(length)) for j in range(length)]
+                for i in range(length)
+            ]
         result.append(current)
         previous = current
     return np.array(result)
@@ -300,24 +314,30 @@ def test_hide_special_drops_cls_and_sep_rows_and_columns(batch):
     np.testing.assert_array_equal(drawn(ax), expected)
     assert tick_texts(ax.get_xticklabels()) == [TOKENS[i] for i in keep]
     assert np.all(drawn(ax).sum(axis=-1) < 1.0)
-    same = viz.attention_figure(attentions, TOKENS, "head", layer=1, head=1,
-                                attention_mask=mask, hide_special=True)
+    same = viz.attention_figure(
+        attentions, TOKENS, "head", layer=1, head=1, attention_mask=mask, hide_special=True
+    )
     np.testing.assert_array_equal(drawn(heatmaps(same)[0]), expected)
 
 
 def test_renormalize_rows_sum_to_one(batch):
     attentions, mask = batch
     keep = [i for i, t in enumerate(TOKENS[:N_REAL]) if t not in ("[CLS]", "[SEP]")]
-    for view, options in (("head", {"layer": 2, "head": 3}), ("rollout", {}),
-                          ("average", {"layer": 0})):
-        fig = viz.attention_figure(attentions, TOKENS, view, attention_mask=mask,
-                                   hide_special="renormalize", **options)
+    for view, options in (
+        ("head", {"layer": 2, "head": 3}),
+        ("rollout", {}),
+        ("average", {"layer": 0}),
+    ):
+        fig = viz.attention_figure(
+            attentions, TOKENS, view, attention_mask=mask, hide_special="renormalize", **options
+        )
         image = drawn(heatmaps(fig)[0])
         assert image.shape == (len(keep), len(keep))
         np.testing.assert_allclose(image.sum(axis=-1), 1.0, atol=1e-12)
     sub = attentions[2][0, 3][np.ix_(keep, keep)]
-    fig = viz.attention_figure(attentions, TOKENS, "head", layer=2, head=3,
-                               attention_mask=mask, hide_special="renormalize")
+    fig = viz.attention_figure(
+        attentions, TOKENS, "head", layer=2, head=3, attention_mask=mask, hide_special="renormalize"
+    )
     np.testing.assert_allclose(drawn(heatmaps(fig)[0]), sub / sub.sum(axis=1, keepdims=True))
 
 
@@ -361,24 +381,48 @@ def test_merge_word_pieces_on_a_hand_computed_example():
 
 def test_merged_words_match_a_loop_reference_and_rows_sum_to_one(batch):
     attentions, mask = batch
-    fig = viz.attention_figure(attentions, TOKENS, "head", layer=0, head=2,
-                               attention_mask=mask, merge_pieces=True)
+    fig = viz.attention_figure(
+        attentions, TOKENS, "head", layer=0, head=2, attention_mask=mask, merge_pieces=True
+    )
     (ax,) = heatmaps(fig)
-    words = ["[CLS]", "the", "river", "bank", "was", "unbelievably", "steep", "[SEP]",
-             "she", "sat", "there", "[SEP]"]
+    words = [
+        "[CLS]",
+        "the",
+        "river",
+        "bank",
+        "was",
+        "unbelievably",
+        "steep",
+        "[SEP]",
+        "she",
+        "sat",
+        "there",
+        "[SEP]",
+    ]
     assert tick_texts(ax.get_xticklabels()) == words
     groups = [[0], [1], [2], [3], [4], [5, 6, 7], [8], [9], [10], [11], [12], [13]]
     head = attentions[0][0, 2]
-    expected = np.array([[np.mean([sum(head[q, k] for k in keys) for q in queries])
-                          for keys in groups] for queries in groups])
+    expected = np.array(
+        [
+            [np.mean([sum(head[q, k] for k in keys) for q in queries]) for keys in groups]
+            for queries in groups
+        ]
+    )
     np.testing.assert_allclose(drawn(ax), expected, atol=1e-15)
     np.testing.assert_allclose(drawn(ax).sum(axis=-1), 1.0, atol=1e-12)
 
 
 def test_merge_with_renormalize_still_sums_to_one(batch):
     attentions, mask = batch
-    fig = viz.attention_figure(attentions, TOKENS, "layer", layer=1, attention_mask=mask,
-                               merge_pieces=True, hide_special="renormalize")
+    fig = viz.attention_figure(
+        attentions,
+        TOKENS,
+        "layer",
+        layer=1,
+        attention_mask=mask,
+        merge_pieces=True,
+        hide_special="renormalize",
+    )
     for ax in heatmaps(fig):
         assert drawn(ax).shape == (9, 9)  # the .. steep she sat there
         np.testing.assert_allclose(drawn(ax).sum(axis=-1), 1.0, atol=1e-12)
@@ -386,14 +430,23 @@ def test_merge_with_renormalize_still_sums_to_one(batch):
 
 def test_span_crops_rows_and_columns_without_renormalizing(batch):
     attentions, mask = batch
-    fig = viz.attention_figure(attentions, TOKENS, "head", layer=0, head=0,
-                               attention_mask=mask, span=(2, 6))
+    fig = viz.attention_figure(
+        attentions, TOKENS, "head", layer=0, head=0, attention_mask=mask, span=(2, 6)
+    )
     (ax,) = heatmaps(fig)
     np.testing.assert_array_equal(drawn(ax), attentions[0][0, 0][2:6, 2:6])
     assert tick_texts(ax.get_xticklabels()) == TOKENS[2:6]
     # A word is kept when any of its pieces is in the span.
-    fig = viz.attention_figure(attentions, TOKENS, "head", layer=0, head=0,
-                               attention_mask=mask, span=(6, 9), merge_pieces=True)
+    fig = viz.attention_figure(
+        attentions,
+        TOKENS,
+        "head",
+        layer=0,
+        head=0,
+        attention_mask=mask,
+        span=(6, 9),
+        merge_pieces=True,
+    )
     assert tick_texts(heatmaps(fig)[0].get_xticklabels()) == ["unbelievably", "steep"]
 
 
@@ -417,12 +470,27 @@ def separator_positions(ax):
 
 def test_a_line_separates_sentence_a_from_sentence_b(batch):
     attentions, mask = batch
-    fig = viz.attention_figure(attentions, TOKENS, "head", layer=0, head=0,
-                               attention_mask=mask, token_type_ids=np.array([SEGMENTS] * 2))
+    fig = viz.attention_figure(
+        attentions,
+        TOKENS,
+        "head",
+        layer=0,
+        head=0,
+        attention_mask=mask,
+        token_type_ids=np.array([SEGMENTS] * 2),
+    )
     assert separator_positions(heatmaps(fig)[0]) == [9.5]
-    fig = viz.attention_figure(attentions, TOKENS, "head", layer=0, head=0,
-                               attention_mask=mask, token_type_ids=SEGMENTS,
-                               merge_pieces=True, hide_special="hide")
+    fig = viz.attention_figure(
+        attentions,
+        TOKENS,
+        "head",
+        layer=0,
+        head=0,
+        attention_mask=mask,
+        token_type_ids=SEGMENTS,
+        merge_pieces=True,
+        hide_special="hide",
+    )
     # the, river, bank, was, unbelievably, steep | she, sat, there
     assert separator_positions(heatmaps(fig)[0]) == [5.5]
     fig = viz.attention_figure(attentions, TOKENS, "head", layer=0, head=0, attention_mask=mask)
@@ -442,15 +510,11 @@ def test_labels_are_thinned_on_a_200_token_input():
     assert shown == tokens[::stride]
     assert tick_texts(ax.get_yticklabels()) == shown
     width, height = fig.get_size_inches()
-    assert width <= viz_max()[0] + 1e-9 and height <= viz_max()[1] + 1e-9
-    fig = viz.attention_figure(attentions, tokens, "token", token=5)
-    assert len(tick_texts(heatmaps(fig)[0].get_xticklabels())) <= 40
-
-
-def viz_max():
-    from minibert.viz_style import MAX_FIGURE_SIZE
-
-    return MAX_FIGURE_SIZE
+    assert width <= MAX_FIGURE_SIZE[0] + 1e-9 and height <= MAX_FIGURE_SIZE[1] + 1e-9
+    fig = viz.attention_figure(attentions, tokens, "token", token=103)
+    shown = tick_texts(heatmaps(fig)[0].get_xticklabels())
+    assert len(shown) <= 40
+    assert "w103" in shown  # the chosen token is always named
 
 
 def test_thin_labels_keeps_everything_when_it_fits():
@@ -472,8 +536,9 @@ def test_figure_size_is_capped_and_keeps_the_aspect():
 
 def test_annotations_print_every_value(batch):
     attentions, mask = batch
-    fig = viz.attention_figure(attentions, TOKENS, "head", layer=0, head=0,
-                               attention_mask=mask, span=(0, 4), annotate=True)
+    fig = viz.attention_figure(
+        attentions, TOKENS, "head", layer=0, head=0, attention_mask=mask, span=(0, 4), annotate=True
+    )
     (ax,) = heatmaps(fig)
     texts = [t.get_text() for t in ax.texts]
     assert len(texts) == 16
@@ -498,6 +563,7 @@ def test_save_figure_writes_a_valid_file_of_each_format(small_figure, tmp_path, 
         assert data.startswith(b"\x89PNG\r\n\x1a\n")
     elif extension == "pdf":
         assert data.startswith(b"%PDF")
+        assert b"/FontFile2" in data  # TrueType text, editable once pasted into slides
     else:
         assert b"<svg" in data[:2000]
     assert [p.name for p in tmp_path.iterdir()] == [f"head.{extension}"]  # no temp file left
@@ -509,13 +575,6 @@ def test_png_resolution_follows_dpi(small_figure, tmp_path):
     low_width = int.from_bytes(low[16:20], "big")  # IHDR width
     high_width = int.from_bytes(high[16:20], "big")
     assert high_width / low_width == pytest.approx(viz.DEFAULT_DPI / 50, rel=0.05)
-
-
-@pytest.mark.parametrize("extension", ["png", "svg", "pdf"])
-def test_saving_twice_gives_identical_bytes(small_figure, tmp_path, extension):
-    first = viz.save_figure(small_figure, tmp_path / f"a.{extension}").read_bytes()
-    second = viz.save_figure(small_figure, tmp_path / f"b.{extension}").read_bytes()
-    assert first == second
 
 
 def test_save_figure_refuses_unknown_formats_and_non_figures(small_figure, tmp_path):
@@ -566,10 +625,19 @@ def test_the_default_colour_map_is_monotonic_in_lightness():
 
 HISTORY = [
     {"step": 0, "loss": 9.0, "lr": 0.0, "masked_lm_accuracy": 0.0, "split": "train"},
-    {"step": 10, "loss": 7.5, "lr": 1e-4, "masked_lm_accuracy": 0.1, "split": "train",
-     "masked_lm_loss": 7.0, "next_sentence_loss": 0.5, "next_sentence_accuracy": 0.6},
+    {
+        "step": 10,
+        "loss": 7.5,
+        "lr": 1e-4,
+        "masked_lm_accuracy": 0.1,
+        "split": "train",
+        "masked_lm_loss": 7.0,
+        "next_sentence_loss": 0.5,
+        "next_sentence_accuracy": 0.6,
+    },
     {"step": 10, "loss": 8.0, "masked_lm_accuracy": 0.05, "split": "heldout"},
-    {"step": 20, "loss": 6.0, "lr": 5e-5, "split": "train", "elapsed": "0:03"},
+    {"step": 20, "loss": np.float32(6.0), "lr": 5e-5, "split": "train", "elapsed": "0:03"},
+    {"step": 20, "grad_norm": np.array(1.5), "split": "train"},
     {"step": 5, "loss": 8.5, "split": "train"},
     {"loss": 5.5},
 ]
@@ -578,12 +646,13 @@ HISTORY = [
 def test_history_series_tolerates_missing_keys_and_sorts_by_step():
     series = viz.history_series(HISTORY)
     steps, values = series["loss"]["train"]
-    np.testing.assert_array_equal(steps, [0, 5, 5, 10, 20])  # the last entry has index 5
+    np.testing.assert_array_equal(steps, [0, 5, 6, 10, 20])  # the last entry has index 6
     np.testing.assert_array_equal(values, [9.0, 8.5, 5.5, 7.5, 6.0])
     np.testing.assert_array_equal(series["loss"]["heldout"][1], [8.0])
     np.testing.assert_array_equal(series["next_sentence_accuracy"]["train"][0], [10])
     assert "elapsed" not in series
-    assert "lr" not in series or "heldout" not in series["lr"]
+    np.testing.assert_array_equal(series["grad_norm"]["train"][1], [1.5])
+    assert set(series["lr"]) == {"train"}
 
 
 def test_history_series_keeps_a_diverged_value_as_a_gap():
@@ -594,10 +663,20 @@ def test_history_series_keeps_a_diverged_value_as_a_gap():
 def test_training_curves_plot_every_series():
     fig = viz.training_curves_figure(HISTORY, title="Pretraining")
     axes = {ax.get_title(): ax for ax in fig.axes if ax.lines}
-    assert set(axes) == {"Loss", "Masked LM accuracy", "Next sentence accuracy", "Learning rate"}
+    assert set(axes) == {
+        "Loss",
+        "Masked LM accuracy",
+        "Next sentence accuracy",
+        "Learning rate",
+        "Gradient norm",
+    }
     lines = {line.get_label(): line for line in axes["Loss"].lines}
-    assert set(lines) == {"total · train", "total · heldout", "masked LM · train",
-                          "next sentence · train"}
+    assert set(lines) == {
+        "total · train",
+        "total · heldout",
+        "masked LM · train",
+        "next sentence · train",
+    }
     np.testing.assert_array_equal(lines["total · train"].get_ydata(), [9.0, 8.5, 5.5, 7.5, 6.0])
     assert lines["total · train"].get_linestyle() == "-"
     assert lines["total · heldout"].get_linestyle() == "--"
@@ -645,9 +724,12 @@ def test_contextual_similarity_matches_cosines_computed_one_by_one(contexts):
     similarity = viz.contextual_similarity(hidden_states, positions)
     assert similarity.shape == (5, 4, 4)
     for layer in range(5):
-        vectors = [hidden_states[layer][0, 3], hidden_states[layer][1, 5],
-                   (hidden_states[layer][2, 1] + hidden_states[layer][2, 2]) / 2,
-                   hidden_states[layer][3, 7]]
+        vectors = [
+            hidden_states[layer][0, 3],
+            hidden_states[layer][1, 5],
+            (hidden_states[layer][2, 1] + hidden_states[layer][2, 2]) / 2,
+            hidden_states[layer][3, 7],
+        ]
         for i in range(4):
             for j in range(4):
                 assert similarity[layer, i, j] == pytest.approx(cosine(vectors[i], vectors[j]))
@@ -657,8 +739,10 @@ def test_contextual_similarity_accepts_one_forward_pass_per_context(contexts):
     hidden_states, positions = contexts
     per_context = [tuple(layer[c : c + 1] for layer in hidden_states) for c in range(4)]
     per_context[1] = tuple(layer[1] for layer in hidden_states)  # (T, H) works too
-    np.testing.assert_allclose(viz.contextual_similarity(per_context, positions),
-                               viz.contextual_similarity(hidden_states, positions))
+    np.testing.assert_allclose(
+        viz.contextual_similarity(per_context, positions),
+        viz.contextual_similarity(hidden_states, positions),
+    )
     shorter = [tuple(layer[c, : 8 - c] for layer in hidden_states) for c in range(4)]
     assert viz.contextual_similarity(shorter, [0, 1, 2, 3]).shape == (5, 4, 4)
 
@@ -666,8 +750,9 @@ def test_contextual_similarity_accepts_one_forward_pass_per_context(contexts):
 def test_contextual_similarity_figure_draws_each_pair_and_the_means(contexts):
     hidden_states, positions = contexts
     senses = ["river", "money", "river", "money"]
-    fig = viz.contextual_similarity_figure(hidden_states, positions, senses,
-                                           labels=["r1", "m1", "r2", "m2"], word="bank")
+    fig = viz.contextual_similarity_figure(
+        hidden_states, positions, senses, labels=["r1", "m1", "r2", "m2"], word="bank"
+    )
     (ax,) = fig.axes
     lines = {line.get_label(): line for line in ax.lines}
     similarity = viz.contextual_similarity(hidden_states, positions)
@@ -675,10 +760,12 @@ def test_contextual_similarity_figure_draws_each_pair_and_the_means(contexts):
     assert lines["r1 – r2"].get_linestyle() == "-"
     assert lines["r1 – m1"].get_linestyle() == "--"
     different = [similarity[:, i, j] for i, j in [(0, 1), (0, 3), (1, 2), (2, 3)]]
-    np.testing.assert_allclose(lines["different senses (mean of 4)"].get_ydata(),
-                               np.mean(different, axis=0))
-    np.testing.assert_allclose(lines["same sense (mean of 2)"].get_ydata(),
-                               (similarity[:, 0, 2] + similarity[:, 1, 3]) / 2)
+    np.testing.assert_allclose(
+        lines["different senses (mean of 4)"].get_ydata(), np.mean(different, axis=0)
+    )
+    np.testing.assert_allclose(
+        lines["same sense (mean of 2)"].get_ydata(), (similarity[:, 0, 2] + similarity[:, 1, 3]) / 2
+    )
     assert tick_texts(ax.get_xticklabels()) == ["emb", "0", "1", "2", "3"]
 
 
@@ -723,21 +810,33 @@ def test_contextual_similarity_refuses_bad_input(contexts):
         ({"view": "model", "layer": 1}, ValueError, r"view='model' does not use layer"),
         ({"view": "rollout", "head": 1}, ValueError, r"does not use head.*it uses: layer"),
         ({"view": "heads"}, ValueError, r"view must be one of head, layer, model, token"),
-        ({"view": "token", "token": "banks"}, ValueError,
-         r"token 'banks' is not in the text; available: \[CLS\], the, river, bank"),
+        (
+            {"view": "token", "token": "banks"},
+            ValueError,
+            r"token 'banks' is not in the text; available: \[CLS\], the, river, bank",
+        ),
         ({"view": "token", "token": 15}, ValueError, r"position 15 is not shown"),
         ({"view": "token", "token": 2.5}, TypeError, r"token must be a str or an int"),
-        ({"view": "token", "token": "bank", "direction": "up"}, ValueError,
-         r"direction must be one of both, attends_to, attended_by"),
-        ({"view": "model", "hide_special": "drop"}, ValueError,
-         r"hide_special must be one of keep, hide, renormalize"),
+        (
+            {"view": "token", "token": "bank", "direction": "up"},
+            ValueError,
+            r"direction must be one of both, attends_to, attended_by",
+        ),
+        (
+            {"view": "model", "hide_special": "drop"},
+            ValueError,
+            r"hide_special must be one of keep, hide, renormalize",
+        ),
         ({"view": "model", "span": (5, 2)}, ValueError, r"span must satisfy 0 <= start < stop"),
         ({"view": "model", "span": (0, 99)}, ValueError, r"<= 16"),
         ({"view": "model", "span": (14, 16)}, ValueError, r"holds no token that is shown"),
         ({"view": "model", "span": 3}, TypeError, r"span must be a pair of ints"),
         ({"view": "model", "batch_index": 2}, ValueError, r"batch_index must be in 0\.\.1"),
-        ({"view": "model", "attention_mask": np.ones(15)}, ValueError,
-         r"attention_mask must have shape \(T,\) or \(B, T\) with T = 16"),
+        (
+            {"view": "model", "attention_mask": np.ones(15)},
+            ValueError,
+            r"attention_mask must have shape \(T,\) or \(B, T\) with T = 16",
+        ),
         ({"view": "model", "attention_mask": np.zeros(16)}, ValueError, r"every position"),
         ({"view": "model", "token_type_ids": [0, 1]}, ValueError, r"token_type_ids must have"),
         ({"view": "model", "max_labels": 0}, ValueError, r"max_labels must be a positive int"),

@@ -853,7 +853,7 @@ AMBIGUITY_PROBES: tuple[FillMaskProbe, ...] = (
         frozenset({"bank"}), "river", "after", "bank: river",
     ),
     FillMaskProbe(
-        "Nora moored her boat to the bank of the [MASK].",
+        "Nora moored her boat at the grassy bank of the [MASK] at dusk.",
         frozenset({"river"}), "bank", "before", "bank: river (the masked word is the context)",
     ),
     FillMaskProbe(
@@ -861,7 +861,7 @@ AMBIGUITY_PROBES: tuple[FillMaskProbe, ...] = (
         frozenset({"bat"}), "cave", "before", "bat: animal",
     ),
     FillMaskProbe(
-        "The [MASK] cracked as Ravi hit the ball to the boundary.",
+        "The old [MASK] cracked when Ravi hit the ball past the boundary.",
         frozenset({"bat"}), "ball", "after", "bat: sport",
     ),
     FillMaskProbe(
@@ -881,7 +881,7 @@ AMBIGUITY_PROBES: tuple[FillMaskProbe, ...] = (
         frozenset({"note", "pitch"}), "singer", "before", "note: music",
     ),
     FillMaskProbe(
-        "Priya pressed a [MASK] on the keyboard and the screen lit up.",
+        "Priya hit a [MASK] on her keyboard to wake the screen.",
         frozenset({"key"}), "keyboard", "after", "key: keyboard",
     ),
     FillMaskProbe(

@@ -541,22 +541,23 @@ def _create_stream_instances(all_documents, config, vocab, rng) -> list[Pretrain
     instances = []
     start = 0
     while start < len(stream):
+        # A window never starts with a document separator, and one at its end separates
+        # nothing, so it is dropped (separators are never adjacent: documents are non-empty).
+        if stream[start] == vocab.sep_token_id:
+            start += 1
+            continue
         target_length = max_num_tokens
         if rng.random() < config.short_seq_prob:
             target_length = int(rng.integers(1, max_num_tokens + 1))
         window = stream[start : start + target_length]
         a_document = owner[start]
         start += target_length
-        # A document separator at either edge of a window separates nothing.
-        while window and window[0] == vocab.sep_token_id:
-            window = window[1:]
-        while window and window[-1] == vocab.sep_token_id:
-            window = window[:-1]
-        if window:
-            tokens = [vocab.cls_token_id, *window, vocab.sep_token_id]
-            instances.append(
-                _finish(tokens, [0] * len(tokens), None, a_document, None, config, vocab, rng)
-            )
+        if window[-1] == vocab.sep_token_id:
+            window.pop()
+        tokens = [vocab.cls_token_id, *window, vocab.sep_token_id]
+        instances.append(
+            _finish(tokens, [0] * len(tokens), None, a_document, None, config, vocab, rng)
+        )
     return instances
 
 

@@ -1,0 +1,57 @@
+"""Fill-mask: the MLM head's top guesses for every [MASK] in a text, in HF's output format."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minibert import functional as F
+
+__all__ = ["fill_mask"]
+
+
+def fill_mask(model, tokenizer, text: str, top_k: int = 5):
+    """Predict each [MASK] of ``text``.
+
+    Inputs: a BertForPreTraining or BertForMaskedLM, its tokenizer, a text holding one or
+    more "[MASK]", top_k >= 1. Output, as HF's fill-mask pipeline: for one mask a list of
+    ``top_k`` dicts {"score", "token", "token_str", "sequence"}; for several masks a list
+    of such lists, one per mask in order (each "sequence" fills only that mask).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string, got {type(text).__name__}")
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+        raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
+    encoding = tokenizer(text, truncation=True,
+                         max_length=model.config.max_position_embeddings, return_tensors="np")
+    input_ids = encoding["input_ids"]  # (1, T)
+    mask_positions = np.flatnonzero(input_ids[0] == tokenizer.mask_token_id)
+    if mask_positions.size == 0:
+        raise ValueError(f"text must contain {tokenizer.mask_token!r} at least once, "
+                         f"got {text!r}")
+    was_training = model.training
+    model.eval()
+    try:
+        output = model(input_ids, encoding["token_type_ids"], encoding["attention_mask"])
+    finally:
+        model.train(was_training)
+    logits = getattr(output, "prediction_logits", None)
+    if logits is None:
+        logits = output.logits
+    probs, _ = F.softmax_forward(logits[0, mask_positions].astype(np.float64))  # (masks, V)
+    top_k = min(top_k, probs.shape[-1])
+    results = []
+    for row, position in zip(probs, mask_positions):
+        best = np.argsort(-row, kind="stable")[:top_k]
+        answers = []
+        for token_id in best:
+            filled = input_ids[0].copy()
+            filled[position] = token_id
+            token = tokenizer.convert_ids_to_tokens(int(token_id))
+            answers.append({
+                "score": float(row[token_id]),
+                "token": int(token_id),
+                "token_str": token[2:] if token.startswith("##") else token,
+                "sequence": tokenizer.decode(filled.tolist(), skip_special_tokens=True),
+            })
+        results.append(answers)
+    return results[0] if len(results) == 1 else results

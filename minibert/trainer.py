@@ -1,0 +1,452 @@
+"""Pretraining: the MLM + NSP loop, held-out evaluation, atomic checkpoints, exact resume.
+
+``pretrain(TrainingConfig(...), out_dir)`` runs the whole job: make (or read) a corpus,
+learn a WordPiece vocabulary, cut pretraining instances, train a BertForPreTraining,
+evaluate on held-out documents, and write a folder that ``from_pretrained`` loads
+(config.json, model.safetensors, vocab.txt) plus metrics.json and history.json.
+
+A run is a pure function of its TrainingConfig: corpus, vocabulary, instances, initial
+weights, batch order, masks and dropout all come from seeded generators. A checkpoint
+holds the weights, the optimizer moments, the dropout generator's state and the batch
+stream's position, so a resumed run continues bit-identically.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from minibert import safetensors
+from minibert.config import PRESETS, BertConfig
+from minibert.data import corpus as toy
+from minibert.data.pretraining import (
+    PretrainingBatches,
+    PretrainingDataConfig,
+    collate_instances,
+    create_pretraining_instances,
+)
+from minibert.fileio import atomic_write_json
+from minibert.model import BertForPreTraining
+from minibert.optim import clip_grad_norm, make_optimizer
+from minibert.schedules import make_schedule
+from minibert.tokenization import BertTokenizer
+
+__all__ = ["TrainingConfig", "TrainingDiverged", "Trainer", "pretrain", "evaluate",
+           "unigram_baseline_accuracy", "prepare_data"]
+
+CHECKPOINT_DIR = "checkpoint"
+OBJECTIVES = ("nsp", "sop", "mlm")
+
+
+class TrainingDiverged(RuntimeError):
+    """The loss became NaN or infinite; the last checkpoint on disk is left untouched."""
+
+
+@dataclass(frozen=True)
+class TrainingConfig:
+    """Everything that determines a pretraining run (saved with every checkpoint)."""
+
+    preset: str = "tiny"  # model size from BertConfig.preset
+    objective: str = "nsp"  # "nsp" (BERT), "sop" (ALBERT) or "mlm" (MLM only)
+    steps: int = 1500  # optimizer steps
+    batch_size: int = 32  # sequences per step
+    max_seq_length: int = 64  # T of the pretraining instances
+    vocab_size: int = 2000  # size of the WordPiece vocabulary learned from the corpus
+    learning_rate: float = 1e-3  # peak of the schedule
+    warmup_fraction: float = 0.06  # share of steps spent warming up linearly from 0
+    schedule: str = "linear"  # "linear" (warmup then decay to 0) or "constant"
+    optimizer: str = "adamw"  # "adamw" or "adam_weight_decay" (Google's)
+    weight_decay: float = 0.01  # decoupled; not applied to LayerNorm and biases
+    max_grad_norm: float = 1.0  # global-norm clipping threshold
+    dupe_factor: int = 5  # passes over the corpus when cutting instances (static masks)
+    dynamic_masking: bool = False  # re-mask every epoch (RoBERTa) instead of static masks
+    masked_lm_prob: float = 0.15  # share of tokens chosen as MLM targets
+    max_predictions_per_seq: int = 10  # cap on MLM targets per sequence (Google: 20 for T=128)
+    num_documents: int = 2600  # toy-corpus training documents (~230k words)
+    num_heldout_documents: int = 260  # toy-corpus held-out documents
+    corpus: str | None = None  # a text file in BERT's format instead of the toy corpus
+    eval_every: int = 250  # held-out evaluation period in steps (and at the end)
+    eval_batches: int = 8  # held-out batches per evaluation
+    log_every: int = 10  # history and progress-line period in steps
+    save_every: int = 0  # checkpoint period in steps (0: only at the end)
+    seed: int = 0  # seeds corpus, vocabulary, instances, weights, batches and dropout
+
+    def __post_init__(self) -> None:
+        if self.preset not in PRESETS:
+            raise ValueError(f"preset must be one of {list(PRESETS)}, got {self.preset!r}")
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {list(OBJECTIVES)}, "
+                             f"got {self.objective!r}")
+        for name in ("steps", "batch_size", "max_seq_length", "vocab_size", "dupe_factor",
+                     "max_predictions_per_seq", "num_documents", "eval_every", "eval_batches",
+                     "log_every"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        for name in ("save_every", "num_heldout_documents", "seed"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        if not (isinstance(self.learning_rate, (int, float)) and self.learning_rate > 0
+                and math.isfinite(self.learning_rate)):
+            raise ValueError(f"learning_rate must be a positive number, "
+                             f"got {self.learning_rate!r}")
+        if not 0 <= self.warmup_fraction < 1:
+            raise ValueError(f"warmup_fraction must be in [0, 1), got {self.warmup_fraction!r}")
+        if self.schedule not in ("linear", "constant"):
+            raise ValueError(f"schedule must be 'linear' or 'constant', got {self.schedule!r}")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TrainingConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+# ------------------------------------------------------------------------------------------
+# Data
+# ------------------------------------------------------------------------------------------
+
+@dataclass
+class PreparedData:
+    """Tokenizer, instances and batch streams of one run."""
+
+    tokenizer: BertTokenizer
+    data_config: PretrainingDataConfig
+    train_batches: PretrainingBatches
+    heldout_instances: list
+    train_instances: list
+    corpus_words: int
+
+
+def _split_documents(documents: list, seed: int) -> tuple[list, list]:
+    """Hold out ~5% of a text file's documents (at least one) for evaluation."""
+    order = np.random.default_rng([seed, 7]).permutation(len(documents))
+    heldout_count = max(1, len(documents) // 20)
+    heldout = [documents[i] for i in sorted(order[:heldout_count])]
+    train = [documents[i] for i in sorted(order[heldout_count:])]
+    return train, heldout
+
+
+def prepare_data(config: TrainingConfig, progress: Callable[[str], None] = print) -> PreparedData:
+    """Corpus -> WordPiece vocabulary -> pretraining instances -> a resumable batch stream."""
+    if config.corpus is None:
+        corpus = toy.ToyCorpus.generate(config.num_documents, config.num_heldout_documents,
+                                        seed=config.seed)
+        train_docs, heldout_docs = corpus.train, corpus.heldout
+    else:
+        documents = toy.read_corpus(config.corpus)
+        if len(documents) < 2 and config.objective != "mlm":
+            raise ValueError(f"corpus {config.corpus!r} has {len(documents)} document; "
+                             f"next-sentence objectives need at least 2 (or use --objective mlm)")
+        if len(documents) < 2:
+            train_docs, heldout_docs = documents, documents
+        else:
+            train_docs, heldout_docs = _split_documents(documents, config.seed)
+    words = toy.count_words(train_docs)
+    progress(f"corpus: {len(train_docs)} training documents ({words:,} words), "
+             f"{len(heldout_docs)} held out")
+    sentences = [sentence for document in train_docs for sentence in document]
+    tokenizer = BertTokenizer.train(sentences, vocab_size=config.vocab_size)
+    progress(f"vocabulary: {len(tokenizer)} WordPiece tokens learned from the corpus")
+    data_config = PretrainingDataConfig(
+        max_seq_length=config.max_seq_length, masked_lm_prob=config.masked_lm_prob,
+        max_predictions_per_seq=config.max_predictions_per_seq, dupe_factor=config.dupe_factor,
+        random_seed=config.seed, objective=config.objective,
+        dynamic_masking=config.dynamic_masking)
+    train_instances = create_pretraining_instances(train_docs, tokenizer, data_config)
+    heldout_config = dataclasses.replace(data_config, dupe_factor=1, dynamic_masking=False,
+                                         random_seed=config.seed + 1)
+    heldout_instances = create_pretraining_instances(heldout_docs, tokenizer, heldout_config)
+    progress(f"instances: {len(train_instances)} for training, {len(heldout_instances)} held out "
+             f"(objective {config.objective}, T={config.max_seq_length})")
+    batches = PretrainingBatches(train_instances, tokenizer, data_config,
+                                 batch_size=config.batch_size, padding="longest",
+                                 seed=config.seed)
+    return PreparedData(tokenizer, data_config, batches, heldout_instances, train_instances,
+                        words)
+
+
+def _heldout_batches(data: PreparedData, batch_size: int, limit: int):
+    instances = data.heldout_instances[: batch_size * limit]
+    for start in range(0, len(instances), batch_size):
+        yield collate_instances(instances[start:start + batch_size],
+                                data.tokenizer.pad_token_id,
+                                max_predictions_per_seq=data.data_config.max_predictions_per_seq)
+
+
+def evaluate(model: BertForPreTraining, batches) -> dict[str, float]:
+    """Held-out metrics: masked_lm_accuracy/loss and (when labelled) next_sentence_accuracy/loss.
+
+    Losses are means over targets (MLM) and sequences (NSP); the model runs in eval mode.
+    """
+    was_training = model.training
+    model.eval()
+    mlm_correct = mlm_count = nsp_correct = nsp_count = 0
+    mlm_loss_sum = nsp_loss_sum = 0.0
+    try:
+        for batch in batches:
+            out = model(**batch.model_inputs())
+            targets = batch.labels[out.masked_lm_positions]
+            mlm_correct += int((out.masked_lm_logits.argmax(-1) == targets).sum())
+            mlm_count += targets.size
+            mlm_loss_sum += out.masked_lm_loss * targets.size
+            if batch.next_sentence_label is not None:
+                predicted = out.seq_relationship_logits.argmax(-1)
+                nsp_correct += int((predicted == batch.next_sentence_label).sum())
+                nsp_count += batch.next_sentence_label.size
+                nsp_loss_sum += out.next_sentence_loss * batch.next_sentence_label.size
+    finally:
+        model.train(was_training)
+    metrics = {"masked_lm_accuracy": mlm_correct / max(mlm_count, 1),
+               "masked_lm_loss": mlm_loss_sum / max(mlm_count, 1)}
+    if nsp_count:
+        metrics["next_sentence_accuracy"] = nsp_correct / nsp_count
+        metrics["next_sentence_loss"] = nsp_loss_sum / nsp_count
+    return metrics
+
+
+def unigram_baseline_accuracy(train_instances, heldout_batches) -> float:
+    """MLM accuracy of always answering the most frequent training target token."""
+    counts: dict[int, int] = {}
+    for instance in train_instances[:20000]:
+        if instance.masking is None:
+            ids = [instance.token_ids[p] for p in range(len(instance.token_ids))]
+        else:
+            ids = instance.masking.masked_lm_ids
+        for token_id in ids:
+            counts[token_id] = counts.get(token_id, 0) + 1
+    most_frequent = max(counts, key=lambda k: (counts[k], -k))
+    correct = total = 0
+    for batch in heldout_batches:
+        targets = batch.labels[batch.labels != -100]
+        correct += int((targets == most_frequent).sum())
+        total += targets.size
+    return correct / max(total, 1)
+
+
+# ------------------------------------------------------------------------------------------
+# Trainer
+# ------------------------------------------------------------------------------------------
+
+def _model_config(config: TrainingConfig, vocab_size: int) -> BertConfig:
+    return BertConfig.preset(config.preset, vocab_size=vocab_size,
+                             max_position_embeddings=max(128, config.max_seq_length))
+
+
+class Trainer:
+    """The pretraining loop over a prepared data stream, with checkpoints and history."""
+
+    def __init__(self, config: TrainingConfig, data: PreparedData,
+                 progress: Callable[[str], None] = print) -> None:
+        self.config = config
+        self.data = data
+        self.progress = progress
+        self.model = BertForPreTraining(_model_config(config, len(data.tokenizer)),
+                                        seed=config.seed)
+        warmup = int(config.warmup_fraction * config.steps)
+        schedule = make_schedule(config.schedule, config.learning_rate, warmup_steps=warmup,
+                                 total_steps=config.steps)
+        self.optimizer = make_optimizer(config.optimizer, self.model, lr=schedule,
+                                        weight_decay=config.weight_decay)
+        self.step = 0
+        self.history: list[dict] = []
+        self.train_seconds = 0.0
+
+    # -- checkpoints -------------------------------------------------------------------------
+    def save_checkpoint(self, out_dir: Path) -> Path:
+        """Write checkpoint/ atomically: a complete new folder replaces the old one."""
+        final = out_dir / CHECKPOINT_DIR
+        staging = out_dir / f".{CHECKPOINT_DIR}.new"
+        previous = out_dir / f".{CHECKPOINT_DIR}.old"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        safetensors.save_file(dict(self.model.named_parameters()),
+                              staging / "model.safetensors", metadata={"format": "pt"})
+        safetensors.save_file(self.optimizer.state_dict(), staging / "optimizer.safetensors")
+        atomic_write_json(staging / "trainer_state.json", {
+            "step": self.step,
+            "training_config": self.config.to_dict(),
+            "batches": self.data.train_batches.state_dict(),
+            "dropout_rng": self.model.dropout_rng.bit_generator.state,
+            "history": self.history,
+            "train_seconds": self.train_seconds,
+        })
+        # Swap: the old checkpoint stays readable until the new one is complete.
+        shutil.rmtree(previous, ignore_errors=True)
+        if final.exists():
+            os.replace(final, previous)
+        os.replace(staging, final)
+        shutil.rmtree(previous, ignore_errors=True)
+        return final
+
+    @staticmethod
+    def find_checkpoint(out_dir: Path) -> Path | None:
+        """The newest complete checkpoint folder (the .old one if a swap was cut short)."""
+        for name in (CHECKPOINT_DIR, f".{CHECKPOINT_DIR}.old"):
+            candidate = out_dir / name
+            if (candidate / "trainer_state.json").is_file():
+                return candidate
+        return None
+
+    def load_checkpoint(self, folder: Path) -> None:
+        state = json.loads((folder / "trainer_state.json").read_text(encoding="utf-8"))
+        saved = TrainingConfig.from_dict(state["training_config"])
+        differences = {k: (v, getattr(self.config, k)) for k, v in saved.to_dict().items()
+                       if k not in ("steps", "save_every", "log_every", "eval_every")
+                       and v != getattr(self.config, k)}
+        if differences:
+            shown = ", ".join(f"{k}: checkpoint {a!r} vs now {b!r}"
+                              for k, (a, b) in differences.items())
+            raise ValueError(f"--resume needs the settings of the interrupted run; {shown}")
+        if saved.steps != self.config.steps:
+            raise ValueError(f"--resume needs the same --steps as the interrupted run "
+                             f"({saved.steps}), got {self.config.steps}")
+        self.model.load_state_dict(safetensors.load_file(folder / "model.safetensors",
+                                                         mmap=False))
+        self.optimizer.load_state_dict(safetensors.load_file(folder / "optimizer.safetensors",
+                                                             mmap=False))
+        self.data.train_batches.load_state_dict(state["batches"])
+        self.model.dropout_rng.bit_generator.state = state["dropout_rng"]
+        self.step = int(state["step"])
+        self.history = list(state["history"])
+        self.train_seconds = float(state["train_seconds"])
+
+    # -- the loop ----------------------------------------------------------------------------
+    def evaluate(self) -> dict[str, float]:
+        return evaluate(self.model, _heldout_batches(self.data, self.config.batch_size,
+                                                     self.config.eval_batches))
+
+    def train(self, out_dir: Path | None = None,
+              step_hook: Callable[[int], None] | None = None) -> None:
+        """Run until ``config.steps``; checkpoint every ``save_every`` steps into out_dir."""
+        config, model = self.config, self.model
+        model.train()
+        batches = self.data.train_batches
+        tokens_seen, window_start = 0, time.perf_counter()
+        while self.step < config.steps:
+            step_start = time.perf_counter()
+            batch = next(batches)
+            model.zero_grad()
+            out = model(**batch.model_inputs())
+            if not math.isfinite(out.loss):
+                raise TrainingDiverged(
+                    f"loss became {out.loss} at step {self.step + 1}; training stopped "
+                    f"(the last checkpoint, if any, is intact)")
+            model.backward()
+            grad_norm = clip_grad_norm(model, config.max_grad_norm)
+            lr = self.optimizer.current_lr
+            self.optimizer.step()
+            self.step += 1
+            self.train_seconds += time.perf_counter() - step_start
+            tokens_seen += int(batch.attention_mask.sum())
+            if self.step % config.log_every == 0 or self.step == 1:
+                record = {"step": self.step, "split": "train", "loss": out.loss, "lr": lr,
+                          "grad_norm": grad_norm, "masked_lm_loss": out.masked_lm_loss}
+                targets = batch.labels[out.masked_lm_positions]
+                record["masked_lm_accuracy"] = float(
+                    (out.masked_lm_logits.argmax(-1) == targets).mean())
+                if out.next_sentence_loss is not None:
+                    record["next_sentence_loss"] = out.next_sentence_loss
+                    record["next_sentence_accuracy"] = float(
+                        (out.seq_relationship_logits.argmax(-1)
+                         == batch.next_sentence_label).mean())
+                self.history.append(record)
+                elapsed = time.perf_counter() - window_start
+                rate = tokens_seen / max(elapsed, 1e-9)
+                per_step = self.train_seconds / self.step
+                eta = per_step * (config.steps - self.step)
+                self.progress(f"step {self.step}/{config.steps}  loss {out.loss:.4f}  "
+                              f"lr {lr:.2e}  {rate:,.0f} tokens/s  ETA {eta:.0f} s")
+            if self.step % config.eval_every == 0 or self.step == config.steps:
+                metrics = self.evaluate()
+                self.history.append({"step": self.step, "split": "heldout", **metrics})
+                self.progress("held-out  " + "  ".join(f"{k} {v:.4f}"
+                                                       for k, v in metrics.items()))
+            if out_dir is not None and config.save_every and self.step % config.save_every == 0:
+                self.save_checkpoint(out_dir)
+            if step_hook is not None:
+                step_hook(self.step)
+
+
+# ------------------------------------------------------------------------------------------
+# The whole job
+# ------------------------------------------------------------------------------------------
+
+MODEL_FILES = ("model.safetensors", "config.json")
+
+
+def _check_out_dir(out_dir: Path, resume: bool, overwrite: bool) -> None:
+    if out_dir.exists() and not out_dir.is_dir():
+        raise NotADirectoryError(f"--out {str(out_dir)!r} exists and is not a folder")
+    if resume and overwrite:
+        raise ValueError("--resume and --overwrite contradict each other; choose one")
+    if resume:
+        if Trainer.find_checkpoint(out_dir) is None:
+            raise FileNotFoundError(f"--resume: {str(out_dir)!r} holds no checkpoint to resume "
+                                    f"(write one with --save-every)")
+        return
+    holds_model = out_dir.is_dir() and any((out_dir / f).exists()
+                                           for f in MODEL_FILES + (CHECKPOINT_DIR,))
+    if holds_model and not overwrite:
+        raise FileExistsError(f"--out {str(out_dir)!r} already holds a model; pass --overwrite "
+                              f"to replace it or --resume to continue it")
+
+
+def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool = False,
+             overwrite: bool = False, progress: Callable[[str], None] | None = None,
+             step_hook: Callable[[int], None] | None = None) -> dict:
+    """Run a pretraining job into ``out_dir``; returns the final metrics (also metrics.json)."""
+    progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
+    out_dir = Path(out_dir)
+    _check_out_dir(out_dir, resume, overwrite)
+    data = prepare_data(config, progress)
+    trainer = Trainer(config, data, progress)
+    if resume:
+        folder = Trainer.find_checkpoint(out_dir)
+        trainer.load_checkpoint(folder)
+        progress(f"resumed from {folder} at step {trainer.step}")
+    else:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    params = trainer.model.num_parameters()
+    progress(f"model: BertForPreTraining preset {config.preset!r}, {params:,} parameters; "
+             f"training {config.steps} steps of {config.batch_size} sequences")
+    # Overflow or an invalid operation stops the run at once instead of spreading NaNs.
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        try:
+            trainer.train(out_dir, step_hook)
+        except FloatingPointError as error:
+            raise TrainingDiverged(f"numerical overflow at step {trainer.step + 1}: {error}; "
+                                   f"the last checkpoint, if any, is intact") from None
+    final = trainer.evaluate()
+    heldout = list(_heldout_batches(data, config.batch_size, config.eval_batches))
+    metrics = {
+        **final,
+        "unigram_baseline_accuracy": unigram_baseline_accuracy(data.train_instances, heldout),
+        "steps": trainer.step,
+        "train_seconds": round(trainer.train_seconds, 2),
+        "parameters": params,
+        "vocab_size": len(data.tokenizer),
+        "corpus_words": data.corpus_words,
+        "objective": config.objective,
+        "seed": config.seed,
+    }
+    trainer.model.save_pretrained(out_dir, tokenizer=data.tokenizer)
+    atomic_write_json(out_dir / "history.json", trainer.history)
+    atomic_write_json(out_dir / "training_config.json", config.to_dict())
+    atomic_write_json(out_dir / "metrics.json", metrics)
+    if config.save_every:
+        trainer.save_checkpoint(out_dir)
+    return metrics
