@@ -29,7 +29,7 @@ $(VENV)/.dev: $(VENV)/.runtime
 	touch $@
 
 demo: $(VENV)/.runtime
-	$(PY) -m minibert gradcheck
+	$(PY) -m minibert.demo --out out/demo
 
 # pytest exits 5 when it collected no test: a broken suite, reported as a failure.
 test: $(VENV)/.dev

@@ -49,6 +49,13 @@ def blas_threads() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
+def load_average() -> str:
+    """The 1-minute load average beside the core count: timings mean little on a busy machine."""
+    if not hasattr(os, "getloadavg"):
+        return "load average: unavailable"
+    return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+
+
 def sizes(mb) -> list[tuple[str, object, int, int]]:
     """(label, config, batch size B, sequence length T) of every benchmarked size."""
     return [
@@ -123,6 +130,7 @@ def main(argv=None) -> None:
     reference = load_torch(threads)
     print(f"numpy {np.__version__}, {platform.processor() or platform.machine()}, "
           f"BLAS threads {threads}, {repeats} timed runs after 1 warm-up, median shown")
+    print(load_average())
     if reference is None:
         print("torch/transformers not installed: minibert only")
     else:
@@ -163,6 +171,7 @@ def main(argv=None) -> None:
         if reference is not None:
             line += f" {medians[1] * 1e3:>10.1f} {medians[0] / medians[1]:>15.2f}"
         print(line)
+    print(load_average())
 
 
 if __name__ == "__main__":

@@ -227,9 +227,82 @@ def _run_fill_mask(args) -> int:
     return 0
 
 
+# -- attention -------------------------------------------------------------------------------
+
+def _add_attention(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "attention", help="draw attention heatmaps of a model on a text (PNG, SVG or PDF)",
+        description="Run a model on TEXT (and --pair) and draw its attention: one head, "
+                    "one layer's heads, the whole model, one token's view, the head "
+                    "average or attention rollout. Layers and heads count from 0.")
+    parser.add_argument("text", help="sentence A")
+    parser.add_argument("--model", required=True, metavar="DIR",
+                        help="a model folder with config.json, model.safetensors, vocab.txt")
+    parser.add_argument("--pair", metavar="TEXT", help="sentence B")
+    parser.add_argument("--view", default=None,
+                        help="head, layer, model, token, average or rollout (default: head "
+                             "when --head is given, else layer)")
+    parser.add_argument("--layer", type=int, help="layer index, from 0")
+    parser.add_argument("--head", type=int, help="head index, from 0")
+    parser.add_argument("--token", help="for --view token: a word of the text or a position")
+    parser.add_argument("--hide-special", default="keep",
+                        help="keep, hide or renormalize [CLS]/[SEP] (padding is always dropped)")
+    parser.add_argument("--merge-pieces", action="store_true",
+                        help="merge WordPiece pieces into words (sum over keys, mean over "
+                             "queries)")
+    parser.add_argument("--annotate", action="store_true", help="write values in the cells")
+    parser.add_argument("--max-length", type=int, default=128, help="truncate longer inputs")
+    parser.add_argument("--dpi", type=int, default=200)
+    parser.add_argument("-o", "--output", default="attention.png",
+                        help="output file; the format comes from the extension "
+                             "(.png, .svg, .pdf)")
+    parser.set_defaults(handler=_run_attention)
+
+
+def _run_attention(args) -> int:
+    import warnings
+
+    from minibert import viz
+    from minibert.checkpoint import load_tokenizer
+    from minibert.model import BertModel
+
+    suffix = args.output.rsplit(".", 1)[-1].lower() if "." in args.output else ""
+    if suffix not in viz.SAVE_FORMATS:
+        raise ValueError(f"-o {args.output!r}: the extension must be one of "
+                         f"{', '.join('.' + f for f in viz.SAVE_FORMATS)}")
+    view = args.view or ("head" if args.head is not None else "layer")
+    if view not in viz.VIEWS:
+        raise ValueError(f"--view must be one of {', '.join(viz.VIEWS)}, got {view!r}")
+    tokenizer = load_tokenizer(args.model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pretraining heads are not needed for attention
+        model = BertModel.from_pretrained(args.model)
+    encoding = tokenizer(args.text, args.pair, truncation=True,
+                         max_length=min(args.max_length, model.config.max_position_embeddings),
+                         return_tensors="np")
+    out = model(encoding["input_ids"], encoding["token_type_ids"], encoding["attention_mask"],
+                output_attentions=True)
+    tokens = tokenizer.convert_ids_to_tokens(encoding["input_ids"][0].tolist())
+    token = args.token
+    if token is not None and token.isdigit():
+        token = int(token)
+    layer = args.layer
+    if layer is None and view == "head" or (layer is None and view == "layer"):
+        layer = 0
+    fig = viz.attention_figure(
+        out.attentions, tokens, view=view, layer=layer, head=args.head, token=token,
+        token_type_ids=encoding["token_type_ids"][0],
+        attention_mask=encoding["attention_mask"][0], hide_special=args.hide_special,
+        merge_pieces=args.merge_pieces, annotate=args.annotate)
+    path = viz.save_figure(fig, args.output, dpi=args.dpi)
+    print(f"wrote {path} ({view} view, {len(tokens)} tokens)")
+    return 0
+
+
 # -- wiring ----------------------------------------------------------------------------------
 
-_COMMANDS: list[Callable] = [_add_gradcheck, _add_pretrain, _add_fill_mask, _add_info]
+_COMMANDS: list[Callable] = [_add_gradcheck, _add_pretrain, _add_fill_mask, _add_attention,
+                             _add_info]
 
 
 def build_parser() -> argparse.ArgumentParser:

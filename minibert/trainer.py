@@ -20,6 +20,7 @@ import os
 import shutil
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -61,7 +62,7 @@ class TrainingConfig:
     steps: int = 1500  # optimizer steps
     batch_size: int = 32  # sequences per step
     max_seq_length: int = 64  # T of the pretraining instances
-    vocab_size: int = 2000  # size of the WordPiece vocabulary learned from the corpus
+    vocab_size: int = 5000  # WordPiece vocabulary cap (the toy corpus saturates near 4,600)
     learning_rate: float = 1e-3  # peak of the schedule
     warmup_fraction: float = 0.06  # share of steps spent warming up linearly from 0
     schedule: str = "linear"  # "linear" (warmup then decay to 0) or "constant"
@@ -132,9 +133,17 @@ class PreparedData:
 
 
 def _split_documents(documents: list, seed: int) -> tuple[list, list]:
-    """Hold out ~5% of a text file's documents (at least one) for evaluation."""
+    """Hold out ~5% of a text file's documents (at least two, for NotNext) for evaluation.
+
+    A corpus of fewer than 6 documents is too small to split: it is evaluated on its
+    training text, with a warning.
+    """
+    if len(documents) < 6:
+        warnings.warn(f"the corpus has only {len(documents)} documents, too few to hold some "
+                      f"out; held-out metrics are measured on the training text", stacklevel=3)
+        return documents, documents
     order = np.random.default_rng([seed, 7]).permutation(len(documents))
-    heldout_count = max(1, len(documents) // 20)
+    heldout_count = max(2, len(documents) // 20)
     heldout = [documents[i] for i in sorted(order[:heldout_count])]
     train = [documents[i] for i in sorted(order[heldout_count:])]
     return train, heldout
@@ -151,10 +160,7 @@ def prepare_data(config: TrainingConfig, progress: Callable[[str], None] = print
         if len(documents) < 2 and config.objective != "mlm":
             raise ValueError(f"corpus {config.corpus!r} has {len(documents)} document; "
                              f"next-sentence objectives need at least 2 (or use --objective mlm)")
-        if len(documents) < 2:
-            train_docs, heldout_docs = documents, documents
-        else:
-            train_docs, heldout_docs = _split_documents(documents, config.seed)
+        train_docs, heldout_docs = _split_documents(documents, config.seed)
     words = toy.count_words(train_docs)
     progress(f"corpus: {len(train_docs)} training documents ({words:,} words), "
              f"{len(heldout_docs)} held out")

@@ -1,0 +1,130 @@
+"""The main job: pretrain the tiny BERT on the toy corpus, then show what it learned.
+
+``python -m minibert.demo --out out/demo`` (what ``make demo`` runs) writes:
+
+- the model folder (config.json, model.safetensors, vocab.txt) and metrics.json,
+  history.json from ``minibert.trainer.pretrain``;
+- fill_mask.json / fill_mask.txt: the top answers for every ambiguity probe, with whether
+  the expected sense won;
+- attention_head.png, attention_layer.png, attention_rollout.png: heatmaps of the trained
+  model on a "bank" sentence pair; training_curves.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+
+from minibert.checkpoint import load_tokenizer
+from minibert.data import AMBIGUITY_PROBES
+from minibert.fileio import atomic_write_json, atomic_write_text
+from minibert.fill_mask import fill_mask
+from minibert.model import BertForMaskedLM, BertModel
+from minibert.trainer import TrainingConfig, pretrain
+
+__all__ = ["run_probes", "draw_figures", "main"]
+
+HEATMAP_TEXT = ("she deposited the money at the bank before noon.",
+                "later she fished from the muddy bank of the river.")
+
+
+def run_probes(model_dir: Path, top_k: int = 5) -> list[dict]:
+    """Fill-mask answers for every ambiguity probe of the toy corpus."""
+    tokenizer = load_tokenizer(model_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = BertForMaskedLM.from_pretrained(model_dir)
+    results = []
+    for probe in AMBIGUITY_PROBES:
+        answers = fill_mask(model, tokenizer, probe.text, top_k=top_k)
+        results.append({
+            "text": probe.text, "expected": sorted(probe.answers), "sense": probe.sense,
+            "deciding_word": probe.deciding_word, "deciding_side": probe.side,
+            "top": [{"token_str": a["token_str"], "score": round(a["score"], 4)}
+                    for a in answers],
+            "correct": answers[0]["token_str"] in probe.answers,
+        })
+    return results
+
+
+def draw_figures(model_dir: Path, history: list[dict]) -> list[Path]:
+    """Heatmaps of the trained model on a "bank" pair, and the training curves."""
+    from minibert import viz
+
+    tokenizer = load_tokenizer(model_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = BertModel.from_pretrained(model_dir)
+    encoding = tokenizer(*HEATMAP_TEXT, return_tensors="np")
+    out = model(encoding["input_ids"], encoding["token_type_ids"], encoding["attention_mask"],
+                output_attentions=True)
+    tokens = tokenizer.convert_ids_to_tokens(encoding["input_ids"][0].tolist())
+    common = dict(token_type_ids=encoding["token_type_ids"][0],
+                  attention_mask=encoding["attention_mask"][0])
+    last = model.config.num_hidden_layers - 1
+    figures = {
+        "attention_head.png": viz.attention_figure(out.attentions, tokens, view="head",
+                                                   layer=last, head=0, **common),
+        "attention_layer.png": viz.attention_figure(out.attentions, tokens, view="layer",
+                                                    layer=last, **common),
+        "attention_rollout.png": viz.attention_figure(out.attentions, tokens, view="rollout",
+                                                      **common),
+        "training_curves.png": viz.training_curves_figure(history),
+    }
+    return [viz.save_figure(fig, model_dir / name) for name, fig in figures.items()]
+
+
+def _probe_report(results: list[dict]) -> str:
+    lines = []
+    for result in results:
+        mark = "ok " if result["correct"] else "-- "
+        top = ", ".join(f"{a['token_str']} {a['score']:.2f}" for a in result["top"][:3])
+        lines.append(f"{mark} {result['text']}\n      expected {'/'.join(result['expected'])} "
+                     f"({result['sense']}; context {result['deciding_side']} the mask): {top}")
+    correct = sum(r["correct"] for r in results)
+    lines.append(f"{correct}/{len(results)} probes answered with the expected sense")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m minibert.demo",
+        description="Pretrain the tiny BERT on the toy corpus and write its metrics, "
+                    "fill-mask answers and attention heatmaps.")
+    parser.add_argument("--out", default="out/demo", help="output folder (replaced)")
+    parser.add_argument("--steps", type=int, default=TrainingConfig.steps)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    def progress(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    out = Path(args.out)
+    config = TrainingConfig(steps=args.steps, seed=args.seed)
+    try:
+        metrics = pretrain(config, out, overwrite=True, progress=progress)
+    except (ValueError, TypeError, OSError) as error:
+        print(f"demo: error: {error}", file=sys.stderr)
+        return 2
+    results = run_probes(out)
+    atomic_write_json(out / "fill_mask.json", results)
+    report = _probe_report(results)
+    atomic_write_text(out / "fill_mask.txt", report + "\n")
+    history = json.loads((out / "history.json").read_text(encoding="utf-8"))
+    written = draw_figures(out, history)
+    print("\nheld-out metrics:")
+    for key in ("masked_lm_accuracy", "unigram_baseline_accuracy", "masked_lm_loss",
+                "next_sentence_accuracy", "next_sentence_loss", "steps", "train_seconds"):
+        if key in metrics:
+            print(f"  {key:<27} {metrics[key]}")
+    print("\nfill-mask probes:\n" + report)
+    print("\nwrote " + ", ".join(str(p) for p in [out / "metrics.json", out / "fill_mask.txt",
+                                                  *written]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,222 @@
+"""Pretraining runs: reproducible, resumable bit-identically, loadable, and refusing bad input."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import minibert as mb
+from minibert import safetensors
+from minibert.fill_mask import fill_mask
+from minibert.trainer import TrainingConfig, TrainingDiverged, pretrain
+
+SMALL = dict(steps=8, batch_size=8, max_seq_length=32, vocab_size=400, num_documents=80,
+             num_heldout_documents=12, dupe_factor=2, eval_every=4, eval_batches=2,
+             log_every=2, learning_rate=2e-3)
+
+
+def quiet(_message):
+    pass
+
+
+def run(tmp_path, name, **overrides):
+    config = TrainingConfig(**{**SMALL, **overrides})
+    out = tmp_path / name
+    metrics = pretrain(config, out, progress=quiet)
+    return out, metrics
+
+
+def weights(folder):
+    return safetensors.load_file(folder / "model.safetensors", mmap=False)
+
+
+def test_run_writes_a_loadable_model_and_metrics(tmp_path):
+    out, metrics = run(tmp_path, "a")
+    for name in ("config.json", "model.safetensors", "vocab.txt", "metrics.json",
+                 "history.json"):
+        assert (out / name).is_file(), name
+    saved = json.loads((out / "metrics.json").read_text())
+    for key in ("masked_lm_accuracy", "masked_lm_loss", "next_sentence_accuracy",
+                "next_sentence_loss", "unigram_baseline_accuracy", "steps", "train_seconds"):
+        assert key in saved, key
+    assert saved["steps"] == 8 and saved == json.loads(json.dumps(metrics))
+    model = mb.BertForPreTraining.from_pretrained(out)
+    tokenizer = mb.BertTokenizer(out / "vocab.txt")
+    assert model.config.vocab_size == len(tokenizer)
+    history = json.loads((out / "history.json").read_text())
+    assert [h["step"] for h in history if h["split"] == "heldout"] == [4, 8]
+    first = history[0]
+    # the first loss is about ln(V) + ln(2): uniform MLM and NSP guesses
+    assert abs(first["loss"] - (np.log(len(tokenizer)) + np.log(2))) < 0.5
+
+
+def test_same_seed_same_weights_and_metrics(tmp_path):
+    out_a, metrics_a = run(tmp_path, "a")
+    out_b, metrics_b = run(tmp_path, "b")
+    metrics_a.pop("train_seconds")
+    metrics_b.pop("train_seconds")
+    assert metrics_a == metrics_b
+    a, b = weights(out_a), weights(out_b)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    out_c, _ = run(tmp_path, "c", seed=1)
+    c = weights(out_c)
+    assert not np.array_equal(a["cls.predictions.bias"], c["cls.predictions.bias"])
+
+
+class Interrupt(Exception):
+    pass
+
+
+def test_resume_is_bit_identical(tmp_path):
+    reference, _ = run(tmp_path, "reference", save_every=3)
+    config = TrainingConfig(**{**SMALL, "save_every": 3})
+    out = tmp_path / "interrupted"
+
+    def stop_at_five(step):
+        if step == 5:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        pretrain(config, out, progress=quiet, step_hook=stop_at_five)
+    state = json.loads((out / "checkpoint" / "trainer_state.json").read_text())
+    assert state["step"] == 3
+    pretrain(config, out, resume=True, progress=quiet)
+    a, b = weights(reference), weights(out)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    history_a = json.loads((reference / "history.json").read_text())
+    history_b = json.loads((out / "history.json").read_text())
+    assert [h["loss"] for h in history_a if "loss" in h] == \
+        [h["loss"] for h in history_b if "loss" in h]
+
+
+def test_objectives_and_text_corpus(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    documents = []
+    for d in range(12):
+        documents.append("\n".join(f"document {d} sentence {s} talks about topic {d % 3}."
+                                   for s in range(6)))
+    corpus.write_text("\n\n".join(documents) + "\n", encoding="utf-8")
+    out, metrics = run(tmp_path, "text", corpus=str(corpus), vocab_size=200)
+    assert metrics["corpus_words"] > 0 and (out / "model.safetensors").is_file()
+    _, sop = run(tmp_path, "sop", objective="sop")
+    assert "next_sentence_accuracy" in sop
+    _, mlm = run(tmp_path, "mlm", objective="mlm")
+    assert "next_sentence_accuracy" not in mlm
+
+
+def test_fill_mask_format(tmp_path):
+    out, _ = run(tmp_path, "a")
+    model = mb.BertForMaskedLM.from_pretrained(out)
+    tokenizer = mb.BertTokenizer(out / "vocab.txt")
+    answers = fill_mask(model, tokenizer, "the [MASK] of the river.", top_k=3)
+    assert len(answers) == 3
+    assert set(answers[0]) == {"score", "token", "token_str", "sequence"}
+    assert answers[0]["score"] >= answers[1]["score"] >= answers[2]["score"]
+    assert answers[0]["token_str"] in answers[0]["sequence"]
+    two = fill_mask(model, tokenizer, "[MASK] sat on the [MASK].", top_k=2)
+    assert len(two) == 2 and all(len(a) == 2 for a in two)
+    with pytest.raises(ValueError, match="text must contain '\\[MASK\\]'"):
+        fill_mask(model, tokenizer, "no mask here")
+    with pytest.raises(ValueError, match="top_k must be a positive integer"):
+        fill_mask(model, tokenizer, "[MASK]", top_k=0)
+
+
+# -- bad input ----------------------------------------------------------------------------------
+
+def test_refuses_to_overwrite_a_model(tmp_path):
+    out, _ = run(tmp_path, "a")
+    before = (out / "model.safetensors").read_bytes()
+    with pytest.raises(FileExistsError, match="already holds a model; pass --overwrite"):
+        run(tmp_path, "a")
+    assert (out / "model.safetensors").read_bytes() == before
+    run(tmp_path, "a", seed=3, steps=2) if False else None
+    config = TrainingConfig(**{**SMALL, "steps": 2})
+    pretrain(config, out, overwrite=True, progress=quiet)
+    assert (out / "model.safetensors").read_bytes() != before
+
+
+def test_nan_loss_stops_with_the_step_and_keeps_the_checkpoint(tmp_path, monkeypatch):
+    config = TrainingConfig(**{**SMALL, "save_every": 2})
+    out = tmp_path / "nan"
+    original = mb.BertForPreTraining.forward
+    calls = {"n": 0}
+
+    def poisoned(self, *args, **kwargs):
+        output = original(self, *args, **kwargs)
+        if self.training:
+            calls["n"] += 1
+            if calls["n"] == 3:
+                output.loss = float("nan")
+        return output
+
+    monkeypatch.setattr(mb.BertForPreTraining, "forward", poisoned)
+    with pytest.raises(TrainingDiverged, match="loss became nan at step 3"):
+        pretrain(config, out, progress=quiet)
+    state = json.loads((out / "checkpoint" / "trainer_state.json").read_text())
+    assert state["step"] == 2
+    assert len(weights(out / "checkpoint")) > 0
+
+
+def test_bad_corpora(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="empty"):
+        run(tmp_path, "e", corpus=str(empty))
+    one = tmp_path / "one.txt"
+    one.write_text("a single document.\nwith two sentences.\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="1 document; next-sentence objectives need at least 2"):
+        run(tmp_path, "o", corpus=str(one))
+    latin = tmp_path / "latin1.txt"
+    latin.write_bytes("caf\xe9 au lait.\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="UTF-8"):
+        run(tmp_path, "l", corpus=str(latin))
+
+
+@pytest.mark.parametrize("field, value", [("steps", 0), ("batch_size", -1), ("objective", "xlm"),
+                                          ("preset", "huge"), ("learning_rate", 0.0)])
+def test_config_validation(field, value):
+    with pytest.raises(ValueError, match=field):
+        TrainingConfig(**{field: value})
+
+
+def cli(*args, timeout=240):
+    return subprocess.run([sys.executable, "-m", "minibert", *args], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_cli_errors_are_one_line(tmp_path):
+    result = cli("pretrain", "--out", str(tmp_path / "x"), "--steps", "0")
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert "steps must be a positive integer, got 0" in result.stderr
+    result = cli("fill-mask", "--model", str(tmp_path / "missing"), "a [MASK]")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+
+
+@pytest.mark.slow
+def test_sigkill_then_resume_gives_identical_weights(tmp_path):
+    common = ["--steps", "12", "--batch-size", "8", "--max-seq-length", "32", "--vocab-size",
+              "400", "--num-documents", "80", "--save-every", "2", "--eval-every", "6"]
+    reference = cli("pretrain", "--out", str(tmp_path / "ref"), *common)
+    assert reference.returncode == 0, reference.stderr
+    out = tmp_path / "killed"
+    process = subprocess.Popen([sys.executable, "-m", "minibert", "pretrain", "--out", str(out),
+                                *common], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 180
+    state = out / "checkpoint" / "trainer_state.json"
+    while time.time() < deadline:
+        if state.is_file() and json.loads(state.read_text())["step"] >= 4:
+            break
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (out / "metrics.json").exists()  # it really was cut short
+    resumed = cli("pretrain", "--out", str(out), *common, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    a, b = weights(tmp_path / "ref"), weights(out)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
