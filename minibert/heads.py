@@ -1,0 +1,384 @@
+"""Fine-tuning heads: BERT with a classifier on [CLS], on every token, or a span pointer.
+
+The three models of Devlin et al. 2019, section 4, with HuggingFace's module names so that
+``transformers`` opens their checkpoints (``bert.*``, ``classifier.*``, ``qa_outputs.*``):
+
+- ``BertForSequenceClassification``: pooled [CLS] -> dropout -> ``classifier`` (H -> C);
+- ``BertForTokenClassification``: every token's vector -> dropout -> ``classifier``;
+- ``BertForQuestionAnswering``: every token's vector -> ``qa_outputs`` (H -> 2), the scores
+  of "the answer starts here" and "the answer ends here".
+
+Each head is one Linear layer on top of ``BertModel``; ``backward()`` sends the gradient of
+the loss through it and into the encoder. See docs/finetuning.md.
+
+Dimension legend: B batch, T sequence length, H hidden size, C number of labels.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from minibert import functional as F
+from minibert.config import BertConfig
+from minibert.model import IGNORE_INDEX, BertModel, _as_int_array, _make_init, _PreTrainedBase
+
+__all__ = [
+    "BertForSequenceClassification",
+    "BertForTokenClassification",
+    "BertForQuestionAnswering",
+    "SequenceClassifierOutput",
+    "TokenClassifierOutput",
+    "QuestionAnsweringModelOutput",
+    "label_config",
+]
+
+
+@dataclass
+class SequenceClassifierOutput:
+    """Outputs of BertForSequenceClassification (HF field names)."""
+
+    loss: float | None
+    logits: np.ndarray  # (B, C)
+    hidden_states: tuple | None = None  # L+1 arrays (B, T, H)
+    attentions: tuple | None = None  # L arrays (B, N, T, T)
+
+
+@dataclass
+class TokenClassifierOutput:
+    """Outputs of BertForTokenClassification (HF field names)."""
+
+    loss: float | None
+    logits: np.ndarray  # (B, T, C)
+    hidden_states: tuple | None = None
+    attentions: tuple | None = None
+
+
+@dataclass
+class QuestionAnsweringModelOutput:
+    """Outputs of BertForQuestionAnswering (HF field names)."""
+
+    loss: float | None
+    start_logits: np.ndarray  # (B, T)
+    end_logits: np.ndarray  # (B, T)
+    hidden_states: tuple | None = None
+    attentions: tuple | None = None
+
+
+# ----------------------------------------------------------------------------------------
+# Labels in the config, as HF keeps them
+# ----------------------------------------------------------------------------------------
+
+
+def _check_num_labels(num_labels) -> int:
+    if isinstance(num_labels, bool) or not isinstance(num_labels, (int, np.integer)):
+        raise TypeError(f"num_labels must be an int, got {type(num_labels).__name__} "
+                        f"{num_labels!r}")
+    if num_labels < 2:
+        raise ValueError(f"num_labels must be >= 2 (one label would be HF's regression, "
+                         f"which minibert does not implement), got {num_labels}")
+    return int(num_labels)
+
+
+def _names_from(id2label) -> list[str]:
+    """Label names in id order, from a list or an HF ``id2label`` dict (int or str keys)."""
+    if isinstance(id2label, (list, tuple)):
+        return [str(name) for name in id2label]
+    if isinstance(id2label, dict):
+        try:
+            keys = sorted(int(key) for key in id2label)
+        except (TypeError, ValueError):
+            raise ValueError(f"id2label keys must be label ids 0..C-1, got "
+                             f"{sorted(map(str, id2label))}") from None
+        if keys != list(range(len(keys))):
+            raise ValueError(f"id2label keys must be the label ids 0..{len(keys) - 1}, "
+                             f"got {keys}")
+        by_id = {int(key): str(name) for key, name in id2label.items()}
+        return [by_id[i] for i in range(len(keys))]
+    raise TypeError(f"id2label must be a list of names or a dict id -> name, "
+                    f"got {type(id2label).__name__}")
+
+
+def label_config(config: BertConfig, num_labels=None, id2label=None) -> BertConfig:
+    """A copy of ``config`` whose ``extra`` holds ``id2label`` and ``label2id`` as HF writes them.
+
+    The number of labels comes from ``num_labels``, else ``id2label``, else the config's own
+    ``extra["num_labels"]`` or ``extra["id2label"]``, else 2. Names the config already has
+    are kept when their count matches; otherwise labels are named ``LABEL_0``, ``LABEL_1``...
+    """
+    if not isinstance(config, BertConfig):
+        raise TypeError(f"config must be a BertConfig, got {type(config).__name__}")
+    names = _names_from(id2label) if id2label is not None else None
+    if num_labels is not None:
+        num_labels = _check_num_labels(num_labels)
+        if names is not None and len(names) != num_labels:
+            raise ValueError(f"num_labels={num_labels} disagrees with id2label, which names "
+                             f"{len(names)} labels")
+    extra = {key: value for key, value in config.extra.items() if key != "num_labels"}
+    if names is None:
+        if num_labels is None:
+            num_labels = config.extra.get("num_labels")
+        if "id2label" in config.extra:
+            known = _names_from(config.extra["id2label"])
+            if num_labels is None or len(known) == num_labels:
+                names = known
+        if names is None:
+            count = _check_num_labels(2 if num_labels is None else num_labels)
+            names = [f"LABEL_{i}" for i in range(count)]
+    _check_num_labels(len(names))
+    extra["id2label"] = {str(i): name for i, name in enumerate(names)}
+    extra["label2id"] = {name: i for i, name in enumerate(names)}
+    return dataclasses.replace(config, extra=extra)
+
+
+def _checkpoint_head_rows(directory, key: str) -> int | None:
+    """Rows of a head weight in a checkpoint folder (memory-mapped, no copy), or None."""
+    from minibert.checkpoint import read_checkpoint_tensors
+
+    tensors = read_checkpoint_tensors(directory, mmap=True)
+    return int(tensors[key].shape[0]) if key in tensors else None
+
+
+class _LabelledHead(_PreTrainedBase):
+    """Shared by the two classifiers: labels in the config, the num_labels check on load."""
+
+    config: BertConfig
+
+    @property
+    def num_labels(self) -> int:
+        return len(self.config.extra["id2label"])
+
+    @property
+    def id2label(self) -> dict[int, str]:
+        return {int(key): name for key, name in self.config.extra["id2label"].items()}
+
+    @classmethod
+    def from_pretrained(cls, directory, dtype=np.float32, seed: int = 0, num_labels=None,
+                        **kwargs):
+        """Load a checkpoint folder; a classifier head it lacks is initialized from ``seed``.
+
+        ``num_labels`` that disagrees with the checkpoint's ``classifier.weight`` raises
+        ValueError (a head trained for other labels cannot be reused; load the encoder
+        from a folder without that head, or ask for its number of labels).
+        """
+        if num_labels is not None:
+            num_labels = _check_num_labels(num_labels)
+            rows = _checkpoint_head_rows(directory, "classifier.weight")
+            if rows is not None and rows != num_labels:
+                raise ValueError(
+                    f"num_labels={num_labels} disagrees with the checkpoint "
+                    f"{str(directory)!r}, whose classifier.weight has {rows} rows "
+                    f"({rows} labels); pass num_labels={rows} or start from a checkpoint "
+                    f"without a classifier head")
+        return super().from_pretrained(directory, dtype=dtype, seed=seed,
+                                       num_labels=num_labels, **kwargs)
+
+    def _classifier_dropout(self) -> float:
+        p = self.config.extra.get("classifier_dropout")
+        return self.config.hidden_dropout_prob if p is None else p
+
+    def _require_loss(self) -> None:
+        if self._ce_cache is None:
+            raise RuntimeError("backward() needs a forward pass with labels first")
+
+
+# ----------------------------------------------------------------------------------------
+# Sequence classification
+# ----------------------------------------------------------------------------------------
+
+
+class BertForSequenceClassification(_LabelledHead):
+    """BERT + a linear classifier on the pooled [CLS] vector; loss = mean cross-entropy.
+
+    Works on single sentences and on pairs (give ``token_type_ids``). ``num_labels`` comes
+    from the argument, else ``id2label``, else the config (see ``label_config``); the
+    label names are kept in ``config.extra["id2label"]``, so ``save_pretrained`` writes
+    them into config.json as HF does.
+    """
+
+    def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32, num_labels=None,
+                 id2label=None) -> None:
+        super().__init__()
+        config = label_config(config, num_labels, id2label)
+        init = _make_init(config, seed, dtype)
+        self.config = config
+        self.dropout_rng = init.dropout_rng
+        self.bert = BertModel(config, _init=init)
+        self.dropout = init.dropout(self._classifier_dropout())
+        self.classifier = init.linear(config.hidden_size, self.num_labels)
+        self._ce_cache = None
+
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
+                output_attentions: bool = False,
+                output_hidden_states: bool = False) -> SequenceClassifierOutput:
+        """input_ids etc. int (B, T); labels int (B,) in [0, C) -> logits (B, C), loss."""
+        self._ce_cache = None
+        base = self.bert(input_ids, token_type_ids, attention_mask, output_attentions,
+                         output_hidden_states)
+        logits = self.classifier(self.dropout(base.pooler_output))  # (B, C)
+        loss = None
+        if labels is not None:
+            labels = _as_int_array("labels", labels)
+            if labels.shape != logits.shape[:1]:
+                raise ValueError(f"labels must have shape (B,) = ({logits.shape[0]},), "
+                                 f"got {labels.shape}")
+            if labels.size and (labels.min() < 0 or labels.max() >= self.num_labels):
+                bad = labels[(labels < 0) | (labels >= self.num_labels)][0]
+                raise IndexError(f"labels contains {bad}; allowed: [0, {self.num_labels}) "
+                                 f"(num_labels)")
+            loss, self._ce_cache = F.cross_entropy_forward(logits, labels)
+            loss = float(loss)
+        return SequenceClassifierOutput(loss, logits, base.hidden_states, base.attentions)
+
+    def backward(self) -> None:
+        """Add d loss / d parameter into every gradient buffer."""
+        self._require_loss()
+        d_logits = F.cross_entropy_backward(1.0, self._ce_cache)  # (B, C)
+        # forward: logits = classifier(dropout(pooled))
+        d_pooled = self.dropout.backward(self.classifier.backward(d_logits))  # (B, H)
+        self.bert.backward(None, d_pooled)
+        self._ce_cache = None
+
+
+# ----------------------------------------------------------------------------------------
+# Token classification
+# ----------------------------------------------------------------------------------------
+
+
+class BertForTokenClassification(_LabelledHead):
+    """BERT (no pooler, as HF) + a linear classifier on every token; e.g. BIO entity tags.
+
+    ``labels`` (B, T) hold -100 (``IGNORE_INDEX``) where there is no target: [CLS], [SEP],
+    padding, and the ``##`` continuation pieces of a word (the first piece carries the
+    word's label). The loss is the mean cross-entropy over the other positions.
+    """
+
+    def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32, num_labels=None,
+                 id2label=None) -> None:
+        super().__init__()
+        config = label_config(config, num_labels, id2label)
+        init = _make_init(config, seed, dtype)
+        self.config = config
+        self.dropout_rng = init.dropout_rng
+        self.bert = BertModel(config, add_pooling_layer=False, _init=init)
+        self.dropout = init.dropout(self._classifier_dropout())
+        self.classifier = init.linear(config.hidden_size, self.num_labels)
+        self._ce_cache = None
+
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
+                output_attentions: bool = False,
+                output_hidden_states: bool = False) -> TokenClassifierOutput:
+        """input_ids etc. int (B, T); labels int (B, T) in [0, C) or -100 -> logits (B, T, C)."""
+        self._ce_cache = None
+        base = self.bert(input_ids, token_type_ids, attention_mask, output_attentions,
+                         output_hidden_states)
+        logits = self.classifier(self.dropout(base.last_hidden_state))  # (B, T, C)
+        loss = None
+        if labels is not None:
+            labels = _as_int_array("labels", labels)
+            if labels.shape != logits.shape[:2]:
+                raise ValueError(f"labels must have the shape of input_ids "
+                                 f"{logits.shape[:2]}, got {labels.shape}")
+            bad = (labels != IGNORE_INDEX) & ((labels < 0) | (labels >= self.num_labels))
+            if bad.any():
+                raise IndexError(f"labels contains {labels[bad][0]}; allowed: "
+                                 f"[0, {self.num_labels}) (num_labels) or {IGNORE_INDEX} "
+                                 f"(no target)")
+            loss, self._ce_cache = F.cross_entropy_forward(logits, labels)
+            loss = float(loss)
+        return TokenClassifierOutput(loss, logits, base.hidden_states, base.attentions)
+
+    def backward(self) -> None:
+        """Add d loss / d parameter into every gradient buffer."""
+        self._require_loss()
+        d_logits = F.cross_entropy_backward(1.0, self._ce_cache)  # (B, T, C), 0 where ignored
+        # forward: logits = classifier(dropout(last_hidden_state))
+        d_sequence = self.dropout.backward(self.classifier.backward(d_logits))  # (B, T, H)
+        self.bert.backward(d_sequence)
+        self._ce_cache = None
+
+
+# ----------------------------------------------------------------------------------------
+# Extractive question answering
+# ----------------------------------------------------------------------------------------
+
+
+class BertForQuestionAnswering(_PreTrainedBase):
+    """BERT (no pooler) + ``qa_outputs`` (H -> 2): start and end scores of the answer span.
+
+    The input is ``[CLS] question [SEP] context [SEP]``. With ``start_positions`` and
+    ``end_positions`` (B,) the loss is (CE(start) + CE(end)) / 2, each a cross-entropy
+    over the T positions. An unanswerable question points both at [CLS] (position 0), as
+    in SQuAD 2.0. A position equal to T is ignored, as HF ignores the value its clamp gives
+    any position past the end; other positions outside [0, T) raise ValueError instead of
+    being clamped silently. Span decoding is ``minibert.finetune.decode_spans``.
+    """
+
+    def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
+        super().__init__()
+        init = _make_init(config, seed, dtype)
+        self.config = config
+        self.dropout_rng = init.dropout_rng
+        self.bert = BertModel(config, add_pooling_layer=False, _init=init)
+        self.qa_outputs = init.linear(config.hidden_size, 2)
+        self._ce_caches = None
+
+    def _check_positions(self, start_positions, end_positions, batch: int, seq_len: int):
+        starts = _as_int_array("start_positions", start_positions)
+        ends = _as_int_array("end_positions", end_positions)
+        for name, positions in (("start_positions", starts), ("end_positions", ends)):
+            if positions.shape != (batch,):
+                raise ValueError(f"{name} must have shape (B,) = ({batch},), "
+                                 f"got {positions.shape}")
+            outside = (positions < 0) | (positions > seq_len)
+            if outside.any():
+                raise ValueError(f"{name} contains {positions[outside][0]}; allowed: token "
+                                 f"positions [0, {seq_len}) of the sequence, or {seq_len} "
+                                 f"(= T, ignored as in HF)")
+        both = (starts < seq_len) & (ends < seq_len)
+        reversed_span = both & (starts > ends)
+        if reversed_span.any():
+            row = int(np.nonzero(reversed_span)[0][0])
+            raise ValueError(f"start_positions[{row}]={starts[row]} is after "
+                             f"end_positions[{row}]={ends[row]}; a span needs start <= end")
+        return starts, ends
+
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, start_positions=None,
+                end_positions=None, output_attentions: bool = False,
+                output_hidden_states: bool = False) -> QuestionAnsweringModelOutput:
+        """input_ids etc. int (B, T); start/end_positions int (B,) -> start/end logits (B, T)."""
+        self._ce_caches = None
+        if (start_positions is None) != (end_positions is None):
+            raise ValueError("start_positions and end_positions must be given together, got "
+                             f"only {'start' if end_positions is None else 'end'}_positions")
+        base = self.bert(input_ids, token_type_ids, attention_mask, output_attentions,
+                         output_hidden_states)
+        logits = self.qa_outputs(base.last_hidden_state)  # (B, T, 2)
+        start_logits, end_logits = logits[..., 0], logits[..., 1]  # (B, T) each
+        loss = None
+        if start_positions is not None:
+            batch, seq_len = start_logits.shape
+            starts, ends = self._check_positions(start_positions, end_positions, batch, seq_len)
+            start_loss, start_cache = F.cross_entropy_forward(start_logits, starts,
+                                                              ignore_index=seq_len)
+            end_loss, end_cache = F.cross_entropy_forward(end_logits, ends,
+                                                          ignore_index=seq_len)
+            loss = float((start_loss + end_loss) / 2)
+            self._ce_caches = (start_cache, end_cache)
+        return QuestionAnsweringModelOutput(loss, start_logits, end_logits, base.hidden_states,
+                                            base.attentions)
+
+    def backward(self) -> None:
+        """Add d loss / d parameter into every gradient buffer."""
+        if self._ce_caches is None:
+            raise RuntimeError("backward() needs a forward pass with start_positions and "
+                               "end_positions first")
+        start_cache, end_cache = self._ce_caches
+        # forward: loss = (start_loss + end_loss) / 2
+        d_start = F.cross_entropy_backward(0.5, start_cache)  # (B, T)
+        d_end = F.cross_entropy_backward(0.5, end_cache)  # (B, T)
+        d_logits = np.stack([d_start, d_end], axis=-1)  # (B, T, 2)
+        self.bert.backward(self.qa_outputs.backward(d_logits))
+        self._ce_caches = None
