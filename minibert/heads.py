@@ -172,8 +172,10 @@ class _LabelledHead(_PreTrainedBase):
                     f"{str(directory)!r}, whose classifier.weight has {rows} rows "
                     f"({rows} labels); pass num_labels={rows} or start from a checkpoint "
                     f"without a classifier head")
-        return super().from_pretrained(directory, dtype=dtype, seed=seed,
-                                       num_labels=num_labels, **kwargs)
+        from minibert.checkpoint import load_pretrained
+
+        return load_pretrained(cls, directory, dtype=dtype, seed=seed, num_labels=num_labels,
+                               **kwargs)
 
     def _classifier_dropout(self) -> float:
         p = self.config.extra.get("classifier_dropout")

@@ -229,8 +229,10 @@ def test_save_writes_labels_as_hf_and_reload_is_identical(tmp_path):
 def test_from_pretraining_checkpoint_loads_encoder_and_initializes_head(tmp_path, cls, head):
     pretrained = perturbed(mb.BertForPreTraining)
     folder = pretrained.save_pretrained(tmp_path / "pretrained")
-    with pytest.warns(UserWarning, match=head):
+    with pytest.warns(UserWarning) as caught:
         model = cls.from_pretrained(folder, dtype=np.float64, seed=3)
+    assert any(f"heads ['{head}.bias', '{head}.weight']" in str(w.message) for w in caught)
+    assert all(w.filename == __file__ for w in caught)  # points at the caller
     info = model.loading_info
     assert info["missing_keys"] == [f"{head}.bias", f"{head}.weight"]
     assert info["initialized_heads"] == [f"{head}.bias", f"{head}.weight"]

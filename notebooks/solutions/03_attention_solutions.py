@@ -1,0 +1,29 @@
+"""Solution to the exercise of notebooks/03_attention.ipynb: attention's backward, no dropout.
+
+Try the exercise before reading on. The derivation is in the notebook (section 5) and in
+docs/backprop.md#attention.
+"""
+
+import numpy as np
+
+
+def my_attention_backward(dout: np.ndarray, cache):
+    """Gradients of softmax(q k^T * scale) v with respect to q, k and v.
+
+    Inputs: dout (B, N, T, D), the gradient of the context; cache from
+    ``minibert.functional.attention_forward`` (called without dropout).
+    Outputs: dq, dk, dv, each (B, N, T, D).
+    """
+    q, k, v, attention_probs, _dropped_probs, _dropout_mask, scale = cache
+    # forward: context = attention_probs @ v
+    dv = attention_probs.transpose(0, 1, 3, 2) @ dout  # (B, N, T, D)
+    d_probs = dout @ v.transpose(0, 1, 3, 2)  # (B, N, T, T)
+    # forward: attention_probs = softmax(scores) along the keys; a masked key has
+    # probability 0, so the same formula gives it gradient 0.
+    d_scores = attention_probs * (
+        d_probs - (d_probs * attention_probs).sum(axis=-1, keepdims=True)
+    )  # (B, N, T, T)
+    # forward: scores = q @ k^T * scale
+    dq = (d_scores @ k) * scale  # (B, N, T, D)
+    dk = (d_scores.transpose(0, 1, 3, 2) @ q) * scale  # (B, N, T, D)
+    return dq, dk, dv
