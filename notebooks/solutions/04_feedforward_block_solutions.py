@@ -1,0 +1,26 @@
+"""Solution to the exercise of notebooks/04_feedforward_block.ipynb: GELU's backward.
+
+Try the exercise before reading on. The derivation is in the notebook (section 3) and in
+docs/backprop.md#gelu.
+"""
+
+import math
+
+import numpy as np
+
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def my_gelu_backward(dout: np.ndarray, cache):
+    """Gradient of the exact GELU, x * Phi(x).
+
+    Inputs: dout (...); cache ("none", x (...), cdf (...)) from
+    ``minibert.functional.gelu_forward(x, approximate="none")``, where cdf = Phi(x).
+    Output: dx (...).
+    """
+    form, x, cdf = cache
+    if form != "none":
+        raise ValueError(f"this solution covers the exact form only, got approximate={form!r}")
+    # forward: out = x * Phi(x); product rule with Phi' = phi, the standard normal density
+    pdf = _INV_SQRT_2PI * np.exp(-0.5 * x * x)  # (...)
+    return dout * (cdf + x * pdf)
