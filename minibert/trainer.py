@@ -362,8 +362,9 @@ class Trainer:
                 record = {"step": self.step, "split": "train", "loss": out.loss, "lr": lr,
                           "grad_norm": grad_norm, "masked_lm_loss": out.masked_lm_loss}
                 targets = batch.labels[out.masked_lm_positions]
-                record["masked_lm_accuracy"] = float(
-                    (out.masked_lm_logits.argmax(-1) == targets).mean())
+                if targets.size:
+                    record["masked_lm_accuracy"] = float(
+                        (out.masked_lm_logits.argmax(-1) == targets).mean())
                 if out.next_sentence_loss is not None:
                     record["next_sentence_loss"] = out.next_sentence_loss
                     record["next_sentence_accuracy"] = float(

@@ -12,6 +12,7 @@ import json
 import numpy as np
 import pytest
 
+from minibert import finetune as finetune_module
 from minibert.data import tasks
 from minibert.data.corpus import TOPICS
 from minibert.finetune import (
@@ -278,15 +279,15 @@ def test_no_answer_rule_with_threshold():
 
 
 def test_n_best_limits_the_candidates():
-    starts = [0.0, 5.0, 4.0, 0.0]
-    ends = [0.0, 0.0, 0.0, 1.0]
-    context = [0, 1, 1, 1]
-    [best] = decode_spans(*one_row(starts, ends, context), n_best=2, null_threshold=None)
-    # Ends kept: 3 (score 1) and 1 (ties broken by position); (1, 3) wins.
-    assert (best.start, best.end) == (1, 3)
-    [only] = decode_spans(*one_row(starts, [0.0, 0.0, 0.0, 1.0], [0, 0, 0, 1]),
-                          null_threshold=None)
-    assert (only.start, only.end) == (3, 3)
+    # The best start (4) lies after the best end (1): only deeper candidates form a span.
+    starts = [0.0, 0.0, 1.0, 2.0, 9.0]
+    ends = [0.0, 9.0, 1.0, 2.0, -1.0]
+    row = one_row(starts, ends, [0, 1, 1, 1, 1])
+    assert decode_spans(*row, n_best=1, null_threshold=None)[0].start is None
+    two = decode_spans(*row, n_best=2, null_threshold=None)[0]
+    assert (two.start, two.end, two.score) == (3, 3, 4.0)  # starts {4, 3} x ends {1, 3}
+    every = decode_spans(*row, n_best=4, null_threshold=None)[0]
+    assert (every.start, every.end, every.score) == (1, 1, 9.0)
 
 
 def test_decode_with_an_empty_context_predicts_no_answer():
@@ -335,21 +336,22 @@ def test_finetune_refuses_an_existing_model_unless_overwrite(classify_run):
         finetune("classify", None, out.parent / "file", train_size=8, **QUICK)
 
 
-@pytest.mark.parametrize("task", ["tag", "qa"])
-def test_finetune_from_a_pretrained_folder(classify_run, tmp_path, task):
+def test_finetune_qa_from_a_pretrained_folder(classify_run, tmp_path):
     out, _ = classify_run
-    # The classifier folder's encoder serves as the pretrained one; its head is not reused.
-    if task == "tag":
-        with pytest.raises(ValueError, match=r"num_labels=7 disagrees .* 13 rows"):
-            finetune(task, out, tmp_path / task, train_size=8, **QUICK)
-        return
+    # The classifier folder's encoder serves as the pretrained one; its head is not used.
     messages = []
-    metrics = finetune(task, out, tmp_path / task, train_size=8, progress=messages.append,
+    metrics = finetune("qa", out, tmp_path / "qa", train_size=8, progress=messages.append,
                        **QUICK)
     assert {"exact_match", "f1"} <= set(metrics) and metrics["init"] == str(out)
     assert any("encoder loaded" in m and "qa_outputs" in m for m in messages)
-    model = HEADS[task].from_pretrained(tmp_path / task)
+    model = HEADS["qa"].from_pretrained(tmp_path / "qa")
     assert model.loading_info["missing_keys"] == []
+
+
+def test_finetune_refuses_a_classifier_head_with_other_labels(classify_run, tmp_path):
+    out, _ = classify_run
+    with pytest.raises(ValueError, match=r"num_labels=7 disagrees .* 13 rows"):
+        finetune("tag", out, tmp_path / "tag", train_size=8, **QUICK)
 
 
 def test_finetune_tagging_reports_entity_f1(tmp_path):
@@ -369,7 +371,7 @@ def test_finetune_config_validation():
         FinetuneConfig(epochs=0)
 
 
-def test_command_line_registration(tmp_path, capsys):
+def test_command_line_registration(tmp_path, capsys, monkeypatch):
     parser = argparse.ArgumentParser(prog="minibert")
     add_finetune_command(parser.add_subparsers(dest="command"))
     out = tmp_path / "cli"
@@ -378,17 +380,11 @@ def test_command_line_registration(tmp_path, capsys):
                               "--lr", "1e-4", "--seed", "2"])
     assert args.model is None and args.overwrite is False
     # Keep the test quick: the scratch vocabulary from a small corpus.
-    args.handler.__globals__["FinetuneConfig"] = _quick_config
-    try:
-        assert args.handler(args) == 0
-    finally:
-        args.handler.__globals__["FinetuneConfig"] = FinetuneConfig
+    monkeypatch.setattr(finetune_module, "FinetuneConfig", lambda **fields: FinetuneConfig(
+        **{**fields, "num_documents": 100, "vocab_size": 600}))
+    assert args.handler(args) == 0
     metrics = json.loads(capsys.readouterr().out)
     assert metrics["config"]["learning_rate"] == 1e-4 and metrics["config"]["seed"] == 2
-
-
-def _quick_config(**fields):
-    return FinetuneConfig(**{**fields, "num_documents": 100, "vocab_size": 600})
 
 
 def test_command_line_errors_are_one_line(tmp_path, capsys):

@@ -26,8 +26,8 @@ from minibert.heads import (
 )
 from minibert.model import IGNORE_INDEX
 
-LENGTHS = (8, 6, 4)
-GRADCHECK_ENTRIES = 10  # entries probed per parameter array (half where the gradient is not 0)  # a padded batch: T = 8, rows of 8, 6 and 4 real tokens
+LENGTHS = (8, 6, 4)  # a padded batch: T = 8, rows of 8, 6 and 4 real tokens
+GRADCHECK_ENTRIES = 10  # entries probed per parameter array (half where the gradient is not 0)
 
 
 def padded_inputs(config, lengths=LENGTHS, seed=0):

@@ -5,6 +5,11 @@ finish without an error within its time budget. The kernel is the one ipykernel 
 this interpreter's environment (``sys.prefix``), never a kernelspec from the user's home
 folder, so the notebooks run with the same Python and packages as the tests.
 
+The kernel runs NumPy's BLAS on one thread. On a machine shared with other jobs, a
+multithreaded BLAS oversubscribes the cores and small matrix products slow down several-fold;
+one thread measures the notebook's own work, and a dedicated 2-core laptop running with its
+default threads is at least as fast.
+
 A cheap check runs on the committed files: every code cell holds outputs, the cells were
 executed once in order, no output is an error, and no output shows an absolute path of the
 machine that executed it.
@@ -38,6 +43,8 @@ CELL_TIMEOUT_SECONDS = 90
 # Paths that would tell a reader where the notebook was executed, not what it computed.
 ABSOLUTE_PATH = re.compile(r"(/work/|/home/|/tmp/|/Users/|/private/var/|[A-Z]:\\\\)")
 MAX_FILE_BYTES = 3_000_000
+SINGLE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                        "MKL_NUM_THREADS")}
 
 
 def notebook_path(name: str) -> Path:
@@ -55,6 +62,12 @@ def _kernel_manager():
     return KernelManager(kernel_name="python3", kernel_spec_manager=specs)
 
 
+def kernel_environment() -> dict[str, str]:
+    """The kernel's environment: the package importable from this checkout, BLAS on one thread."""
+    python_path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": python_path, **SINGLE_THREAD}
+
+
 def execute_notebook(path: Path):
     """Run the notebook at ``path`` in a fresh kernel; returns (executed notebook, seconds)."""
     import nbclient
@@ -68,7 +81,7 @@ def execute_notebook(path: Path):
         resources={"metadata": {"path": str(path.parent)}},
     )
     start = time.perf_counter()
-    client.execute()
+    client.execute(env=kernel_environment())
     seconds = time.perf_counter() - start
     for cell in notebook.cells:
         # Timestamps of the run would change every file on every execution.
@@ -131,12 +144,9 @@ def test_committed_notebook_alternates_prose_and_code(name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_notebook_runs_top_to_bottom_within_budget(name, monkeypatch):
+def test_notebook_runs_top_to_bottom_within_budget(name):
     pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
-    # The kernel inherits the environment: make the package importable from the checkout.
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO),
-                                                                   os.environ.get("PYTHONPATH")])))
     notebook, seconds = execute_notebook(notebook_path(name))
     errors = [output for cell in notebook.cells if cell.cell_type == "code"
               for output in cell.outputs if output.output_type == "error"]
@@ -150,8 +160,6 @@ def main(names: list[str]) -> int:
     """Re-execute the notebooks and write them back with fresh outputs."""
     import nbformat
 
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO),
-                                                             os.environ.get("PYTHONPATH")]))
     unknown = [name for name in names if name not in NOTEBOOKS]
     if unknown:
         print(f"unknown notebook(s) {unknown}; choose from {list(NOTEBOOKS)}", file=sys.stderr)
