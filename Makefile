@@ -40,6 +40,11 @@ test: $(VENV)/.dev
 gradcheck: $(VENV)/.runtime
 	$(PY) -m minibert gradcheck
 
+# Re-execute every notebook and save it with its outputs.
+notebooks: $(VENV)/.dev
+	$(PY) tests/test_notebooks_layers.py
+	$(PY) tests/test_notebooks_pipeline.py
+
 lint: $(VENV)/.dev
 	$(PY) -m ruff check minibert tests benchmarks
 

@@ -59,17 +59,18 @@ def numerical_gradient(f: Callable[[np.ndarray], np.ndarray], x: np.ndarray, dou
     if not h > 0:
         raise ValueError(f"h must be > 0, got {h}")
     dout = np.asarray(dout, dtype=np.float64)
-    grad = np.zeros_like(x)
-    flat_x = x.reshape(-1)  # a view: writing to it perturbs x
+    grad = np.zeros(x.shape, dtype=np.float64)
     flat_grad = grad.reshape(-1)
     probe = range(x.size) if indices is None else indices
     for index in probe:
-        original = flat_x[index]
-        flat_x[index] = original + h
+        # Index x itself (not a flattened copy), so views such as transposes work too.
+        position = np.unravel_index(index, x.shape)
+        original = x[position]
+        x[position] = original + h
         plus = float(np.sum(np.asarray(f(x), dtype=np.float64) * dout))
-        flat_x[index] = original - h
+        x[position] = original - h
         minus = float(np.sum(np.asarray(f(x), dtype=np.float64) * dout))
-        flat_x[index] = original
+        x[position] = original
         flat_grad[index] = (plus - minus) / (2.0 * h)
     return grad
 

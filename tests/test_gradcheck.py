@@ -79,3 +79,10 @@ def test_cli_gradcheck_prints_a_passing_table():
     assert "all gradient checks passed" in result.stdout
     for name in ("linear: weight", "attention: q", "cross_entropy: logits", "BertLayer:"):
         assert name in result.stdout
+
+
+def test_numerical_gradient_of_a_non_contiguous_view():
+    x = np.arange(6.0).reshape(2, 3).T  # a transposed view: reshape(-1) would copy
+    dout = np.random.default_rng(1).standard_normal((3, 2))
+    grad = numerical_gradient(lambda v: v**2, x, dout)
+    assert rel_error(grad, 2 * x * dout) < 1e-9
