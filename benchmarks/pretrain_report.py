@@ -1,0 +1,142 @@
+"""Report on the tiny pretraining run: the pretraining issue's acceptance, measured.
+
+    python benchmarks/pretrain_report.py [--run out/demo] [--check-steps 60] [--skip-checks]
+
+Reads a finished run (``make demo`` writes out/demo; ``--run`` points elsewhere, and a
+missing run is trained first with the TrainingConfig defaults), then prints:
+
+- time, first loss against ln(V) + ln(2), held-out next-sentence accuracy against 0.95
+  and masked-LM accuracy against twice the unigram baseline;
+- the ambiguity probes (fill-mask) with the expected sense;
+- reproducibility on a short run of ``--check-steps`` steps: the same seed twice gives
+  identical metrics and weights; a run killed with SIGKILL after its first checkpoint
+  and resumed gives bit-identical final weights; training on a text file in BERT's
+  format (one sentence per line, blank line between documents) works.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from minibert import safetensors
+from minibert.data import ToyCorpus, write_corpus
+from minibert.demo import run_probes
+from minibert.trainer import TrainingConfig, pretrain
+
+
+def cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "minibert", *args], capture_output=True,
+                          text=True, **kwargs)
+
+
+def same_weights(a: Path, b: Path) -> bool:
+    left = safetensors.load_file(a / "model.safetensors", mmap=False)
+    right = safetensors.load_file(b / "model.safetensors", mmap=False)
+    return left.keys() == right.keys() and all(np.array_equal(left[k], right[k]) for k in left)
+
+
+def report_run(run: Path) -> bool:
+    metrics = json.loads((run / "metrics.json").read_text())
+    history = json.loads((run / "history.json").read_text())
+    first = next(h for h in history if h.get("split") == "train")
+    expected_first = math.log(metrics["vocab_size"]) + math.log(2)
+    checks = [
+        ("train_seconds <= 300", metrics["train_seconds"] <= 300,
+         f"{metrics['train_seconds']:.0f} s for {metrics['steps']} steps"),
+        ("first loss ~ ln V + ln 2", abs(first["loss"] - expected_first) < 0.3,
+         f"{first['loss']:.3f} vs {expected_first:.3f}"),
+        ("next_sentence_accuracy >= 0.95", metrics.get("next_sentence_accuracy", 0) >= 0.95,
+         f"{metrics.get('next_sentence_accuracy', float('nan')):.4f}"),
+        ("masked_lm_accuracy >= 2 x unigram baseline",
+         metrics["masked_lm_accuracy"] >= 2 * metrics["unigram_baseline_accuracy"],
+         f"{metrics['masked_lm_accuracy']:.4f} vs 2 x {metrics['unigram_baseline_accuracy']:.4f}"),
+    ]
+    print(f"run: {run}")
+    for name, ok, detail in checks:
+        print(f"  [{'pass' if ok else 'FAIL'}] {name}: {detail}")
+    results = run_probes(run)
+    print("ambiguity probes (top answer, expected):")
+    for result in results:
+        top = result["top"][0]
+        mark = "pass" if result["correct"] else "miss"
+        print(f"  [{mark}] {result['text']} -> {top['token_str']} ({top['score']:.2f}); "
+              f"expected {'/'.join(result['expected'])}, context {result['deciding_side']}")
+    correct = sum(r["correct"] for r in results)
+    print(f"  {correct}/{len(results)} probes answered with the expected sense")
+    return all(ok for _, ok, _ in checks)
+
+
+def reproducibility(steps: int) -> bool:
+    common = ["--steps", str(steps), "--save-every", str(max(1, steps // 4)), "--eval-every",
+              str(steps)]
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for name in ("a", "b"):
+            result = cli("pretrain", "--out", str(tmp / name), *common)
+            if result.returncode:
+                print(result.stderr)
+                return False
+        metrics = [json.loads((tmp / n / "metrics.json").read_text()) for n in ("a", "b")]
+        for m in metrics:
+            m.pop("train_seconds")
+        same = metrics[0] == metrics[1] and same_weights(tmp / "a", tmp / "b")
+        print(f"  [{'pass' if same else 'FAIL'}] same seed twice: identical metrics and weights")
+        ok &= same
+
+        killed = tmp / "killed"
+        process = subprocess.Popen([sys.executable, "-m", "minibert", "pretrain", "--out",
+                                    str(killed), *common], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        state = killed / "checkpoint" / "trainer_state.json"
+        while process.poll() is None and not state.is_file():
+            time.sleep(0.05)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        at = json.loads(state.read_text())["step"] if state.is_file() else None
+        result = cli("pretrain", "--out", str(killed), *common, "--resume")
+        resumed = result.returncode == 0 and same_weights(tmp / "a", killed)
+        print(f"  [{'pass' if resumed else 'FAIL'}] SIGKILL after the checkpoint of step {at}, "
+              f"then --resume: bit-identical final weights")
+        ok &= resumed
+
+        text = tmp / "corpus.txt"
+        write_corpus(ToyCorpus.generate(120, 0, seed=5).train, text)
+        result = cli("pretrain", "--out", str(tmp / "text"), "--corpus", str(text), "--steps",
+                     str(steps), "--eval-every", str(steps))
+        works = result.returncode == 0 and (tmp / "text" / "model.safetensors").is_file()
+        print(f"  [{'pass' if works else 'FAIL'}] training on a text file in BERT's format")
+        ok &= works
+    return ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--run", default="out/demo")
+    parser.add_argument("--check-steps", type=int, default=60)
+    parser.add_argument("--skip-checks", action="store_true")
+    args = parser.parse_args()
+    run = Path(args.run)
+    if not (run / "metrics.json").is_file():
+        print(f"no finished run in {run}: training one with the defaults")
+        pretrain(TrainingConfig(), run, overwrite=True)
+    ok = report_run(run)
+    if not args.skip_checks:
+        print(f"reproducibility ({args.check_steps}-step runs):")
+        ok &= reproducibility(args.check_steps)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
