@@ -100,7 +100,7 @@ class GradCheckRow:
         return self.analytic_norm < zero_atol and self.max_abs_diff < zero_atol
 
 
-@dataclass
+@dataclass(repr=False)
 class GradCheckTable:
     """Rows of a gradient check; prints as a table, asserts with ``assert_below``."""
 
@@ -152,6 +152,7 @@ class GradCheckTable:
         return "\n".join(lines)
 
     __str__ = to_text
+    __repr__ = to_text
 
     def _repr_html_(self) -> str:
         cells = "".join(
