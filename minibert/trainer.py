@@ -59,7 +59,7 @@ class TrainingConfig:
 
     preset: str = "tiny"  # model size from BertConfig.preset
     objective: str = "nsp"  # "nsp" (BERT), "sop" (ALBERT) or "mlm" (MLM only)
-    steps: int = 1500  # optimizer steps
+    steps: int = 3000  # optimizer steps (MLM takes off after ~1,500, NSP after ~3,000)
     batch_size: int = 32  # sequences per step
     max_seq_length: int = 64  # T of the pretraining instances
     vocab_size: int = 5000  # WordPiece vocabulary cap (the toy corpus saturates near 4,600)
