@@ -301,8 +301,14 @@ def _run_attention(args) -> int:
 
 # -- wiring ----------------------------------------------------------------------------------
 
+def _add_finetune(subparsers) -> None:
+    from minibert.finetune import add_finetune_command
+
+    add_finetune_command(subparsers)
+
+
 _COMMANDS: list[Callable] = [_add_gradcheck, _add_pretrain, _add_fill_mask, _add_attention,
-                             _add_info]
+                             _add_finetune, _add_info]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,7 +8,7 @@ import pytest
 
 from minibert.trainer import TrainingConfig, pretrain
 
-COMMANDS = ["gradcheck", "pretrain", "fill-mask", "attention", "info"]
+COMMANDS = ["gradcheck", "pretrain", "fill-mask", "attention", "finetune", "info"]
 
 
 def cli(*args, timeout=180):
