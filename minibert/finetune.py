@@ -254,6 +254,7 @@ class FinetuneConfig:
     train_size: int = 200  # labelled training examples
     test_size: int = 500  # test examples (the same for every train_size of one seed)
     epochs: int = 10  # passes over the training examples
+    min_steps: int = 0  # at least this many steps: more epochs for a small training set
     batch_size: int = 16  # examples per step
     learning_rate: float = 3e-4  # peak of the linear warmup-decay schedule
     warmup_fraction: float = 0.1  # share of steps warming up from 0 (BERT: 10%)
@@ -276,7 +277,7 @@ class FinetuneConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        for name in ("test_size", "seed", "corpus_seed"):
+        for name in ("test_size", "min_steps", "seed", "corpus_seed"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
@@ -345,9 +346,14 @@ def build_model(config: FinetuneConfig, task: tasks.TaskData, model_dir=None, to
 
 def train_head(model, features: tasks.Features, config: FinetuneConfig,
                progress: Callable[[str], None] = print) -> list[dict]:
-    """Train all weights for ``config.epochs`` epochs; returns the history (step, loss, lr)."""
+    """Train all weights; returns the history (step, loss, lr).
+
+    ``config.epochs`` passes over the examples, or as many more as ``config.min_steps``
+    needs; a pass draws a new random order of the examples.
+    """
     steps_per_epoch = math.ceil(len(features) / config.batch_size)
-    total_steps = config.epochs * steps_per_epoch
+    epochs = max(config.epochs, math.ceil(config.min_steps / steps_per_epoch))
+    total_steps = epochs * steps_per_epoch
     schedule = make_schedule("linear", config.learning_rate,
                              warmup_steps=int(config.warmup_fraction * total_steps),
                              total_steps=total_steps)
@@ -355,7 +361,7 @@ def train_head(model, features: tasks.Features, config: FinetuneConfig,
     order_rng = np.random.default_rng([config.seed, 3])
     history, step = [], 0
     model.train()
-    for epoch in range(config.epochs):
+    for epoch in range(epochs):
         order = order_rng.permutation(len(features))
         losses = []
         for first in range(0, len(order), config.batch_size):
@@ -370,7 +376,7 @@ def train_head(model, features: tasks.Features, config: FinetuneConfig,
             step += 1
             losses.append(out.loss)
             history.append({"step": step, "loss": round(out.loss, 6), "lr": lr})
-        progress(f"epoch {epoch + 1}/{config.epochs}  step {step}/{total_steps}  "
+        progress(f"epoch {epoch + 1}/{epochs}  step {step}/{total_steps}  "
                  f"train loss {np.mean(losses):.4f}")
     return history
 
@@ -524,6 +530,8 @@ def add_finetune_command(subparsers) -> None:
     parser.add_argument("--train-size", type=int, default=defaults.train_size)
     parser.add_argument("--test-size", type=int, default=defaults.test_size)
     parser.add_argument("--epochs", type=int, default=defaults.epochs)
+    parser.add_argument("--min-steps", type=int, default=defaults.min_steps,
+                        help="train at least this many steps (more epochs for small sets)")
     parser.add_argument("--lr", type=float, default=defaults.learning_rate,
                         help="peak learning rate")
     parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
@@ -538,7 +546,7 @@ def add_finetune_command(subparsers) -> None:
 def _run_finetune_command(args) -> int:
     metrics = finetune(args.task, args.model, args.out, train_size=args.train_size,
                        seed=args.seed, overwrite=args.overwrite, test_size=args.test_size,
-                       epochs=args.epochs, learning_rate=args.lr, batch_size=args.batch_size,
-                       max_length=args.max_length)
+                       epochs=args.epochs, min_steps=args.min_steps, learning_rate=args.lr,
+                       batch_size=args.batch_size, max_length=args.max_length)
     print(json.dumps(metrics, indent=2, sort_keys=True))
     return 0

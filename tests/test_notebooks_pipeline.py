@@ -37,6 +37,7 @@ NOTEBOOKS = (
     "06_pretraining_data",
     "07_pretraining",
     "08_attention_heatmaps",
+    "09_finetuning",
     "10_real_bert",
 )
 BUDGET_SECONDS = 90.0  # whole notebook, kernel start included, on a 2-core laptop CPU
