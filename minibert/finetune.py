@@ -325,11 +325,11 @@ def build_model(config: FinetuneConfig, task: tasks.TaskData, model_dir=None, to
     if model_dir is not None:
         from minibert.checkpoint import load_tokenizer
 
-        tokenizer = tokenizer or load_tokenizer(model_dir)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # reported below, in one line
             kwargs = {"num_labels": len(task.label_names), **labels} if labels else {}
             model = cls.from_pretrained(model_dir, seed=config.seed, **kwargs)
+        tokenizer = tokenizer or load_tokenizer(model_dir)
         info = model.loading_info
         progress(f"encoder loaded from {model_dir}; new head {info['initialized_heads'] or '-'}"
                  f" initialized from seed {config.seed}; "
