@@ -27,6 +27,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 ARGS = None
 if __name__ == "__main__":
@@ -135,7 +136,14 @@ def memory_worker(which: str) -> None:
         torch_train_step(config, batch)
     step()
     step()
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # VmHWM is this process's own peak; ru_maxrss would also count the parent's memory,
+    # which a child inherits across fork and exec on Linux.
+    status = Path("/proc/self/status")
+    if status.is_file():
+        line = next(x for x in status.read_text().splitlines() if x.startswith("VmHWM:"))
+        peak_kib = int(line.split()[1])
+    else:
+        peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"peak_mib": peak_kib / 1024}))
 
 

@@ -12,15 +12,14 @@ training and test sentences and initializes its own head and dropout), then prin
 mean and spread of test accuracy, writes every run to ``docs/transfer_results.json`` and
 draws ``docs/images/transfer.png``.
 
-    python benchmarks/transfer_demo.py              # pretrains first (6,000 steps), then ~5 min
-    python benchmarks/transfer_demo.py --pretrained out/transfer/pretrained_6000 \\
-        out/transfer/pretrained_1500                # reuse runs; compare pretraining lengths
+    python benchmarks/transfer_demo.py          # pretrains first with the defaults
+    python benchmarks/transfer_demo.py --pretrained out/transfer/pretrained_6000 \
+        out/transfer/pretrained_3000 out/transfer/pretrained_1500   # compare lengths
 
-Without ``--pretrained`` it pretrains once with TrainingConfig defaults except the number
-of steps (``--pretrain-steps``, 6,000) into out/transfer/pretrained_STEPS, reusing that
-folder when it is already there. 6,000 rather than the default 1,500: the tiny model's
-masked-LM accuracy climbs from 25% to 86% between those points, and an encoder stopped at
-1,500 steps transfers nothing (see docs/finetuning.md, section 7).
+Without ``--pretrained`` it pretrains once with the TrainingConfig defaults (or
+``--pretrain-steps``) into out/transfer/pretrained_STEPS, reusing that folder when it is
+already there. How long the encoder was pretrained matters a great deal: see
+docs/finetuning.md, section 7.
 
 BLAS threads default to 1: on a busy 2-core machine, OpenBLAS threads fighting over the
 cores made one training step of the tiny model ~15x slower (0.9 s instead of 0.06 s).
@@ -172,18 +171,22 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pretrained", metavar="DIR", nargs="+",
                         help="existing pretraining folders (e.g. out/demo), one arm each")
-    parser.add_argument("--pretrain-steps", type=int, default=6000,
-                        help="steps of the pretraining run made when --pretrained is absent")
+    parser.add_argument("--pretrain-steps", type=int, default=TrainingConfig().steps,
+                        help="steps of the pretraining run made when --pretrained is absent "
+                             "(default: TrainingConfig's)")
     parser.add_argument("--pretrain-out", default=str(ROOT / "out" / "transfer"),
                         help="parent folder of that run")
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 100, 200, 400])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--test-size", type=int, default=500)
-    parser.add_argument("--epochs", type=int, default=20)
+    defaults = FinetuneConfig()
+    parser.add_argument("--epochs", type=int, default=defaults.epochs)
     parser.add_argument("--min-steps", type=int, default=200,
-                        help="at least this many steps per run (more epochs for small sets)")
-    parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--lr", type=float, default=1e-3, help="peak learning rate, both arms")
+                        help="at least this many steps per run (more epochs for small sets: "
+                             "20 epochs of 50 sentences are only 80 steps)")
+    parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
+    parser.add_argument("--lr", type=float, default=defaults.learning_rate,
+                        help="peak learning rate, every arm")
     parser.add_argument("--results", default=str(ROOT / "docs" / "transfer_results.json"))
     parser.add_argument("--figure", default=str(ROOT / "docs" / "images" / "transfer.png"))
     args = parser.parse_args(argv)

@@ -253,10 +253,10 @@ class FinetuneConfig:
     task: str = "classify"  # "classify", "tag" or "qa" (minibert.data.tasks.TASKS)
     train_size: int = 200  # labelled training examples
     test_size: int = 500  # test examples (the same for every train_size of one seed)
-    epochs: int = 10  # passes over the training examples
+    epochs: int = 20  # passes over the training examples
     min_steps: int = 0  # at least this many steps: more epochs for a small training set
     batch_size: int = 16  # examples per step
-    learning_rate: float = 3e-4  # peak of the linear warmup-decay schedule
+    learning_rate: float = 1e-3  # peak of the linear warmup-decay schedule (tiny model)
     warmup_fraction: float = 0.1  # share of steps warming up from 0 (BERT: 10%)
     weight_decay: float = 0.01  # decoupled; not on LayerNorm weights and biases
     max_grad_norm: float = 1.0  # global-norm clipping

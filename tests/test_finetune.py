@@ -38,7 +38,8 @@ SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 HAND_VOCAB = SPECIALS + ["omar", "sailed", "to", "elm", "##ford", "with", "the", "union",
                          "bank", ".", "'", "s", "boat", "who", "?", "rowed", "ravi"]
 # Small enough for a job to run in seconds: a vocabulary from 100 toy documents.
-QUICK = dict(test_size=24, epochs=1, batch_size=8, num_documents=100, vocab_size=600)
+QUICK = dict(test_size=24, epochs=1, min_steps=0, batch_size=8, num_documents=100,
+             vocab_size=600)
 
 
 @pytest.fixture(scope="module")
@@ -377,7 +378,7 @@ def test_command_line_registration(tmp_path, capsys, monkeypatch):
     out = tmp_path / "cli"
     args = parser.parse_args(["finetune", "--task", "classify", "--out", str(out),
                               "--train-size", "8", "--test-size", "8", "--epochs", "1",
-                              "--lr", "1e-4", "--seed", "2"])
+                              "--min-steps", "0", "--lr", "1e-4", "--seed", "2"])
     assert args.model is None and args.overwrite is False
     # Keep the test quick: the scratch vocabulary from a small corpus.
     monkeypatch.setattr(finetune_module, "FinetuneConfig", lambda **fields: FinetuneConfig(

@@ -34,7 +34,7 @@ from functools import cache
 import numpy as np
 
 from minibert.data.corpus import TOPICS, ToyCorpus
-from minibert.model import IGNORE_INDEX
+from minibert.data.pretraining import IGNORE_INDEX
 from minibert.tokenization_basic import BasicTokenizer
 
 __all__ = [
