@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["main", "build_parser"]
 

@@ -130,7 +130,8 @@ class BertConfig:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ValueError(f"config file {str(path)!r} is not valid UTF-8 JSON: {error}") from None
+            raise ValueError(
+                f"config file {str(path)!r} is not valid UTF-8 JSON: {error}") from None
         return cls.from_dict(data)
 
     def num_parameters_estimate(self) -> int:

@@ -11,14 +11,16 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO
 
 __all__ = ["atomic_open", "atomic_write_bytes", "atomic_write_text", "atomic_write_json"]
 
 
 @contextlib.contextmanager
-def atomic_open(path: str | os.PathLike, mode: str = "wb", encoding: str | None = None) -> Iterator[IO]:
+def atomic_open(path: str | os.PathLike, mode: str = "wb",
+                encoding: str | None = None) -> Iterator[IO]:
     """Open a temporary file beside ``path``; on success rename it over ``path``.
 
     If the body raises, the temporary file is removed and ``path`` is untouched.

@@ -174,7 +174,7 @@ def linear_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None):
 
 
 def linear_backward(dout: np.ndarray, cache):
-    """Gradients of the affine map. Returns dx (..., in), dweight (out, in), dbias (out,) or None."""
+    """Gradients of the affine map: dx (..., in), dweight (out, in), dbias (out,) or None."""
     x, weight, has_bias = cache
     # forward: out = x @ weight.T + bias
     dout_2d = dout.reshape(-1, dout.shape[-1])  # (rows, out)

@@ -7,7 +7,7 @@ from 0 and 1 (a LayerNorm weight of exactly 1 or a bias of 0 can hide a missing 
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 

@@ -12,7 +12,7 @@ I intermediate size, V vocabulary size.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 

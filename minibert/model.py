@@ -11,15 +11,23 @@ I intermediate size, V vocabulary size, M number of labelled (masked) positions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 from minibert import functional as F
 from minibert.config import BertConfig
-from minibert.layers import Dropout, Embedding, LayerNorm, Linear, Module, ModuleList, Tanh
-from minibert.layers import get_activation
+from minibert.layers import (
+    Dropout,
+    Embedding,
+    LayerNorm,
+    Linear,
+    Module,
+    ModuleList,
+    Tanh,
+    get_activation,
+)
 
 __all__ = [
     "BertEmbeddings",

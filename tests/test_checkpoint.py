@@ -168,7 +168,8 @@ def test_missing_encoder_weight_is_an_error(saved):
     tensors = safetensors.load_file(folder / "model.safetensors", mmap=False)
     del tensors["bert.encoder.layer.1.attention.self.key.bias"]
     safetensors.save_file(tensors, folder / "model.safetensors")
-    with pytest.raises(ValueError, match=r"lacks 1 encoder weights .*layer.1.attention.self.key.bias"):
+    with pytest.raises(ValueError,
+                       match=r"lacks 1 encoder weights .*layer.1.attention.self.key.bias"):
         mb.BertForPreTraining.from_pretrained(folder)
 
 

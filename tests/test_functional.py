@@ -309,7 +309,8 @@ def test_dropout_needs_a_generator_when_training():
 
 
 def test_gelu_rejects_unknown_approximate():
-    with pytest.raises(ValueError, match=r"approximate must be one of \('none', 'tanh'\), got 'erf'"):
+    with pytest.raises(ValueError,
+                       match=r"approximate must be one of \('none', 'tanh'\), got 'erf'"):
         F.gelu_forward(np.zeros(3), approximate="erf")
 
 
