@@ -43,6 +43,7 @@ from minibert.heads import (
 )
 from minibert.optim import clip_grad_norm, make_optimizer
 from minibert.schedules import make_schedule
+from minibert.trainer import TrainingDiverged
 
 __all__ = [
     "HEADS",
@@ -368,7 +369,8 @@ def train_head(model, features: tasks.Features, config: FinetuneConfig,
             model.zero_grad()
             out = model(**features.batch(order[first:first + config.batch_size]))
             if not math.isfinite(out.loss):
-                raise FloatingPointError(f"the loss became {out.loss} at step {step + 1}")
+                raise TrainingDiverged(f"the loss became {out.loss} at step {step + 1}; "
+                                       f"try a smaller learning rate")
             model.backward()
             clip_grad_norm(model, config.max_grad_norm)
             lr = optimizer.current_lr
@@ -458,8 +460,13 @@ def run_finetune(config: FinetuneConfig, model_dir=None, tokenizer=None,
     progress(f"task {config.task}: {len(task.train)} training and {len(task.test)} test "
              f"examples ({truncated} truncated to max_length={max_length})")
     train_start = time.perf_counter()
+    # Overflow or an invalid operation stops the run at once instead of spreading NaNs.
     with np.errstate(over="raise", invalid="raise", divide="raise"):
-        history = train_head(model, train, config, progress)
+        try:
+            history = train_head(model, train, config, progress)
+        except FloatingPointError as error:
+            raise TrainingDiverged(f"numerical overflow while fine-tuning: {error}; try a "
+                                   f"smaller learning rate") from None
     train_seconds = time.perf_counter() - train_start
     metrics = evaluate_head(model, task, test, config) if test else {}
     metrics.update({

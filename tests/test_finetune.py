@@ -398,3 +398,11 @@ def test_command_line_errors_are_one_line(tmp_path, capsys):
     error = capsys.readouterr().err.strip()
     assert status == 2 and len(error.splitlines()) == 1
     assert "task must be one of ['classify', 'tag', 'qa'], got 'sentiment'" in error
+
+
+def test_a_diverging_run_stops_with_a_clear_error(tmp_path):
+    from minibert.trainer import TrainingDiverged
+
+    with pytest.raises(TrainingDiverged, match="smaller learning rate"):
+        finetune("classify", None, tmp_path / "diverged", train_size=8,
+                 progress=lambda m: None, **{**QUICK, "learning_rate": 1e30})

@@ -17,10 +17,11 @@ Three tasks, each drawn deterministically from a seed, with disjoint train and t
   context does not say.
 
 The documents come from ``ToyCorpus.generate`` with seeds derived from the task's seed, so
-the sentences are new draws from the world the pretraining corpus describes, not copies of
-its text. ``encode`` turns a split into padded NumPy features for a tokenizer: word labels
-go to the first WordPiece of each word (``##`` pieces get -100), character spans of answers
-become token positions through the offset mapping.
+the sentences are new draws from the world the pretraining corpus describes (a template
+without variable slots gives the same sentence in both). ``encode`` turns a split into
+padded NumPy features for a tokenizer: word labels go to the first WordPiece of each word
+(``##`` pieces get -100), character spans of answers become token positions through the
+offset mapping.
 
 Dimension legend: N examples, T sequence length.
 """
