@@ -13,6 +13,11 @@ from minibert.model import (
     BertForPreTraining,
     BertModel,
 )
+from minibert.heads import (
+    BertForQuestionAnswering,
+    BertForSequenceClassification,
+    BertForTokenClassification,
+)
 from minibert.optim import AdamW, AdamWeightDecay, clip_grad_norm, make_optimizer
 from minibert.schedules import ConstantSchedule, LinearWarmupDecaySchedule, make_schedule
 from minibert.tokenization import BertTokenizer
@@ -26,6 +31,9 @@ __all__ = [
     "BertForMaskedLM",
     "BertForNextSentencePrediction",
     "BertForPreTraining",
+    "BertForQuestionAnswering",
+    "BertForSequenceClassification",
+    "BertForTokenClassification",
     "BertModel",
     "BertTokenizer",
     "ConstantSchedule",

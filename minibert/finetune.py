@@ -464,11 +464,11 @@ def run_finetune(config: FinetuneConfig, model_dir=None, tokenizer=None,
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         try:
             history = train_head(model, train, config, progress)
+            train_seconds = time.perf_counter() - train_start
+            metrics = evaluate_head(model, task, test, config) if test else {}
         except FloatingPointError as error:
             raise TrainingDiverged(f"numerical overflow while fine-tuning: {error}; try a "
                                    f"smaller learning rate") from None
-    train_seconds = time.perf_counter() - train_start
-    metrics = evaluate_head(model, task, test, config) if test else {}
     metrics.update({
         "task": config.task,
         "init": "scratch" if model_dir is None else str(model_dir),
