@@ -7,16 +7,16 @@ by gradient checks (``minibert.gradcheck``); the layers compose into a real BERT
 
 from minibert import functional, safetensors
 from minibert.config import BertConfig
+from minibert.heads import (
+    BertForQuestionAnswering,
+    BertForSequenceClassification,
+    BertForTokenClassification,
+)
 from minibert.model import (
     BertForMaskedLM,
     BertForNextSentencePrediction,
     BertForPreTraining,
     BertModel,
-)
-from minibert.heads import (
-    BertForQuestionAnswering,
-    BertForSequenceClassification,
-    BertForTokenClassification,
 )
 from minibert.optim import AdamW, AdamWeightDecay, clip_grad_norm, make_optimizer
 from minibert.schedules import ConstantSchedule, LinearWarmupDecaySchedule, make_schedule
