@@ -7,8 +7,7 @@ folder, so the notebooks run with the same Python and packages as the tests.
 
 The kernel runs NumPy's BLAS on one thread. On a machine shared with other jobs, a
 multithreaded BLAS oversubscribes the cores and small matrix products slow down several-fold;
-one thread measures the notebook's own work, and a dedicated 2-core laptop running with its
-default threads is at least as fast.
+one thread measures the notebook's own work.
 
 A cheap check runs on the committed files: every code cell holds outputs (except a cell that
 only defines functions), the cells were executed once in order, no output is an error or
