@@ -228,10 +228,15 @@ def embedding_forward(ids, weight: np.ndarray):
 def embedding_backward(dout: np.ndarray, cache):
     """Scatter-add the rows of dout back to the rows that were looked up. Returns dweight (V, H)."""
     ids, weight_shape, dtype = cache
-    dweight = np.zeros(weight_shape, dtype=dtype)
-    # forward: out = weight[ids]; an id used twice receives both gradients.
-    np.add.at(dweight, ids.ravel(), dout.reshape(-1, weight_shape[1]))
-    return dweight
+    rows, width = weight_shape
+    dweight = np.zeros(rows * width, dtype=dtype)  # flat view of (V, H)
+    # forward: out = weight[ids]; an id used twice receives both gradients (np.add.at, not
+    # dweight[ids] += dout, which would keep only one of them). The scatter addresses single
+    # elements, row * H + column, of the flat table: np.add.at has a fast path for 1-D
+    # targets, ~5x faster than scattering whole rows, with the additions in the same order.
+    flat_index = (ids.reshape(-1, 1) * width + np.arange(width)).reshape(-1)  # (N * H,)
+    np.add.at(dweight, flat_index, dout.reshape(-1))
+    return dweight.reshape(rows, width)
 
 
 # ----------------------------------------------------------------------------------------
@@ -319,9 +324,15 @@ def gelu_backward(dout: np.ndarray, cache):
     form, x, saved = cache
     if form == "none":
         cdf = saved
-        # forward: out = x * Phi(x);  d/dx = Phi(x) + x * phi(x)
-        pdf = _INV_SQRT_2PI * np.exp(-0.5 * x * x)
-        return dout * (cdf + x * pdf)
+        # forward: out = x * Phi(x);  d/dx = Phi(x) + x * phi(x), phi(x) = exp(-x^2/2) / sqrt(2 pi)
+        local = x * x  # one buffer, updated in place into dout * (Phi + x phi)
+        local *= -0.5
+        np.exp(local, out=local)
+        local *= x
+        local *= _INV_SQRT_2PI
+        local += cdf
+        local *= dout
+        return local
     tanh_inner = saved
     # forward: out = 0.5 x (1 + tanh(u)),  u = sqrt(2/pi) (x + c x^3)
     du_dx = _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_TANH_COEFF * x * x)
@@ -456,8 +467,10 @@ def attention_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
         except ValueError:
             raise ValueError(f"mask of shape {mask.shape} does not broadcast to (B, N, T, T) = "
                              f"{target}; a padding mask is usually (B, 1, 1, T)") from None
-        hidden = np.broadcast_to(mask == 0, target)
-        np.copyto(scores, -np.inf, where=hidden)  # masked keys: score -inf, in place
+        hidden = mask == 0  # still the mask's own (small) shape
+        if hidden.any():  # (a batch without padding skips a full pass over the scores)
+            # masked keys: score -inf, in place
+            np.copyto(scores, -np.inf, where=np.broadcast_to(hidden, target))
     # softmax over keys, in place in the scores buffer
     row_max = scores.max(axis=-1, keepdims=True)  # (B, N, T, 1)
     row_max[~np.isfinite(row_max)] = 0.0  # rows with no visible key: avoid -inf - -inf

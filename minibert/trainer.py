@@ -69,6 +69,7 @@ class TrainingConfig:
     optimizer: str = "adamw"  # "adamw" or "adam_weight_decay" (Google's)
     weight_decay: float = 0.01  # decoupled; not applied to LayerNorm and biases
     max_grad_norm: float = 1.0  # global-norm clipping threshold
+    dropout: float = 0.1  # hidden and attention-probability dropout of the model (BERT: 0.1)
     dupe_factor: int = 5  # passes over the corpus when cutting instances (static masks)
     dynamic_masking: bool = False  # re-mask every epoch (RoBERTa) instead of static masks
     masked_lm_prob: float = 0.15  # share of tokens chosen as MLM targets
@@ -104,6 +105,9 @@ class TrainingConfig:
                              f"got {self.learning_rate!r}")
         if not 0 <= self.warmup_fraction < 1:
             raise ValueError(f"warmup_fraction must be in [0, 1), got {self.warmup_fraction!r}")
+        if (isinstance(self.dropout, bool) or not isinstance(self.dropout, (int, float))
+                or not 0 <= self.dropout < 1):
+            raise ValueError(f"dropout must be a number in [0, 1), got {self.dropout!r}")
         if self.schedule not in ("linear", "constant"):
             raise ValueError(f"schedule must be 'linear' or 'constant', got {self.schedule!r}")
 
@@ -185,8 +189,11 @@ def prepare_data(config: TrainingConfig, progress: Callable[[str], None] = print
                         words)
 
 
-def _heldout_batches(data: PreparedData, batch_size: int, limit: int):
-    instances = data.heldout_instances[: batch_size * limit]
+def _heldout_batches(data: PreparedData, batch_size: int, limit: int | None):
+    """Batches of the held-out instances: the first ``limit`` batches, or all (None)."""
+    instances = data.heldout_instances
+    if limit is not None:
+        instances = instances[: batch_size * limit]
     for start in range(0, len(instances), batch_size):
         yield collate_instances(instances[start:start + batch_size],
                                 data.tokenizer.pad_token_id,
@@ -249,7 +256,9 @@ def unigram_baseline_accuracy(train_instances, heldout_batches) -> float:
 
 def _model_config(config: TrainingConfig, vocab_size: int) -> BertConfig:
     return BertConfig.preset(config.preset, vocab_size=vocab_size,
-                             max_position_embeddings=max(128, config.max_seq_length))
+                             max_position_embeddings=max(128, config.max_seq_length),
+                             hidden_dropout_prob=config.dropout,
+                             attention_probs_dropout_prob=config.dropout)
 
 
 class Trainer:
@@ -417,6 +426,7 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
              step_hook: Callable[[int], None] | None = None) -> dict:
     """Run a pretraining job into ``out_dir``; returns the final metrics (also metrics.json)."""
     progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
+    job_start = time.perf_counter()
     out_dir = Path(out_dir)
     _check_out_dir(out_dir, resume, overwrite)
     data = prepare_data(config, progress)
@@ -437,13 +447,16 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
         except FloatingPointError as error:
             raise TrainingDiverged(f"numerical overflow at step {trainer.step + 1}: {error}; "
                                    f"the last checkpoint, if any, is intact") from None
-    final = trainer.evaluate()
-    heldout = list(_heldout_batches(data, config.batch_size, config.eval_batches))
+    # The final metrics use every held-out instance (the periodic ones only eval_batches).
+    heldout = list(_heldout_batches(data, config.batch_size, limit=None))
+    final = evaluate(trainer.model, heldout)
     metrics = {
         **final,
         "unigram_baseline_accuracy": unigram_baseline_accuracy(data.train_instances, heldout),
+        "heldout_sequences": len(data.heldout_instances),
         "steps": trainer.step,
         "train_seconds": round(trainer.train_seconds, 2),
+        "total_seconds": round(time.perf_counter() - job_start, 2),
         "parameters": params,
         "vocab_size": len(data.tokenizer),
         "corpus_words": data.corpus_words,

@@ -58,8 +58,9 @@ def test_run_writes_a_loadable_model_and_metrics(tmp_path):
 def test_same_seed_same_weights_and_metrics(tmp_path):
     out_a, metrics_a = run(tmp_path, "a")
     out_b, metrics_b = run(tmp_path, "b")
-    metrics_a.pop("train_seconds")
-    metrics_b.pop("train_seconds")
+    for timing in ("train_seconds", "total_seconds"):
+        metrics_a.pop(timing)
+        metrics_b.pop(timing)
     assert metrics_a == metrics_b
     a, b = weights(out_a), weights(out_b)
     assert all(np.array_equal(a[k], b[k]) for k in a)
@@ -177,7 +178,8 @@ def test_bad_corpora(tmp_path):
 
 
 @pytest.mark.parametrize("field, value", [("steps", 0), ("batch_size", -1), ("objective", "xlm"),
-                                          ("preset", "huge"), ("learning_rate", 0.0)])
+                                          ("preset", "huge"), ("learning_rate", 0.0),
+                                          ("dropout", 1.0), ("dropout", -0.1)])
 def test_config_validation(field, value):
     with pytest.raises(ValueError, match=field):
         TrainingConfig(**{field: value})
@@ -219,3 +221,10 @@ def test_sigkill_then_resume_gives_identical_weights(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     a, b = weights(tmp_path / "ref"), weights(out)
     assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_dropout_setting_reaches_the_model(tmp_path):
+    out, _ = run(tmp_path, "d", dropout=0.0)
+    config = json.loads((out / "config.json").read_text())
+    assert config["hidden_dropout_prob"] == 0.0
+    assert config["attention_probs_dropout_prob"] == 0.0
