@@ -119,7 +119,7 @@ def module_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTab
 
     config = small_config(hidden_size=hidden, num_attention_heads=2, intermediate_size=10)
     mask = _padding_mask(rng, batch, seq)[:, None, None, :].astype(bool)
-    init = M._make_init(config, seed, np.float64)
+    init = M.make_init(config, seed, np.float64)
     yield "BertSelfAttention", lambda: check_module(
         prepared(M.BertSelfAttention(init)), {"hidden_states": x},
         forward_kwargs={"mask": mask})

@@ -23,7 +23,7 @@ import numpy as np
 
 from minibert import functional as F
 from minibert.config import BertConfig
-from minibert.model import IGNORE_INDEX, BertModel, _as_int_array, _make_init, _PreTrainedBase
+from minibert.model import IGNORE_INDEX, BertModel, BertWithHeads, as_int_array, make_init
 
 __all__ = [
     "BertForSequenceClassification",
@@ -141,7 +141,7 @@ def _checkpoint_head_rows(directory, key: str) -> int | None:
     return int(tensors[key].shape[0]) if key in tensors else None
 
 
-class _LabelledHead(_PreTrainedBase):
+class _LabelledHead(BertWithHeads):
     """Shared by the two classifiers: labels in the config, the num_labels check on load."""
 
     config: BertConfig
@@ -204,7 +204,7 @@ class BertForSequenceClassification(_LabelledHead):
                  id2label=None) -> None:
         super().__init__()
         config = label_config(config, num_labels, id2label)
-        init = _make_init(config, seed, dtype)
+        init = make_init(config, seed, dtype)
         self.config = config
         self.dropout_rng = init.dropout_rng
         self.bert = BertModel(config, _init=init)
@@ -222,7 +222,7 @@ class BertForSequenceClassification(_LabelledHead):
         logits = self.classifier(self.dropout(base.pooler_output))  # (B, C)
         loss = None
         if labels is not None:
-            labels = _as_int_array("labels", labels)
+            labels = as_int_array("labels", labels)
             if labels.shape != logits.shape[:1]:
                 raise ValueError(f"labels must have shape (B,) = ({logits.shape[0]},), "
                                  f"got {labels.shape}")
@@ -261,7 +261,7 @@ class BertForTokenClassification(_LabelledHead):
                  id2label=None) -> None:
         super().__init__()
         config = label_config(config, num_labels, id2label)
-        init = _make_init(config, seed, dtype)
+        init = make_init(config, seed, dtype)
         self.config = config
         self.dropout_rng = init.dropout_rng
         self.bert = BertModel(config, add_pooling_layer=False, _init=init)
@@ -279,7 +279,7 @@ class BertForTokenClassification(_LabelledHead):
         logits = self.classifier(self.dropout(base.last_hidden_state))  # (B, T, C)
         loss = None
         if labels is not None:
-            labels = _as_int_array("labels", labels)
+            labels = as_int_array("labels", labels)
             if labels.shape != logits.shape[:2]:
                 raise ValueError(f"labels must have the shape of input_ids "
                                  f"{logits.shape[:2]}, got {labels.shape}")
@@ -307,7 +307,7 @@ class BertForTokenClassification(_LabelledHead):
 # ----------------------------------------------------------------------------------------
 
 
-class BertForQuestionAnswering(_PreTrainedBase):
+class BertForQuestionAnswering(BertWithHeads):
     """BERT (no pooler) + ``qa_outputs`` (H -> 2): start and end scores of the answer span.
 
     The input is ``[CLS] question [SEP] context [SEP]``. With ``start_positions`` and
@@ -320,7 +320,7 @@ class BertForQuestionAnswering(_PreTrainedBase):
 
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
         super().__init__()
-        init = _make_init(config, seed, dtype)
+        init = make_init(config, seed, dtype)
         self.config = config
         self.dropout_rng = init.dropout_rng
         self.bert = BertModel(config, add_pooling_layer=False, _init=init)
@@ -328,8 +328,8 @@ class BertForQuestionAnswering(_PreTrainedBase):
         self._ce_caches = None
 
     def _check_positions(self, start_positions, end_positions, batch: int, seq_len: int):
-        starts = _as_int_array("start_positions", start_positions)
-        ends = _as_int_array("end_positions", end_positions)
+        starts = as_int_array("start_positions", start_positions)
+        ends = as_int_array("end_positions", end_positions)
         for name, positions in (("start_positions", starts), ("end_positions", ends)):
             if positions.shape != (batch,):
                 raise ValueError(f"{name} must have shape (B,) = ({batch},), "

@@ -348,7 +348,12 @@ class BertModelOutput:
     attentions: tuple | None = None  # L arrays (B, N, T, T)
 
 
-def _as_int_array(name: str, value, shape=None) -> np.ndarray:
+def as_int_array(name: str, value, shape=None) -> np.ndarray:
+    """``value`` as an int64 array (integer or bool input only), checked against ``shape``.
+
+    TypeError names ``name`` for any other dtype; ValueError for a shape other than the
+    given one. Shared with heads.py, not public API (not in ``__all__``).
+    """
     array = np.asarray(value)
     if array.dtype == object or not (
         np.issubdtype(array.dtype, np.integer) or array.dtype == np.bool_
@@ -397,7 +402,7 @@ class BertModel(_CheckpointIO, Module):
         super().__init__()
         if not isinstance(config, BertConfig):
             raise TypeError(f"config must be a BertConfig, got {type(config).__name__}")
-        init = _init or _make_init(config, seed, dtype)
+        init = _init or make_init(config, seed, dtype)
         self.config = config
         self.dropout_rng = init.dropout_rng
         self.embeddings = BertEmbeddings(init)
@@ -408,7 +413,7 @@ class BertModel(_CheckpointIO, Module):
     def check_inputs(self, input_ids, token_type_ids=None, attention_mask=None):
         """Validate and normalize the three id arrays; returns int64 arrays (B, T)."""
         config = self.config
-        input_ids = _as_int_array("input_ids", input_ids)
+        input_ids = as_int_array("input_ids", input_ids)
         if input_ids.ndim == 1:
             input_ids = input_ids[None]
         if input_ids.ndim != 2 or input_ids.shape[1] == 0:
@@ -424,7 +429,7 @@ class BertModel(_CheckpointIO, Module):
         if token_type_ids is None:
             token_type_ids = np.zeros_like(input_ids)
         else:
-            token_type_ids = _as_int_array("token_type_ids", token_type_ids)
+            token_type_ids = as_int_array("token_type_ids", token_type_ids)
             if token_type_ids.ndim == 1 and input_ids.shape[0] == 1:
                 token_type_ids = token_type_ids[None]
             if token_type_ids.shape != input_ids.shape:
@@ -438,7 +443,7 @@ class BertModel(_CheckpointIO, Module):
         if attention_mask is None:
             attention_mask = np.ones_like(input_ids)
         else:
-            attention_mask = _as_int_array("attention_mask", attention_mask)
+            attention_mask = as_int_array("attention_mask", attention_mask)
             if attention_mask.ndim == 1 and input_ids.shape[0] == 1:
                 attention_mask = attention_mask[None]
             if attention_mask.shape != input_ids.shape:
@@ -505,7 +510,11 @@ class BertModel(_CheckpointIO, Module):
         self.embeddings.backward(self.encoder.backward(d_sequence))
 
 
-def _make_init(config: BertConfig, seed: int, dtype) -> _Init:
+def make_init(config: BertConfig, seed: int, dtype) -> _Init:
+    """The initializer a model hands to each of its modules, seeded by ``seed``.
+
+    Shared with heads.py, not public API (not in ``__all__``).
+    """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     # Two independent streams: one for the initial weights, one for dropout masks.
@@ -669,13 +678,17 @@ class NextSentencePredictorOutput:
     attentions: tuple | None = None
 
 
-class _PreTrainedBase(_CheckpointIO, Module):
-    """Shared plumbing of the models that hold a ``bert`` and heads under ``cls``."""
+class BertWithHeads(_CheckpointIO, Module):
+    """Shared plumbing of the models that hold a ``bert`` and heads on top of it.
+
+    The base of the pretraining models here and of the task heads in heads.py; not public
+    API (not in ``__all__``).
+    """
 
     config: BertConfig
 
     def _labelled_positions(self, labels, shape):
-        labels = _as_int_array("labels", labels)
+        labels = as_int_array("labels", labels)
         if labels.shape != shape:
             raise ValueError(f"labels must have the shape of input_ids {shape}, got {labels.shape}")
         bad = (labels != IGNORE_INDEX) & ((labels < 0) | (labels >= self.config.vocab_size))
@@ -708,7 +721,7 @@ class _PreTrainedBase(_CheckpointIO, Module):
         logits = linear(pooled)  # (B, 2)
         if next_sentence_label is None:
             return None, logits
-        label = _as_int_array("next_sentence_label", next_sentence_label)
+        label = as_int_array("next_sentence_label", next_sentence_label)
         if label.shape != (pooled.shape[0],):
             raise ValueError(
                 f"next_sentence_label must have shape (B,) = ({pooled.shape[0]},), "
@@ -726,7 +739,14 @@ class _PreTrainedBase(_CheckpointIO, Module):
         return linear.backward(F.cross_entropy_backward(dloss, self._nsp_cache))
 
 
-class BertForPreTraining(_PreTrainedBase):
+# HF also lists the MLM decoder under these keys: the tied word embeddings and the head's bias.
+_MLM_DECODER_ALIASES = {
+    "cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight",
+    "cls.predictions.decoder.bias": "cls.predictions.bias",
+}
+
+
+class BertForPreTraining(BertWithHeads):
     """BERT with both pretraining heads; loss = MLM cross-entropy + NSP cross-entropy.
 
     The MLM loss is the mean over positions whose label is not -100. Unlike HF (which
@@ -736,7 +756,7 @@ class BertForPreTraining(_PreTrainedBase):
 
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
         super().__init__()
-        init = _make_init(config, seed, dtype)
+        init = make_init(config, seed, dtype)
         self.config = config
         self.dropout_rng = init.dropout_rng
         self.bert = BertModel(config, _init=init)
@@ -744,10 +764,7 @@ class BertForPreTraining(_PreTrainedBase):
         self._loss_parts = None
 
     def _tied_aliases(self) -> dict[str, str]:
-        return {
-            "cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight",
-            "cls.predictions.decoder.bias": "cls.predictions.bias",
-        }
+        return dict(_MLM_DECODER_ALIASES)
 
     def forward(
         self,
@@ -805,12 +822,12 @@ class BertForPreTraining(_PreTrainedBase):
         self._loss_parts = None
 
 
-class BertForMaskedLM(_PreTrainedBase):
+class BertForMaskedLM(BertWithHeads):
     """BERT (no pooler, as HF) with the MLM head only."""
 
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
         super().__init__()
-        init = _make_init(config, seed, dtype)
+        init = make_init(config, seed, dtype)
         self.config = config
         self.dropout_rng = init.dropout_rng
         self.bert = BertModel(config, add_pooling_layer=False, _init=init)
@@ -818,10 +835,7 @@ class BertForMaskedLM(_PreTrainedBase):
         self._has_loss = False
 
     def _tied_aliases(self) -> dict[str, str]:
-        return {
-            "cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight",
-            "cls.predictions.decoder.bias": "cls.predictions.bias",
-        }
+        return dict(_MLM_DECODER_ALIASES)
 
     def forward(
         self,
@@ -858,12 +872,12 @@ class BertForMaskedLM(_PreTrainedBase):
         self._has_loss = False
 
 
-class BertForNextSentencePrediction(_PreTrainedBase):
+class BertForNextSentencePrediction(BertWithHeads):
     """BERT with the NSP head only (logits from the pooled [CLS])."""
 
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
         super().__init__()
-        init = _make_init(config, seed, dtype)
+        init = make_init(config, seed, dtype)
         self.config = config
         self.dropout_rng = init.dropout_rng
         self.bert = BertModel(config, _init=init)

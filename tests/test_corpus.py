@@ -289,3 +289,16 @@ def test_write_rejects_bad_documents(tmp_path, documents, error, match):
     with pytest.raises(error, match=match):
         write_corpus(documents, tmp_path / "bad.txt")
     assert not (tmp_path / "bad.txt").exists()
+
+
+def test_entity_name_lists_cover_the_generated_documents():
+    from minibert.data.corpus import ORGANISATION_NAMES, PERSON_NAMES, PLACE_NAMES
+
+    corpus = ToyCorpus.generate(60, 0, seed=3)
+    for document, topic in zip(corpus.train, corpus.train_topics):
+        opening = document[0]
+        assert any(name in opening.split() or f"{name}'s" in opening for name in PERSON_NAMES)
+        assert any(place in opening for place in PLACE_NAMES) or \
+            any(org in " ".join(document) for org in ORGANISATION_NAMES[topic])
+    assert set(ORGANISATION_NAMES) == set(TOPICS)
+    assert len(set(PERSON_NAMES)) == len(PERSON_NAMES)

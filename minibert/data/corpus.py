@@ -24,8 +24,10 @@ from __future__ import annotations
 import functools
 import os
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 
@@ -35,6 +37,9 @@ __all__ = [
     "AMBIGUITY_PROBES",
     "AMBIGUOUS_WORDS",
     "FillMaskProbe",
+    "ORGANISATION_NAMES",
+    "PERSON_NAMES",
+    "PLACE_NAMES",
     "TOPICS",
     "ToyCorpus",
     "count_words",
@@ -800,6 +805,20 @@ _TOPIC_TABLE = {
 
 TOPICS: tuple[str, ...] = tuple(_TOPIC_TABLE)
 """The topics of the toy world, in a fixed order."""
+
+PERSON_NAMES: tuple[str, ...] = _FEMALE_NAMES + _MALE_NAMES
+"""Every first name a document may give its person or the friend (female names first)."""
+
+PLACE_NAMES: tuple[str, ...] = _PLACES
+"""Every town a document may be set in."""
+
+ORGANISATION_NAMES: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    name: topic.organisations + topic.slots.get("rival", ())
+    for name, topic in _TOPIC_TABLE.items()
+})
+"""Topic -> the organisations its documents may name, written as in the sentences
+("the Union Bank"): the choices of a document's ``{org}``, then, for football and cricket,
+the rival teams. A read-only mapping, keyed in the order of ``TOPICS``."""
 
 AMBIGUOUS_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
     "bank": {"money": ("banking", "computing"), "river": ("fishing", "sailing")},

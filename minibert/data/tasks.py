@@ -34,7 +34,13 @@ from functools import cache
 
 import numpy as np
 
-from minibert.data.corpus import TOPICS, ToyCorpus
+from minibert.data.corpus import (
+    ORGANISATION_NAMES,
+    PERSON_NAMES,
+    PLACE_NAMES,
+    TOPICS,
+    ToyCorpus,
+)
 from minibert.data.pretraining import IGNORE_INDEX
 from minibert.tokenization_basic import BasicTokenizer
 
@@ -117,15 +123,11 @@ class TaskData:
 @cache
 def _entity_pattern() -> tuple[re.Pattern, dict[str, str]]:
     """One case-sensitive regex for every entity of the world, and entity -> type."""
-    # The world's word lists live in corpus.py; they are read here, never changed.
-    from minibert.data.corpus import _FEMALE_NAMES, _MALE_NAMES, _PLACES, _TOPIC_TABLE
-
-    types = {name: "PER" for name in _FEMALE_NAMES + _MALE_NAMES}
-    types.update({place: "LOC" for place in _PLACES})
-    for topic in _TOPIC_TABLE.values():
-        # A document's own {org} and the rival teams of football and cricket; "the" is
-        # not part of the name, as in CoNLL-2003's annotation.
-        for org in topic.organisations + topic.slots.get("rival", ()):
+    types = {name: "PER" for name in PERSON_NAMES}
+    types.update({place: "LOC" for place in PLACE_NAMES})
+    for organisations in ORGANISATION_NAMES.values():
+        # "the" is not part of an organisation's name, as in CoNLL-2003's annotation.
+        for org in organisations:
             types[org.removeprefix("the ")] = "ORG"
     alternatives = sorted(types, key=lambda entity: (-len(entity), entity))  # longest first
     pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, alternatives)) + r")\b")
