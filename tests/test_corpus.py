@@ -9,6 +9,9 @@ from minibert.data.corpus import (
     AMBIGUOUS_WORDS,
     MAX_SENTENCES,
     MIN_SENTENCES,
+    ORGANISATION_NAMES,
+    PERSON_NAMES,
+    PLACE_NAMES,
     TOPICS,
     ToyCorpus,
     count_words,
@@ -292,8 +295,6 @@ def test_write_rejects_bad_documents(tmp_path, documents, error, match):
 
 
 def test_entity_name_lists_cover_the_generated_documents():
-    from minibert.data.corpus import ORGANISATION_NAMES, PERSON_NAMES, PLACE_NAMES
-
     corpus = ToyCorpus.generate(60, 0, seed=3)
     for document, topic in zip(corpus.train, corpus.train_topics):
         opening = document[0]
