@@ -314,8 +314,9 @@ def gelu_forward(x: np.ndarray, approximate: str = "none"):
         else:
             cdf = 0.5 * (1.0 + erf(x / _SQRT_2))  # Phi(x), float64 to ~1e-16
         return x * cdf, ("none", x, cdf)
-    inner = _SQRT_2_OVER_PI * (x + _GELU_TANH_COEFF * x**3)
-    tanh_inner = np.tanh(inner)
+    # x * x * x, not x**3: NumPy sends a cube to the general (slow, scalar) pow routine.
+    inner = _SQRT_2_OVER_PI * (x + _GELU_TANH_COEFF * (x * x * x))
+    tanh_inner = np.tanh(inner, out=inner)
     return 0.5 * x * (1.0 + tanh_inner), ("tanh", x, tanh_inner)
 
 
