@@ -151,6 +151,9 @@ def _add_pretrain(subparsers) -> None:
                         help="peak learning rate")
     parser.add_argument("--dropout", type=float, default=defaults.dropout,
                         help=f"hidden and attention dropout (default {defaults.dropout})")
+    parser.add_argument("--schedule", default=defaults.schedule,
+                        help="constant, or linear (warmup then decay to 0, as BERT) "
+                             f"(default {defaults.schedule})")
     parser.add_argument("--optimizer", default=defaults.optimizer,
                         help="adamw or adam_weight_decay")
     parser.add_argument("--dynamic-masking", action="store_true",
@@ -176,7 +179,8 @@ def _run_pretrain(args) -> int:
     config = TrainingConfig(
         preset=args.preset, objective=args.objective, steps=args.steps,
         batch_size=args.batch_size, max_seq_length=args.max_seq_length,
-        vocab_size=args.vocab_size, learning_rate=args.lr, dropout=args.dropout,
+        vocab_size=args.vocab_size, learning_rate=args.lr, schedule=args.schedule,
+        dropout=args.dropout,
         optimizer=args.optimizer,
         dynamic_masking=args.dynamic_masking, num_documents=args.num_documents,
         corpus=args.corpus, eval_every=args.eval_every, save_every=args.save_every,

@@ -117,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     written = draw_figures(out, history)
     print("\nheld-out metrics:")
     for key in ("masked_lm_accuracy", "unigram_baseline_accuracy", "masked_lm_loss",
-                "next_sentence_accuracy", "next_sentence_loss", "steps", "train_seconds"):
+                "next_sentence_accuracy", "next_sentence_loss", "steps", "train_seconds",
+                "total_seconds"):
         if key in metrics:
             print(f"  {key:<27} {metrics[key]}")
     print("\nfill-mask probes:\n" + report)

@@ -15,9 +15,11 @@ from minibert import safetensors
 from minibert.fill_mask import fill_mask
 from minibert.trainer import TrainingConfig, TrainingDiverged, pretrain
 
+# Dropout on and a decaying learning rate, so that reproducibility and resume also cover the
+# dropout generator's state and the schedule's position.
 SMALL = dict(steps=8, batch_size=8, max_seq_length=32, vocab_size=400, num_documents=80,
              num_heldout_documents=12, dupe_factor=2, eval_every=4, eval_batches=2,
-             log_every=2, learning_rate=2e-3)
+             log_every=2, learning_rate=2e-3, dropout=0.1, schedule="linear")
 
 
 def quiet(_message):
@@ -202,7 +204,8 @@ def test_cli_errors_are_one_line(tmp_path):
 @pytest.mark.slow
 def test_sigkill_then_resume_gives_identical_weights(tmp_path):
     common = ["--steps", "12", "--batch-size", "8", "--max-seq-length", "32", "--vocab-size",
-              "400", "--num-documents", "80", "--save-every", "2", "--eval-every", "6"]
+              "400", "--num-documents", "80", "--save-every", "2", "--eval-every", "6",
+              "--dropout", "0.1", "--schedule", "linear"]
     reference = cli("pretrain", "--out", str(tmp_path / "ref"), *common)
     assert reference.returncode == 0, reference.stderr
     out = tmp_path / "killed"
@@ -224,7 +227,8 @@ def test_sigkill_then_resume_gives_identical_weights(tmp_path):
 
 
 def test_dropout_setting_reaches_the_model(tmp_path):
-    out, _ = run(tmp_path, "d", dropout=0.0)
-    config = json.loads((out / "config.json").read_text())
-    assert config["hidden_dropout_prob"] == 0.0
-    assert config["attention_probs_dropout_prob"] == 0.0
+    for name, dropout in (("d0", 0.0), ("d2", 0.2)):
+        out, _ = run(tmp_path, name, dropout=dropout)
+        config = json.loads((out / "config.json").read_text())
+        assert config["hidden_dropout_prob"] == dropout
+        assert config["attention_probs_dropout_prob"] == dropout
