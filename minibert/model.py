@@ -190,17 +190,22 @@ class BertSelfAttention(Module):
         return d_hidden
 
 
-class BertSelfOutput(Module):
-    """dense, dropout, then LayerNorm(x + residual): the post-LN residual of attention."""
+class _DenseResidualLayerNorm(Module):
+    """dense, dropout, then LayerNorm(x + residual): the post-LN residual connection.
 
-    def __init__(self, init: _Init) -> None:
+    HF has two copies of this sublayer, ``BertSelfOutput`` after attention (dense H -> H)
+    and ``BertOutput`` after the feed-forward (dense I -> H); both are defined below with
+    HF's names on top of this one.
+    """
+
+    def __init__(self, init: _Init, in_features: int) -> None:
         super().__init__()
-        self.dense = init.linear(init.config.hidden_size, init.config.hidden_size)
+        self.dense = init.linear(in_features, init.config.hidden_size)
         self.LayerNorm = init.layer_norm()
         self.dropout = init.dropout(init.config.hidden_dropout_prob)
 
     def forward(self, hidden_states: np.ndarray, input_tensor: np.ndarray) -> np.ndarray:
-        """hidden_states (B, T, H), input_tensor (B, T, H) residual -> (B, T, H)."""
+        """hidden_states (B, T, in), input_tensor (B, T, H) residual -> (B, T, H)."""
         hidden_states = self.dropout(self.dense(hidden_states))
         return self.LayerNorm(hidden_states + input_tensor)
 
@@ -210,6 +215,13 @@ class BertSelfOutput(Module):
         # forward: LayerNorm(branch + input_tensor): both receive d_sum
         d_hidden = self.dense.backward(self.dropout.backward(d_sum))
         return d_hidden, d_sum
+
+
+class BertSelfOutput(_DenseResidualLayerNorm):
+    """The residual sublayer after attention: dense H -> H, dropout, LayerNorm(x + residual)."""
+
+    def __init__(self, init: _Init) -> None:
+        super().__init__(init, init.config.hidden_size)
 
 
 class BertAttention(Module):
@@ -249,23 +261,11 @@ class BertIntermediate(Module):
         return self.dense.backward(self.intermediate_act_fn.backward(dout))
 
 
-class BertOutput(Module):
-    """dense I -> H, dropout, LayerNorm(x + residual)."""
+class BertOutput(_DenseResidualLayerNorm):
+    """The residual sublayer after the feed-forward: dense I -> H, dropout, LayerNorm."""
 
     def __init__(self, init: _Init) -> None:
-        super().__init__()
-        self.dense = init.linear(init.config.intermediate_size, init.config.hidden_size)
-        self.LayerNorm = init.layer_norm()
-        self.dropout = init.dropout(init.config.hidden_dropout_prob)
-
-    def forward(self, hidden_states: np.ndarray, input_tensor: np.ndarray) -> np.ndarray:
-        """hidden_states (B, T, I), input_tensor (B, T, H) -> (B, T, H)."""
-        hidden_states = self.dropout(self.dense(hidden_states))
-        return self.LayerNorm(hidden_states + input_tensor)
-
-    def backward(self, dout: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        d_sum = self.LayerNorm.backward(dout)
-        return self.dense.backward(self.dropout.backward(d_sum)), d_sum
+        super().__init__(init, init.config.intermediate_size)
 
 
 class BertLayer(Module):
