@@ -334,3 +334,18 @@ def test_float32_gelu_matches_the_exact_float64_form():
     cdf = cache[2].astype(np.float64)
     reference = np.array([0.5 * math.erfc(-v / math.sqrt(2)) for v in x32.astype(np.float64)])
     assert np.max(np.abs(cdf - reference)) < 3e-7
+
+
+def test_float32_normal_cdf_keeps_relative_accuracy_in_the_left_tail():
+    # Phi is computed through erfc, so tiny values in the left tail keep their digits:
+    # 1 + erf would round everything below ~3e-8 to 0.
+    x = np.linspace(-12, 0, 60001).astype(np.float32)
+    cdf = F._normal_cdf_float32(x).astype(np.float64)
+    reference = np.array([0.5 * math.erfc(-v / math.sqrt(2)) for v in x.astype(np.float64)])
+    relative = np.abs(cdf / reference - 1)
+    assert relative[x >= -3].max() < 1e-6
+    assert relative.max() < 1e-5
+    # the sign is handled without a masked copy: both halves of the line are right
+    both = np.array([-2.5, -0.5, 0.0, 0.5, 2.5], dtype=np.float32)
+    expected = [0.5 * math.erfc(-v / math.sqrt(2)) for v in both.astype(np.float64)]
+    np.testing.assert_allclose(F._normal_cdf_float32(both), expected, rtol=1e-6, atol=0)
