@@ -60,8 +60,11 @@ class TrainingConfig:
     preset: str = "tiny"  # model size from BertConfig.preset
     objective: str = "nsp"  # "nsp" (BERT), "sop" (ALBERT) or "mlm" (MLM only)
     steps: int = 1400  # optimizer steps: under 5 minutes on one core (docs/results.md)
-    batch_size: int = 32  # sequences per step
-    max_seq_length: int = 64  # T of the pretraining instances
+    # 64 pairs of single sentences (T = 32) per step: the same 2,048 tokens as 32 x 64, but
+    # masked-LM learns faster per step (held-out accuracy 0.72 against 0.53 after 1,400
+    # steps, docs/results.md).
+    batch_size: int = 64  # sequences per step
+    max_seq_length: int = 32  # T of the pretraining instances
     vocab_size: int = 5000  # WordPiece vocabulary cap (the toy corpus saturates near 4,600)
     learning_rate: float = 1e-3  # peak of the schedule
     warmup_fraction: float = 0.06  # "linear" only: share of steps spent warming up from 0
