@@ -181,7 +181,8 @@ def test_bad_corpora(tmp_path):
 
 @pytest.mark.parametrize("field, value", [("steps", 0), ("batch_size", -1), ("objective", "xlm"),
                                           ("preset", "huge"), ("learning_rate", 0.0),
-                                          ("dropout", 1.0), ("dropout", -0.1)])
+                                          ("dropout", 1.0), ("dropout", -0.1),
+                                          ("schedule", "cosine")])
 def test_config_validation(field, value):
     with pytest.raises(ValueError, match=field):
         TrainingConfig(**{field: value})
