@@ -212,3 +212,42 @@ def assert_matches():
                               f"(max abs diff {max_abs:.3e})")
 
     return check
+
+
+def zero_gradient_partner(name: str) -> str:
+    """The parameter whose gradient sets the scale for an exactly-zero gradient ``name``.
+
+    A key bias is measured against the query bias of the same attention; any other bias
+    (the QA output bias, a LayerNorm bias) against the weight it is added to.
+    """
+    if name.endswith(".key.bias"):
+        return name[: -len(".key.bias")] + ".query.bias"
+    if name.endswith(".bias"):
+        return name[: -len("bias")] + "weight"
+    raise ValueError(f"name must end in '.bias', got {name!r}")
+
+
+@pytest.fixture
+def assert_gradients_match(assert_matches):
+    """``assert_gradients_match(model, twin, rtol, exactly_zero=())`` after both backward passes.
+
+    Every minibert gradient must equal torch's, name by name. The names in
+    ``exactly_zero`` are parameters whose true gradient is exactly 0 (a constant added to
+    every score of a softmax changes nothing), so both libraries return only rounding
+    noise there: for them, both gradients must be tiny next to their partner's
+    (``zero_gradient_partner``).
+    """
+
+    def check(model, twin, rtol: float, exactly_zero=()) -> None:
+        ours = dict(model.named_gradients())
+        theirs = {name: p.grad.detach().numpy() for name, p in twin.named_parameters()}
+        assert set(ours) == set(theirs)
+        for name, grad in ours.items():
+            if name in exactly_zero:
+                scale = np.linalg.norm(theirs[zero_gradient_partner(name)])
+                assert np.linalg.norm(grad) < rtol * scale, name
+                assert np.linalg.norm(theirs[name]) < rtol * scale, name
+                continue
+            assert_matches(f"grad {name}", grad, theirs[name], rtol)
+
+    return check

@@ -51,22 +51,8 @@ def exactly_zero_gradients(model) -> set[str]:
     return names
 
 
-def assert_gradients_match(model, twin, assert_matches) -> None:
-    """Every gradient equals torch's; a gradient that is exactly 0 is tiny in both."""
-    ours = dict(model.named_gradients())
-    theirs = {name: p.grad.detach().numpy() for name, p in twin.named_parameters()}
-    assert set(ours) == set(theirs)
-    scale = max(np.linalg.norm(grad) for grad in theirs.values())
-    zero = exactly_zero_gradients(model)
-    for name, grad in ours.items():
-        if name in zero:
-            assert np.linalg.norm(grad) < FLOAT64_RTOL * scale, name
-            assert np.linalg.norm(theirs[name]) < FLOAT64_RTOL * scale, name
-            continue
-        assert_matches(f"grad {name}", grad, theirs[name], FLOAT64_RTOL)
-
-
-def compare(model, twin, ours_kwargs, theirs_kwargs, outputs, assert_matches) -> None:
+def compare(model, twin, ours_kwargs, theirs_kwargs, outputs, assert_matches,
+            assert_gradients_match) -> None:
     out = model(**ours_kwargs, output_hidden_states=True, output_attentions=True)
     twin.zero_grad()
     ref = twin(**theirs_kwargs, output_hidden_states=True, output_attentions=True)
@@ -79,11 +65,11 @@ def compare(model, twin, ours_kwargs, theirs_kwargs, outputs, assert_matches) ->
     model.zero_grad()
     model.backward()
     ref.loss.backward()
-    assert_gradients_match(model, twin, assert_matches)
+    assert_gradients_match(model, twin, FLOAT64_RTOL, exactly_zero_gradients(model))
 
 
 def test_sequence_classification_matches_hf(make_model, hf_twin, padded_batch, to_torch,
-                                            assert_matches):
+                                            assert_matches, assert_gradients_match):
     model = make_model(BertForSequenceClassification, extra={"id2label": LABEL_NAMES})
     twin = hf_twin(model)
     assert twin.config.num_labels == 3 and twin.config.id2label[2] == "spam"
@@ -92,22 +78,24 @@ def test_sequence_classification_matches_hf(make_model, hf_twin, padded_batch, t
     batch = inputs_of(padded_batch(model.config))
     labels = np.array([2, 0, 1])
     compare(model, twin, {**batch, "labels": labels},
-            to_torch({**batch, "labels": labels}), ["logits"], assert_matches)
+            to_torch({**batch, "labels": labels}), ["logits"], assert_matches,
+            assert_gradients_match)
 
 
 def test_sentence_pair_classification_matches_hf(make_model, hf_twin, padded_batch,
-                                                 to_torch, assert_matches):
+                                                 to_torch, assert_matches, assert_gradients_match):
     model = make_model(BertForSequenceClassification, extra={"num_labels": 4}, seed=2)
     twin = hf_twin(model)
     batch = inputs_of(padded_batch(model.config, lengths=(12, 12, 7, 3), seed=4))
     assert batch["token_type_ids"].any()  # two segments per row
     labels = np.array([3, 1, 0, 3])
     compare(model, twin, {**batch, "labels": labels},
-            to_torch({**batch, "labels": labels}), ["logits"], assert_matches)
+            to_torch({**batch, "labels": labels}), ["logits"], assert_matches,
+            assert_gradients_match)
 
 
 def test_token_classification_matches_hf(make_model, hf_twin, padded_batch, to_torch,
-                                         assert_matches):
+                                         assert_matches, assert_gradients_match):
     model = make_model(BertForTokenClassification, extra={"num_labels": 5})
     twin = hf_twin(model)
     assert "bert.pooler.dense.weight" not in model.state_dict()
@@ -118,11 +106,12 @@ def test_token_classification_matches_hf(make_model, hf_twin, padded_batch, to_t
     labels[:, 0] = IGNORE_INDEX  # [CLS]
     labels[:, 3] = IGNORE_INDEX  # a "##" piece
     compare(model, twin, {**batch, "labels": labels},
-            to_torch({**batch, "labels": labels}), ["logits"], assert_matches)
+            to_torch({**batch, "labels": labels}), ["logits"], assert_matches,
+            assert_gradients_match)
 
 
 def test_question_answering_matches_hf(make_model, hf_twin, padded_batch, to_torch,
-                                       assert_matches):
+                                       assert_matches, assert_gradients_match):
     model = make_model(BertForQuestionAnswering)
     twin = hf_twin(model)
     batch = inputs_of(padded_batch(model.config, lengths=(11, 9, 6, 5)))
@@ -133,7 +122,7 @@ def test_question_answering_matches_hf(make_model, hf_twin, padded_batch, to_tor
     ends = np.array([8, 0, 4, 2])
     compare(model, twin, {**batch, "start_positions": starts, "end_positions": ends},
             to_torch({**batch, "start_positions": starts, "end_positions": ends}),
-            ["start_logits", "end_logits"], assert_matches)
+            ["start_logits", "end_logits"], assert_matches, assert_gradients_match)
 
 
 def test_hf_reads_a_saved_classifier_folder(make_model, hf, tmp_path, padded_batch,
