@@ -11,7 +11,9 @@ missing run is trained first with the TrainingConfig defaults), then prints:
 - for the toy corpus, the best next-sentence accuracy topic alone allows on the held-out
   pairs (a NotNext B from a same-topic document cannot be told apart by topic), and what
   a bag-of-words classifier with no neural network reaches on the same pairs (naive
-  Bayes topic of each segment, IsNext when the two topics agree);
+  Bayes topic of each segment, IsNext when the two topics agree); and where the run's own
+  next-sentence errors fall (IsNext, NotNext from another topic, NotNext from the same
+  topic);
 - reproducibility on a short run of ``--check-steps`` steps: the same seed twice gives
   identical metrics and weights; a run killed with SIGKILL after its first checkpoint
   and resumed gives bit-identical final weights; training on a text file in BERT's
@@ -35,7 +37,9 @@ import numpy as np
 
 from minibert import safetensors
 from minibert.data import ToyCorpus, write_corpus
+from minibert.data.pretraining import collate_instances
 from minibert.demo import run_probes
+from minibert.model import BertForPreTraining
 from minibert.trainer import TrainingConfig, prepare_data, pretrain
 
 
@@ -144,7 +148,7 @@ def _segment_topic_posteriors(log_word_given_topic, instances, segment, skip_ids
     return np.array(posteriors)
 
 
-def topic_ceiling(run: Path) -> None:
+def next_sentence_analysis(run: Path) -> None:
     """How far topic alone takes next-sentence prediction on this run's held-out pairs.
 
     IsNext pairs always share a topic; a NotNext B comes from a random other document,
@@ -188,6 +192,24 @@ def topic_ceiling(run: Path) -> None:
     print(f"naive-Bayes topic match (no neural network) on the same pairs: "
           f"{(predicted == labels).mean():.4f}")
 
+    # Where the trained model's next-sentence errors fall.
+    model = BertForPreTraining.from_pretrained(run)
+    model.eval()
+    answers = []
+    for start in range(0, len(pairs), 64):
+        batch = collate_instances(pairs[start:start + 64], data.tokenizer.pad_token_id,
+                                  max_predictions_per_seq=data.data_config.max_predictions_per_seq)
+        inputs = batch.model_inputs()
+        out = model(inputs["input_ids"], inputs["token_type_ids"], inputs["attention_mask"])
+        answers.append(out.seq_relationship_logits.argmax(axis=-1))
+    wrong = np.concatenate(answers) != labels
+    same = np.array([corpus.heldout_topics[p.a_document] == corpus.heldout_topics[p.b_document]
+                     for p in pairs])
+    kinds = (("IsNext", labels == 0), ("NotNext, other topic", (labels == 1) & ~same),
+             ("NotNext, same topic", (labels == 1) & same))
+    print("the model's next-sentence errors: " + "; ".join(
+        f"{name} {int(wrong[where].sum())} of {int(where.sum())}" for name, where in kinds))
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -200,7 +222,7 @@ def main() -> int:
         print(f"no finished run in {run}: training one with the defaults")
         pretrain(TrainingConfig(), run, overwrite=True)
     ok = report_run(run)
-    topic_ceiling(run)
+    next_sentence_analysis(run)
     if not args.skip_checks:
         print(f"reproducibility ({args.check_steps}-step runs):")
         ok &= reproducibility(args.check_steps)
