@@ -180,8 +180,7 @@ def _run_pretrain(args) -> int:
         preset=args.preset, objective=args.objective, steps=args.steps,
         batch_size=args.batch_size, max_seq_length=args.max_seq_length,
         vocab_size=args.vocab_size, learning_rate=args.lr, schedule=args.schedule,
-        dropout=args.dropout,
-        optimizer=args.optimizer,
+        dropout=args.dropout, optimizer=args.optimizer,
         dynamic_masking=args.dynamic_masking, num_documents=args.num_documents,
         corpus=args.corpus, eval_every=args.eval_every, save_every=args.save_every,
         seed=args.seed)
