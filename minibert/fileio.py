@@ -3,6 +3,11 @@
 Every writer in minibert goes through here: write a temporary file in the destination
 folder, flush and fsync it, then ``os.replace`` it over the target (atomic on POSIX and
 Windows when both live on one file system).
+
+The result has the permissions a plain ``open(path, "w")`` would give: a new file gets
+0666 minus the user's umask (``tempfile.mkstemp`` would make every file 0600, unreadable
+to the colleagues a lecturer shares figures and models with), and a replaced file keeps
+its mode.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -29,9 +34,10 @@ def atomic_open(path: str | os.PathLike, mode: str = "wb",
         raise ValueError(f"mode must be 'wb' or 'w', got {mode!r}")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp_name = _create_temporary(path)
     try:
         with os.fdopen(fd, mode, encoding=encoding if mode == "w" else None) as handle:
+            _keep_mode(handle.fileno(), path)
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
@@ -40,6 +46,36 @@ def atomic_open(path: str | os.PathLike, mode: str = "wb",
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
+
+
+def _create_temporary(path: Path) -> tuple[int, str]:
+    """Create a new, empty, uniquely named file beside ``path``; returns (fd, name).
+
+    Created with mode 0666 so that the kernel applies the umask (and any default ACL) just
+    as it would for ``open()``; reading the umask instead would mean changing it, which
+    races with other threads.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        name = str(path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            fd = os.open(name, flags, 0o666)
+        except FileExistsError:
+            continue
+        break
+    else:
+        raise FileExistsError(f"could not create a temporary file beside {str(path)!r}")
+    return fd, name
+
+
+def _keep_mode(fd: int, path: Path) -> None:
+    """Give the new file the mode of the file it replaces, as rewriting it in place would."""
+    try:
+        existing = os.stat(path)
+    except OSError:
+        return
+    if stat.S_ISREG(existing.st_mode) and hasattr(os, "fchmod"):
+        os.fchmod(fd, stat.S_IMODE(existing.st_mode))
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
