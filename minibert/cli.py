@@ -1,14 +1,21 @@
 """The ``minibert`` command line: one subcommand per job, each with ``--help``.
 
-Bad input ends with a one-line message on stderr and exit status 2, never a traceback.
+Bad input ends with a one-line message on stderr and exit status 2, never a traceback: a
+message names the argument or path, what was wrong and what was expected, and repeats at
+most a short excerpt of the user's text. Every file is written atomically, so a failed
+write (permission, full disk) leaves nothing half-written.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
+import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 __all__ = ["main", "build_parser"]
 
@@ -17,21 +24,94 @@ USER_ERRORS = (
     TypeError,
     IndexError,
     KeyError,
-    FileNotFoundError,
-    FileExistsError,
-    NotADirectoryError,
-    IsADirectoryError,
-    UnicodeDecodeError,
+    OSError,
 )
+
+MESSAGE_CHARS = 300  # a longer error message is cut: one line must stay one screen line or so
+
+_OS_REASONS = {
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.ENOENT: "does not exist",
+    errno.EISDIR: "is a folder, not a file",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EEXIST: "already exists",
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "the file system is read-only",
+    errno.ENAMETOOLONG: "the name is too long",
+}
 
 
 class CommandError(Exception):
     """A user-facing error: printed as one line, exit status 2."""
 
 
-
 def _progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def _os_reason(error: OSError) -> str:
+    """One line for an operating-system error: the path and what went wrong.
+
+    minibert's own errors (no errno) already say everything and are passed through.
+    """
+    if error.errno is None or error.filename is None:
+        return str(error)
+    reason = _OS_REASONS.get(error.errno) or (error.strerror or str(error)).lower()
+    return f"{str(error.filename)!r}: {reason}"
+
+
+@contextlib.contextmanager
+def _file_access(expected: str) -> Iterator[None]:
+    """Turn an operating-system error into one line ending in what the command expected."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno is None:
+            raise
+        raise CommandError(f"{_os_reason(error)}; {expected}") from None
+
+
+def _model_folder(path: str, argument: str) -> str:
+    """``path`` if it is a folder; otherwise a clear error (a file, or nothing, is there)."""
+    folder = Path(path)
+    if folder.is_dir():
+        return path
+    what = "is a file, not a model folder" if folder.exists() else "does not exist"
+    raise CommandError(f"{argument} {path!r} {what}; expected a folder with config.json, "
+                       f"model.safetensors and vocab.txt (written by pretrain or "
+                       f"save_pretrained)")
+
+
+def _input_file(path: str, argument: str, expected: str) -> str:
+    """``path`` if it is a readable file; otherwise a clear error."""
+    target = Path(path)
+    if target.is_dir():
+        raise CommandError(f"{argument} {path!r} is a folder; expected {expected}")
+    with _file_access(f"{argument} expected {expected}"):
+        with open(target, "rb"):
+            pass
+    return path
+
+
+def _check_text_arguments(argv: list[str]) -> None:
+    """Refuse arguments holding bytes that are not UTF-8.
+
+    Python keeps such bytes as lone surrogates ("surrogateescape"); the tokenizer would
+    drop them without a word, so that a model would read a different text than was typed.
+    """
+    from minibert.fill_mask import excerpt
+
+    for position, argument in enumerate(argv, 1):
+        bad = [i for i, char in enumerate(argument) if "\udc80" <= char <= "\udcff"]
+        if bad:
+            raw = argument.encode("utf-8", "surrogateescape")
+            shown = excerpt(raw.decode("utf-8", "replace"))
+            raise CommandError(f"argument {position} is not valid UTF-8 (byte "
+                               f"0x{ord(argument[bad[0]]) - 0xDC00:02x} at character "
+                               f"{bad[0]}, shown as U+FFFD: {shown}); command-line text "
+                               f"must be UTF-8")
 
 
 # -- gradcheck -------------------------------------------------------------------------------
@@ -94,7 +174,9 @@ def _run_info(args) -> int:
 
     from minibert.checkpoint import checkpoint_summary
 
-    summary = checkpoint_summary(args.model)
+    folder = _model_folder(args.model, "DIR")
+    with _file_access("DIR must be a readable model folder"):
+        summary = checkpoint_summary(folder)
     if args.json:
         print(json.dumps(summary, indent=2, sort_keys=True))
         return 0
@@ -161,20 +243,38 @@ def _add_pretrain(subparsers) -> None:
     parser.add_argument("--num-documents", type=int, default=defaults.num_documents,
                         help="toy-corpus training documents")
     parser.add_argument("--eval-every", type=int, default=defaults.eval_every)
-    parser.add_argument("--save-every", type=int, default=defaults.save_every,
-                        help="write a resumable checkpoint every K steps (0: at the end only)")
+    parser.add_argument("--save-seconds", type=float, default=defaults.save_seconds,
+                        metavar="S",
+                        help="write a resumable checkpoint to OUT/checkpoint after step 1 and "
+                             f"then after every S seconds of training (default "
+                             f"{defaults.save_seconds:g}; 0: by --save-every only); it is "
+                             "removed when the run finishes")
+    parser.add_argument("--save-every", type=int, default=defaults.save_every, metavar="K",
+                        help="also write the checkpoint every K steps (default 0: by time "
+                             "only; 0 with --save-seconds 0: no checkpoints)")
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--resume", action="store_true",
-                        help="continue the interrupted run in --out from its checkpoint")
+                        help="continue the interrupted run in --out from its checkpoint "
+                             "(with the same settings; the run prints this command at its "
+                             "start)")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace a model already in --out")
     parser.set_defaults(handler=_run_pretrain)
 
 
+def _resume_command(args) -> str:
+    """This very invocation with --resume (and without --overwrite), ready to paste."""
+    program = args.program
+    kept = [a for a in args.argv if not (len(a) > 3 and "--overwrite".startswith(a))]
+    if not args.resume:
+        kept.append("--resume")
+    return shlex.join([*program, *kept])
+
+
 def _run_pretrain(args) -> int:
     import json
 
-    from minibert.trainer import TrainingConfig, pretrain
+    from minibert.trainer import TrainingConfig, checkpoint_step, pretrain
 
     config = TrainingConfig(
         preset=args.preset, objective=args.objective, steps=args.steps,
@@ -182,10 +282,25 @@ def _run_pretrain(args) -> int:
         vocab_size=args.vocab_size, learning_rate=args.lr, schedule=args.schedule,
         dropout=args.dropout, optimizer=args.optimizer,
         dynamic_masking=args.dynamic_masking, num_documents=args.num_documents,
-        corpus=args.corpus, eval_every=args.eval_every, save_every=args.save_every,
-        seed=args.seed)
-    metrics = pretrain(config, args.out, resume=args.resume, overwrite=args.overwrite,
-                       progress=_progress)
+        corpus=args.corpus, eval_every=args.eval_every, save_seconds=args.save_seconds,
+        save_every=args.save_every, seed=args.seed)
+    if args.corpus is not None:
+        _input_file(args.corpus, "--corpus", "a UTF-8 text file in BERT's format")
+    command = _resume_command(args)
+    try:
+        with _file_access(f"--out {args.out!r} must be a folder you can write to"):
+            metrics = pretrain(config, args.out, resume=args.resume,
+                               overwrite=args.overwrite, progress=_progress,
+                               resume_command=command)
+    except KeyboardInterrupt:
+        step = checkpoint_step(args.out)
+        if step is None:
+            _progress("minibert pretrain: interrupted before its first checkpoint; start it "
+                      "again to train")
+        else:
+            _progress(f"minibert pretrain: interrupted; the checkpoint holds step {step}; "
+                      f"resume with: {command}")
+        return 130
     print(json.dumps(metrics, indent=2, sort_keys=True))
     return 0
 
@@ -197,7 +312,9 @@ def _add_fill_mask(subparsers) -> None:
         "fill-mask", help="predict the [MASK] tokens of a text with a pretrained model",
         description="Print the top-k predictions for every [MASK] in TEXT, in the format of "
                     "HF's fill-mask pipeline (score, token, token_str, sequence).")
-    parser.add_argument("text", help='text with one or more "[MASK]"')
+    parser.add_argument("text", help='text with one or more "[MASK]", at most the model\'s '
+                                     "max_position_embeddings tokens (128 for pretrain's "
+                                     "models) with [CLS] and [SEP]")
     parser.add_argument("--model", required=True, metavar="DIR",
                         help="a folder written by pretrain or save_pretrained (with vocab.txt)")
     parser.add_argument("--top-k", type=int, default=5)
@@ -213,10 +330,12 @@ def _run_fill_mask(args) -> int:
     from minibert.fill_mask import fill_mask
     from minibert.model import BertForMaskedLM
 
-    tokenizer = load_tokenizer(args.model)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # an NSP head in the folder is not needed here
-        model = BertForMaskedLM.from_pretrained(args.model)
+    folder = _model_folder(args.model, "--model")
+    with _file_access("--model must be a readable model folder"):
+        tokenizer = load_tokenizer(folder)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an NSP head in the folder is not needed here
+            model = BertForMaskedLM.from_pretrained(folder)
     if model.loading_info["missing_keys"]:
         raise CommandError(f"{args.model!r} has no MLM head (missing "
                            f"{model.loading_info['missing_keys'][0]}); fill-mask needs one")
@@ -279,10 +398,12 @@ def _run_attention(args) -> int:
     view = args.view or ("head" if args.head is not None else "layer")
     if view not in viz.VIEWS:
         raise ValueError(f"--view must be one of {', '.join(viz.VIEWS)}, got {view!r}")
-    tokenizer = load_tokenizer(args.model)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pretraining heads are not needed for attention
-        model = BertModel.from_pretrained(args.model)
+    folder = _model_folder(args.model, "--model")
+    with _file_access("--model must be a readable model folder"):
+        tokenizer = load_tokenizer(folder)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pretraining heads are not needed for attention
+            model = BertModel.from_pretrained(folder)
     encoding = tokenizer(args.text, args.pair, truncation=True,
                          max_length=min(args.max_length, model.config.max_position_embeddings),
                          return_tensors="np")
@@ -300,7 +421,8 @@ def _run_attention(args) -> int:
         token_type_ids=encoding["token_type_ids"][0],
         attention_mask=encoding["attention_mask"][0], hide_special=args.hide_special,
         merge_pieces=args.merge_pieces, annotate=args.annotate)
-    path = viz.save_figure(fig, args.output, dpi=args.dpi)
+    with _file_access("-o must name a file in a folder you can write to"):
+        path = viz.save_figure(fig, args.output, dpi=args.dpi)
     print(f"wrote {path} ({view} view, {len(tokens)} tokens)")
     return 0
 
@@ -327,20 +449,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _program(argv: list[str] | None) -> list[str]:
+    """How this process was started, as a command a user can type again."""
+    if argv is not None:
+        return ["minibert"]
+    if Path(sys.argv[0]).name == "__main__.py":
+        return [sys.executable, "-m", "minibert"]
+    return [sys.argv[0]]
+
+
+def _one_line(error: BaseException) -> str:
+    text = _os_reason(error) if isinstance(error, OSError) else str(error)
+    lines = text.strip().splitlines()
+    message = lines[0] if lines else repr(error)
+    if len(message) > MESSAGE_CHARS:
+        message = message[:MESSAGE_CHARS] + " ..."
+    return message
+
+
 def main(argv: list[str] | None = None) -> int:
     from minibert.trainer import TrainingDiverged
 
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        _check_text_arguments(arguments)
+    except CommandError as error:
+        print(f"minibert: error: {error}", file=sys.stderr)
+        return 2
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
+    args.program, args.argv = _program(argv), arguments
     try:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:
         print(f"minibert {args.command}: interrupted", file=sys.stderr)
         return 130
     except (CommandError, TrainingDiverged, *USER_ERRORS) as error:
-        message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
-        print(f"minibert {args.command}: error: {message}", file=sys.stderr)
+        print(f"minibert {args.command}: error: {_one_line(error)}", file=sys.stderr)
         return 2

@@ -28,7 +28,8 @@ def atomic_open(path: str | os.PathLike, mode: str = "wb",
                 encoding: str | None = None) -> Iterator[IO]:
     """Open a temporary file beside ``path``; on success rename it over ``path``.
 
-    If the body raises, the temporary file is removed and ``path`` is untouched.
+    If the body raises, the temporary file is removed and ``path`` is untouched. An
+    operating-system error (permission, full disk) names ``path``, not the temporary file.
     """
     if mode not in ("wb", "w"):
         raise ValueError(f"mode must be 'wb' or 'w', got {mode!r}")
@@ -42,9 +43,11 @@ def atomic_open(path: str | os.PathLike, mode: str = "wb",
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, path)
-    except BaseException:
+    except BaseException as error:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
+        if isinstance(error, OSError) and error.filename in (None, tmp_name):
+            error.filename = str(path)
         raise
 
 
@@ -62,6 +65,9 @@ def _create_temporary(path: Path) -> tuple[int, str]:
             fd = os.open(name, flags, 0o666)
         except FileExistsError:
             continue
+        except OSError as error:
+            error.filename = str(path)  # the user knows the destination, not this hidden name
+            raise
         break
     else:
         raise FileExistsError(f"could not create a temporary file beside {str(path)!r}")

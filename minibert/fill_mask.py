@@ -8,6 +8,19 @@ from minibert import functional as F
 
 __all__ = ["fill_mask"]
 
+EXCERPT_CHARS = 60  # the most of a user's text an error message repeats
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """``text`` quoted, or for a long one its start and end and its length.
+
+    An error message names the input it refuses without flooding the terminal with it.
+    """
+    if len(text) <= limit:
+        return repr(text)
+    head, tail = text[: limit * 2 // 3], text[-(limit // 3):]
+    return f"{head!r} ... {tail!r} ({len(text):,} characters)"
+
 
 def fill_mask(model, tokenizer, text: str, top_k: int = 5):
     """Predict each [MASK] of ``text``.
@@ -16,18 +29,27 @@ def fill_mask(model, tokenizer, text: str, top_k: int = 5):
     more "[MASK]", top_k >= 1. Output, as HF's fill-mask pipeline: for one mask a list of
     ``top_k`` dicts {"score", "token", "token_str", "sequence"}; for several masks a list
     of such lists, one per mask in order (each "sequence" fills only that mask).
+
+    A text longer than the model reads (``max_position_embeddings`` tokens, [CLS] and
+    [SEP] included) is refused with its token count, never cut: a cut could drop the
+    [MASK] or the context that decides it.
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a string, got {type(text).__name__}")
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
         raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
-    encoding = tokenizer(text, truncation=True,
-                         max_length=model.config.max_position_embeddings, return_tensors="np")
+    encoding = tokenizer(text, return_tensors="np")
     input_ids = encoding["input_ids"]  # (1, T)
     mask_positions = np.flatnonzero(input_ids[0] == tokenizer.mask_token_id)
     if mask_positions.size == 0:
         raise ValueError(f"text must contain {tokenizer.mask_token!r} at least once, "
-                         f"got {text!r}")
+                         f"got {excerpt(text)}")
+    limit = model.config.max_position_embeddings
+    if input_ids.shape[1] > limit:
+        raise ValueError(f"text is {input_ids.shape[1]:,} tokens long ([CLS] and [SEP] "
+                         f"included), more than the {limit} the model reads "
+                         f"(max_position_embeddings); shorten it around the "
+                         f"{tokenizer.mask_token}: got {excerpt(text)}")
     was_training = model.training
     model.eval()
     try:

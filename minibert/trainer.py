@@ -43,7 +43,7 @@ from minibert.schedules import make_schedule
 from minibert.tokenization import BertTokenizer
 
 __all__ = ["TrainingConfig", "TrainingDiverged", "Trainer", "pretrain", "evaluate",
-           "unigram_baseline_accuracy", "prepare_data"]
+           "unigram_baseline_accuracy", "prepare_data", "checkpoint_step"]
 
 CHECKPOINT_DIR = "checkpoint"
 OBJECTIVES = ("nsp", "sop", "mlm")
@@ -89,7 +89,12 @@ class TrainingConfig:
     eval_every: int = 250  # held-out evaluation period in steps (and at the end)
     eval_batches: int = 8  # held-out batches per evaluation
     log_every: int = 10  # history and progress-line period in steps
-    save_every: int = 0  # checkpoint period in steps (0: only at the end)
+    # Resumable checkpoints, on by default so that Ctrl-C or a killed job loses little: the
+    # first after step 1 (an --out that cannot be written fails at once), then after every
+    # save_seconds of training, or every save_every steps when set; save_seconds 0 and
+    # save_every 0 write none. The checkpoint is removed when the run finishes.
+    save_seconds: float = 60.0
+    save_every: int = 0
     seed: int = 0  # seeds corpus, vocabulary, instances, weights, batches and dropout
 
     def __post_init__(self) -> None:
@@ -112,6 +117,10 @@ class TrainingConfig:
                 and math.isfinite(self.learning_rate)):
             raise ValueError(f"learning_rate must be a positive number, "
                              f"got {self.learning_rate!r}")
+        if (isinstance(self.save_seconds, bool) or not isinstance(self.save_seconds, (int, float))
+                or not 0 <= self.save_seconds < math.inf):
+            raise ValueError(f"save_seconds must be a non-negative number of seconds, "
+                             f"got {self.save_seconds!r}")
         if not 0 <= self.warmup_fraction < 1:
             raise ValueError(f"warmup_fraction must be in [0, 1), got {self.warmup_fraction!r}")
         if (isinstance(self.dropout, bool) or not isinstance(self.dropout, (int, float))
@@ -288,33 +297,64 @@ class Trainer:
         self.step = 0
         self.history: list[dict] = []
         self.train_seconds = 0.0
+        self._saved_at: float | None = None  # train_seconds at the last checkpoint
+        self._save_cost = 0.0  # seconds the last checkpoint took to write
 
     # -- checkpoints -------------------------------------------------------------------------
     def save_checkpoint(self, out_dir: Path) -> Path:
         """Write checkpoint/ atomically: a complete new folder replaces the old one."""
+        start = time.perf_counter()
         final = out_dir / CHECKPOINT_DIR
         staging = out_dir / f".{CHECKPOINT_DIR}.new"
         previous = out_dir / f".{CHECKPOINT_DIR}.old"
         shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
-        safetensors.save_file(dict(self.model.named_parameters()),
-                              staging / "model.safetensors", metadata={"format": "pt"})
-        safetensors.save_file(self.optimizer.state_dict(), staging / "optimizer.safetensors")
-        atomic_write_json(staging / "trainer_state.json", {
-            "step": self.step,
-            "training_config": self.config.to_dict(),
-            "batches": self.data.train_batches.state_dict(),
-            "dropout_rng": self.model.dropout_rng.bit_generator.state,
-            "history": self.history,
-            "train_seconds": self.train_seconds,
-        })
+        try:
+            staging.mkdir(parents=True)
+            safetensors.save_file(dict(self.model.named_parameters()),
+                                  staging / "model.safetensors", metadata={"format": "pt"})
+            safetensors.save_file(self.optimizer.state_dict(),
+                                  staging / "optimizer.safetensors")
+            atomic_write_json(staging / "trainer_state.json", {
+                "step": self.step,
+                "training_config": self.config.to_dict(),
+                "batches": self.data.train_batches.state_dict(),
+                "dropout_rng": self.model.dropout_rng.bit_generator.state,
+                "history": self.history,
+                "train_seconds": self.train_seconds,
+            })
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)  # a full disk keeps no partial copy
+            raise
         # Swap: the old checkpoint stays readable until the new one is complete.
         shutil.rmtree(previous, ignore_errors=True)
         if final.exists():
             os.replace(final, previous)
         os.replace(staging, final)
         shutil.rmtree(previous, ignore_errors=True)
+        self._saved_at = self.train_seconds
+        self._save_cost = time.perf_counter() - start
         return final
+
+    def checkpoint_due(self) -> bool:
+        """Whether the step just taken should be followed by a checkpoint (see TrainingConfig)."""
+        config = self.config
+        if config.save_every and (self.step % config.save_every == 0
+                                  or self.step == config.steps):
+            return True
+        if not config.save_seconds:
+            return False
+        if self._saved_at is None or self.step == config.steps:
+            return True
+        # A model whose checkpoint is slow to write (BERT-Base: seconds) is saved less often,
+        # so that checkpoints never cost more than about 1% of the training time.
+        interval = max(config.save_seconds, 100 * self._save_cost)
+        return self.train_seconds - self._saved_at >= interval
+
+    @staticmethod
+    def remove_checkpoint(out_dir: Path) -> None:
+        """Delete the checkpoint folders of ``out_dir`` (current, and any cut-short swap)."""
+        for name in (CHECKPOINT_DIR, f".{CHECKPOINT_DIR}.new", f".{CHECKPOINT_DIR}.old"):
+            shutil.rmtree(out_dir / name, ignore_errors=True)
 
     @staticmethod
     def find_checkpoint(out_dir: Path) -> Path | None:
@@ -325,19 +365,31 @@ class Trainer:
                 return candidate
         return None
 
-    def load_checkpoint(self, folder: Path) -> None:
+    @staticmethod
+    def read_checkpoint_state(folder: Path, config: TrainingConfig) -> dict:
+        """The checkpoint's trainer_state.json, refused unless ``config`` continues its run.
+
+        Reads only that small file, so a mismatch is reported before any data preparation.
+        """
         state = json.loads((folder / "trainer_state.json").read_text(encoding="utf-8"))
         saved = TrainingConfig.from_dict(state["training_config"])
-        differences = {k: (v, getattr(self.config, k)) for k, v in saved.to_dict().items()
-                       if k not in ("steps", "save_every", "log_every", "eval_every")
-                       and v != getattr(self.config, k)}
+        differences = {k: (v, getattr(config, k)) for k, v in saved.to_dict().items()
+                       if k not in ("steps", "save_every", "save_seconds", "log_every",
+                                    "eval_every")
+                       and v != getattr(config, k)}
         if differences:
             shown = ", ".join(f"{k}: checkpoint {a!r} vs now {b!r}"
                               for k, (a, b) in differences.items())
             raise ValueError(f"--resume needs the settings of the interrupted run; {shown}")
-        if saved.steps != self.config.steps:
+        if saved.steps != config.steps:
             raise ValueError(f"--resume needs the same --steps as the interrupted run "
-                             f"({saved.steps}), got {self.config.steps}")
+                             f"({saved.steps}), got {config.steps}")
+        return state
+
+    def load_checkpoint(self, folder: Path, state: dict | None = None) -> None:
+        """Continue from ``folder``; ``state`` is its read_checkpoint_state when already read."""
+        if state is None:
+            state = self.read_checkpoint_state(folder, self.config)
         self.model.load_state_dict(safetensors.load_file(folder / "model.safetensors",
                                                          mmap=False))
         self.optimizer.load_state_dict(safetensors.load_file(folder / "optimizer.safetensors",
@@ -347,6 +399,7 @@ class Trainer:
         self.step = int(state["step"])
         self.history = list(state["history"])
         self.train_seconds = float(state["train_seconds"])
+        self._saved_at = self.train_seconds
 
     # -- the loop ----------------------------------------------------------------------------
     def evaluate(self) -> dict[str, float]:
@@ -355,7 +408,7 @@ class Trainer:
 
     def train(self, out_dir: Path | None = None,
               step_hook: Callable[[int], None] | None = None) -> None:
-        """Run until ``config.steps``; checkpoint every ``save_every`` steps into out_dir."""
+        """Run until ``config.steps``, checkpointing into out_dir when checkpoint_due()."""
         config, model = self.config, self.model
         model.train()
         batches = self.data.train_batches
@@ -398,9 +451,11 @@ class Trainer:
             if self.step % config.eval_every == 0 or self.step == config.steps:
                 metrics = self.evaluate()
                 self.history.append({"step": self.step, "split": "heldout", **metrics})
-                self.progress("held-out  " + "  ".join(f"{k} {v:.4f}"
-                                                       for k, v in metrics.items()))
-            if out_dir is not None and config.save_every and self.step % config.save_every == 0:
+                total = len(self.data.heldout_instances)
+                measured = min(total, config.eval_batches * config.batch_size)
+                self.progress(f"held-out (first {measured:,} of {total:,} sequences)  "
+                              + "  ".join(f"{k} {v:.4f}" for k, v in metrics.items()))
+            if out_dir is not None and self.checkpoint_due():
                 self.save_checkpoint(out_dir)
             if step_hook is not None:
                 step_hook(self.step)
@@ -413,39 +468,77 @@ class Trainer:
 MODEL_FILES = ("model.safetensors", "config.json")
 
 
-def _check_out_dir(out_dir: Path, resume: bool, overwrite: bool) -> None:
+def _check_out_dir(out_dir: Path, config: TrainingConfig, resume: bool,
+                   overwrite: bool) -> tuple[Path, dict] | None:
+    """Refuse an --out that cannot be used; when resuming, the checkpoint and its state."""
     if out_dir.exists() and not out_dir.is_dir():
         raise NotADirectoryError(f"--out {str(out_dir)!r} exists and is not a folder")
     if resume and overwrite:
         raise ValueError("--resume and --overwrite contradict each other; choose one")
+    checkpoint = Trainer.find_checkpoint(out_dir)
     if resume:
-        if Trainer.find_checkpoint(out_dir) is None:
+        if not out_dir.is_dir():
+            raise FileNotFoundError(f"--resume: {str(out_dir)!r} does not exist; nothing to "
+                                    f"resume")
+        if checkpoint is None and (out_dir / "metrics.json").is_file():
+            raise FileNotFoundError(f"--resume: {str(out_dir)!r} holds a finished run (its "
+                                    f"checkpoint is removed at the end); nothing to resume")
+        if checkpoint is None:
             raise FileNotFoundError(f"--resume: {str(out_dir)!r} holds no checkpoint to resume "
-                                    f"(write one with --save-every)")
-        return
-    holds_model = out_dir.is_dir() and any((out_dir / f).exists()
-                                           for f in MODEL_FILES + (CHECKPOINT_DIR,))
-    if holds_model and not overwrite:
+                                    f"(a run writes its first one after step 1)")
+        return checkpoint, Trainer.read_checkpoint_state(checkpoint, config)
+    if overwrite:
+        return None
+    if checkpoint is not None:
+        raise FileExistsError(f"--out {str(out_dir)!r} holds the checkpoint of an interrupted "
+                              f"run; pass --resume to continue it or --overwrite to start again")
+    if any((out_dir / f).exists() for f in MODEL_FILES):
         raise FileExistsError(f"--out {str(out_dir)!r} already holds a model; pass --overwrite "
-                              f"to replace it or --resume to continue it")
+                              f"to replace it")
+    return None
+
+
+def checkpoint_step(out_dir: str | os.PathLike) -> int | None:
+    """The step of the checkpoint a --resume of ``out_dir`` would continue from, if any."""
+    folder = Trainer.find_checkpoint(Path(out_dir))
+    if folder is None:
+        return None
+    return int(json.loads((folder / "trainer_state.json").read_text(encoding="utf-8"))["step"])
 
 
 def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool = False,
              overwrite: bool = False, progress: Callable[[str], None] | None = None,
-             step_hook: Callable[[int], None] | None = None) -> dict:
-    """Run a pretraining job into ``out_dir``; returns the final metrics (also metrics.json)."""
+             step_hook: Callable[[int], None] | None = None,
+             resume_command: str | None = None) -> dict:
+    """Run a pretraining job into ``out_dir``; returns the final metrics (also metrics.json).
+
+    ``resume_command``, when given, is announced at the start as the way to continue the
+    run if it is cut short (the command line passes its own invocation with --resume).
+    """
     progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
     job_start = time.perf_counter()
     out_dir = Path(out_dir)
-    _check_out_dir(out_dir, resume, overwrite)
+    checkpoint = _check_out_dir(out_dir, config, resume, overwrite)
+    if not resume:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        # A replaced run's checkpoint must never be resumed as if it were this run's.
+        Trainer.remove_checkpoint(out_dir)
+    if config.save_seconds or config.save_every:
+        when = (f"every {config.save_seconds:g} s of training" if config.save_seconds
+                else f"every {config.save_every} steps")
+        if config.save_seconds and config.save_every:
+            when += f" and every {config.save_every} steps"
+        first = "" if resume else "after step 1, then "
+        message = f"checkpoints: {out_dir / CHECKPOINT_DIR} {first}{when}"
+        if resume_command:
+            message += f"; if the run is cut short, resume it with: {resume_command}"
+        progress(message)
     data = prepare_data(config, progress)
     trainer = Trainer(config, data, progress)
-    if resume:
-        folder = Trainer.find_checkpoint(out_dir)
-        trainer.load_checkpoint(folder)
+    if checkpoint is not None:
+        folder, state = checkpoint
+        trainer.load_checkpoint(folder, state)
         progress(f"resumed from {folder} at step {trainer.step}")
-    else:
-        out_dir.mkdir(parents=True, exist_ok=True)
     params = trainer.model.num_parameters()
     progress(f"model: BertForPreTraining preset {config.preset!r}, {params:,} parameters; "
              f"training {config.steps} steps of {config.batch_size} sequences")
@@ -457,6 +550,7 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
             raise TrainingDiverged(f"numerical overflow at step {trainer.step + 1}: {error}; "
                                    f"the last checkpoint, if any, is intact") from None
     # The final metrics use every held-out instance (the periodic ones only eval_batches).
+    progress(f"final evaluation on all {len(data.heldout_instances):,} held-out sequences")
     heldout = list(_heldout_batches(data, config.batch_size, limit=None))
     final = evaluate(trainer.model, heldout)
     metrics = {
@@ -476,6 +570,5 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
     atomic_write_json(out_dir / "history.json", trainer.history)
     atomic_write_json(out_dir / "training_config.json", config.to_dict())
     atomic_write_json(out_dir / "metrics.json", metrics)
-    if config.save_every:
-        trainer.save_checkpoint(out_dir)
+    Trainer.remove_checkpoint(out_dir)  # the finished model supersedes it
     return metrics

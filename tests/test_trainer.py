@@ -2,6 +2,7 @@
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -12,8 +13,9 @@ import pytest
 
 import minibert as mb
 from minibert import safetensors
+from minibert import trainer as trainer_module
 from minibert.fill_mask import fill_mask
-from minibert.trainer import TrainingConfig, TrainingDiverged, pretrain
+from minibert.trainer import Trainer, TrainingConfig, TrainingDiverged, pretrain
 
 # Dropout on and a decaying learning rate, so that reproducibility and resume also cover the
 # dropout generator's state and the schedule's position.
@@ -95,6 +97,95 @@ def test_resume_is_bit_identical(tmp_path):
     history_b = json.loads((out / "history.json").read_text())
     assert [h["loss"] for h in history_a if "loss" in h] == \
         [h["loss"] for h in history_b if "loss" in h]
+    # a finished run, resumed or not, leaves no checkpoint behind its model
+    for folder in (reference, out):
+        assert not [p.name for p in folder.iterdir() if "checkpoint" in p.name]
+
+
+def test_checkpoints_are_on_by_default(tmp_path):
+    """After step 1, then by training time: a default run is resumable without asking."""
+    assert TrainingConfig().save_seconds == 60 and TrainingConfig().save_every == 0
+    out = tmp_path / "default"
+    seen = {}
+
+    def record(step):
+        seen[step] = json.loads((out / "checkpoint" / "trainer_state.json").read_text())["step"]
+
+    pretrain(TrainingConfig(**SMALL), out, progress=quiet, step_hook=record)
+    assert seen == {step: 1 for step in range(1, 8)} | {8: 8}
+    assert not (out / "checkpoint").exists()
+    seen.clear()
+    pretrain(TrainingConfig(**{**SMALL, "save_every": 3}), out, overwrite=True,
+             progress=quiet, step_hook=record)
+    assert seen == {1: 1, 2: 1, 3: 3, 4: 3, 5: 3, 6: 6, 7: 6, 8: 8}
+    seen.clear()
+    off = TrainingConfig(**{**SMALL, "save_seconds": 0})
+    pretrain(off, out, overwrite=True, progress=quiet,
+             step_hook=lambda step: seen.setdefault(step, (out / "checkpoint").exists()))
+    assert not any(seen.values())
+
+
+def test_slow_checkpoints_are_written_less_often(tmp_path):
+    """A checkpoint that takes long to write is spaced out to stay near 1% of the time."""
+    config = TrainingConfig(**SMALL)
+    trainer = Trainer(config, trainer_module.prepare_data(config, quiet), quiet)
+    trainer.step, trainer.train_seconds = 3, 100.0
+    assert trainer.checkpoint_due()  # never written yet
+    trainer._saved_at, trainer._save_cost = 100.0, 0.03
+    trainer.train_seconds = 159.0
+    assert not trainer.checkpoint_due()
+    trainer.train_seconds = 160.0
+    assert trainer.checkpoint_due()
+    trainer._save_cost = 5.0  # a large model: 100 x 5 s between checkpoints, not 60 s
+    assert not trainer.checkpoint_due()
+    trainer.train_seconds = 600.0
+    assert trainer.checkpoint_due()
+
+
+def test_resume_checks_settings_before_preparing_data(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+
+    def stop_at_two(step):
+        if step == 2:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        pretrain(TrainingConfig(**SMALL), out, progress=quiet, step_hook=stop_at_two)
+
+    def no_data(*args, **kwargs):
+        raise AssertionError("data prepared before the settings were checked")
+
+    monkeypatch.setattr(trainer_module, "prepare_data", no_data)
+    with pytest.raises(ValueError, match="learning_rate: checkpoint 0.002 vs now 0.001"):
+        pretrain(TrainingConfig(**{**SMALL, "learning_rate": 1e-3}), out, resume=True,
+                 progress=quiet)
+    with pytest.raises(ValueError, match=r"same --steps as the interrupted run \(8\), got 9"):
+        pretrain(TrainingConfig(**{**SMALL, "steps": 9}), out, resume=True, progress=quiet)
+    with pytest.raises(FileExistsError, match="checkpoint of an interrupted run; pass --resume"):
+        pretrain(TrainingConfig(**SMALL), out, progress=quiet)
+
+
+def test_resume_of_a_finished_or_missing_run_says_why(tmp_path):
+    out, _ = run(tmp_path, "done")
+    with pytest.raises(FileNotFoundError, match="holds a finished run"):
+        pretrain(TrainingConfig(**SMALL), out, resume=True, progress=quiet)
+    with pytest.raises(FileNotFoundError, match="does not exist; nothing to resume"):
+        pretrain(TrainingConfig(**SMALL), tmp_path / "never", resume=True, progress=quiet)
+
+
+def test_progress_says_how_many_heldout_sequences_it_measured(tmp_path):
+    messages = []
+    _, metrics = run_with_progress(tmp_path, messages)
+    periodic = [m for m in messages if m.startswith("held-out")]
+    total = metrics["heldout_sequences"]
+    assert periodic and all(m.startswith(f"held-out (first 16 of {total:,} sequences)")
+                            for m in periodic)
+    assert f"final evaluation on all {total:,} held-out sequences" in messages
+
+
+def run_with_progress(tmp_path, messages):
+    out = tmp_path / "talk"
+    return out, pretrain(TrainingConfig(**SMALL), out, progress=messages.append)
 
 
 def test_objectives_and_text_corpus(tmp_path):
@@ -114,7 +205,9 @@ def test_objectives_and_text_corpus(tmp_path):
 
 def test_fill_mask_format(tmp_path):
     out, _ = run(tmp_path, "a")
-    model = mb.BertForMaskedLM.from_pretrained(out)
+    # the pretraining folder also holds the pooler and the NSP head, which MLM has no use for
+    with pytest.warns(UserWarning, match="ignored 4 checkpoint weights"):
+        model = mb.BertForMaskedLM.from_pretrained(out)
     tokenizer = mb.BertTokenizer(out / "vocab.txt")
     answers = fill_mask(model, tokenizer, "the [MASK] of the river.", top_k=3)
     assert len(answers) == 3
@@ -182,7 +275,9 @@ def test_bad_corpora(tmp_path):
 @pytest.mark.parametrize("field, value", [("steps", 0), ("batch_size", -1), ("objective", "xlm"),
                                           ("preset", "huge"), ("learning_rate", 0.0),
                                           ("dropout", 1.0), ("dropout", -0.1),
-                                          ("schedule", "cosine")])
+                                          ("schedule", "cosine"), ("save_seconds", -1),
+                                          ("save_seconds", float("nan")),
+                                          ("save_seconds", "60")])
 def test_config_validation(field, value):
     with pytest.raises(ValueError, match=field):
         TrainingConfig(**{field: value})
@@ -202,29 +297,91 @@ def test_cli_errors_are_one_line(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr
 
 
-@pytest.mark.slow
-def test_sigkill_then_resume_gives_identical_weights(tmp_path):
-    common = ["--steps", "12", "--batch-size", "8", "--max-seq-length", "32", "--vocab-size",
-              "400", "--num-documents", "80", "--save-every", "2", "--eval-every", "6",
-              "--dropout", "0.1", "--schedule", "linear"]
-    reference = cli("pretrain", "--out", str(tmp_path / "ref"), *common)
-    assert reference.returncode == 0, reference.stderr
-    out = tmp_path / "killed"
-    process = subprocess.Popen([sys.executable, "-m", "minibert", "pretrain", "--out", str(out),
-                                *common], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 180
+# 40 small steps: long enough to be cut short after the first checkpoint, short to run.
+COMMON = ["--steps", "40", "--batch-size", "8", "--max-seq-length", "32", "--vocab-size",
+          "400", "--num-documents", "80", "--eval-every", "20", "--dropout", "0.1",
+          "--schedule", "linear"]
+
+
+@pytest.fixture(scope="module")
+def reference_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reference") / "ref"
+    result = cli("pretrain", "--out", str(out), *COMMON)
+    assert result.returncode == 0, result.stderr
+    assert not (out / "checkpoint").exists()
+    return out
+
+
+def start_run(out, *extra):
+    """A pretrain subprocess, and the resume command it announces on its first line."""
+    process = subprocess.Popen([sys.executable, "-m", "minibert", "pretrain", "--out",
+                                str(out), *COMMON, *extra], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    first = process.stderr.readline()
+    assert "resume it with: " in first, first
+    return process, shlex.split(first.split("resume it with: ", 1)[1])
+
+
+def wait_for_checkpoint(out, process, step=1):
     state = out / "checkpoint" / "trainer_state.json"
-    while time.time() < deadline:
-        if state.is_file() and json.loads(state.read_text())["step"] >= 4:
-            break
-        time.sleep(0.05)
+    deadline = time.time() + 180
+    while time.time() < deadline and process.poll() is None:
+        if state.is_file() and json.loads(state.read_text())["step"] >= step:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"no checkpoint of step {step} appeared")
+
+
+def assert_same_weights(a, b):
+    a, b = weights(a), weights(b)
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.slow
+def test_sigkill_of_a_default_run_then_its_printed_command_resumes_it(tmp_path,
+                                                                      reference_run):
+    out = tmp_path / "killed"
+    process, command = start_run(out)
+    assert command[-1] == "--resume" and str(out) in command
+    wait_for_checkpoint(out, process)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     assert not (out / "metrics.json").exists()  # it really was cut short
-    resumed = cli("pretrain", "--out", str(out), *common, "--resume")
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=240)
     assert resumed.returncode == 0, resumed.stderr
-    a, b = weights(tmp_path / "ref"), weights(out)
-    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert "resumed from" in resumed.stderr
+    assert_same_weights(reference_run, out)
+    assert not (out / "checkpoint").exists()
+
+
+@pytest.mark.slow
+def test_ctrl_c_prints_the_command_that_resumes(tmp_path, reference_run):
+    out = tmp_path / "interrupted"
+    process, announced = start_run(out)
+    wait_for_checkpoint(out, process)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    last = stderr.strip().splitlines()[-1]
+    assert "interrupted; the checkpoint holds step" in last and "Traceback" not in stderr
+    command = shlex.split(last.split("resume with: ", 1)[1])
+    assert command == announced
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=240)
+    assert resumed.returncode == 0, resumed.stderr
+    assert_same_weights(reference_run, out)
+
+
+@pytest.mark.slow
+def test_sigkill_mid_run_then_resume_gives_identical_weights(tmp_path, reference_run):
+    out = tmp_path / "killed"
+    process, command = start_run(out, "--save-every", "2")
+    wait_for_checkpoint(out, process, step=4)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (out / "metrics.json").exists()
+    resumed = cli("pretrain", "--out", str(out), *COMMON, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert_same_weights(reference_run, out)
 
 
 def test_dropout_setting_reaches_the_model(tmp_path):
