@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["ConstantSchedule", "LinearWarmupDecaySchedule", "make_schedule", "SCHEDULES"]
+__all__ = ["ConstantSchedule", "LinearWarmupDecaySchedule", "WarmupStableDecaySchedule",
+           "make_schedule", "SCHEDULES"]
 
 
 def _learning_rate(arg_name: str, value) -> float:
@@ -94,20 +95,73 @@ class LinearWarmupDecaySchedule:
         )
 
 
-SCHEDULES = ("constant", "linear")
+class WarmupStableDecaySchedule:
+    """Linear warmup to ``peak_lr``, a long plateau at it, then a linear decay to 0.
+
+    With W = warmup_steps, D = decay_steps and S = total_steps (the decay starts at S - D):
+
+        step <  W:          peak_lr * step / max(1, W)
+        W <= step < S - D:  peak_lr
+        step >= S - D:      peak_lr * max(0, (S - step) / max(1, D))
+
+    HuggingFace calls this shape "warmup_stable_decay" (``get_wsd_schedule``, here with a
+    linear decay to 0). It keeps the constant rate's fast progress for most of a short run
+    and still ends with the small steps that a decay gives; see docs/optim.md.
+
+    Inputs: peak_lr, a finite float >= 0; warmup_steps and decay_steps, ints >= 0 whose sum
+    is at most total_steps; total_steps, an int > 0.
+    """
+
+    def __init__(self, peak_lr: float, warmup_steps: int, decay_steps: int, total_steps: int):
+        self.peak_lr = _learning_rate("peak_lr", peak_lr)
+        self.total_steps = _step_count("total_steps", total_steps)
+        if self.total_steps == 0:
+            raise ValueError(f"total_steps must be > 0, got {total_steps!r}")
+        self.warmup_steps = _step_count("warmup_steps", warmup_steps)
+        self.decay_steps = _step_count("decay_steps", decay_steps)
+        if self.warmup_steps + self.decay_steps > self.total_steps:
+            raise ValueError(
+                f"warmup_steps + decay_steps must be <= total_steps ({self.total_steps}), "
+                f"got {warmup_steps!r} + {decay_steps!r}"
+            )
+
+    def lr_at(self, step: int) -> float:
+        """Learning rate for the update made after ``step`` updates (step >= 0)."""
+        step = _step_count("step", step)
+        if step < self.warmup_steps:
+            return self.peak_lr * (step / max(1, self.warmup_steps))
+        decay_start = self.total_steps - self.decay_steps
+        if step < decay_start:
+            return self.peak_lr
+        return self.peak_lr * max(0.0, (self.total_steps - step) / max(1, self.decay_steps))
+
+    def __repr__(self) -> str:
+        return (
+            f"WarmupStableDecaySchedule(peak_lr={self.peak_lr!r}, "
+            f"warmup_steps={self.warmup_steps}, decay_steps={self.decay_steps}, "
+            f"total_steps={self.total_steps})"
+        )
 
 
-def make_schedule(name: str, lr: float, warmup_steps: int = 0, total_steps: int | None = None):
+SCHEDULES = ("constant", "linear", "warmup_stable_decay")
+
+
+def make_schedule(name: str, lr: float, warmup_steps: int = 0, total_steps: int | None = None,
+                  decay_steps: int = 0):
     """Build a schedule by its HuggingFace name.
 
-    Inputs: name, "constant" or "linear"; lr, the constant or peak learning rate;
-    warmup_steps and total_steps, used by "linear" (total_steps required there).
+    Inputs: name, "constant", "linear" or "warmup_stable_decay"; lr, the constant or peak
+    learning rate; warmup_steps and total_steps, used by "linear" and
+    "warmup_stable_decay" (total_steps required there); decay_steps, the length of
+    "warmup_stable_decay"'s final decay.
     Outputs: an object with ``lr_at(step) -> float``.
     """
     if name == "constant":
         return ConstantSchedule(lr)
+    if name in ("linear", "warmup_stable_decay") and total_steps is None:
+        raise ValueError(f"total_steps must be given for the {name!r} schedule, got None")
     if name == "linear":
-        if total_steps is None:
-            raise ValueError("total_steps must be given for the 'linear' schedule, got None")
         return LinearWarmupDecaySchedule(lr, warmup_steps, total_steps)
+    if name == "warmup_stable_decay":
+        return WarmupStableDecaySchedule(lr, warmup_steps, decay_steps, total_steps)
     raise ValueError(f"name must be one of {SCHEDULES}, got {name!r}")
