@@ -59,6 +59,8 @@ def _os_reason(error: OSError) -> str:
     if error.errno is None or error.filename is None:
         return str(error)
     reason = _OS_REASONS.get(error.errno) or (error.strerror or str(error)).lower()
+    if error.errno == errno.EEXIST and Path(error.filename).is_file():
+        reason = "is a file, not a folder"  # mkdir met a file where a folder should go
     return f"{str(error.filename)!r}: {reason}"
 
 
@@ -89,6 +91,8 @@ def _input_file(path: str, argument: str, expected: str) -> str:
     target = Path(path)
     if target.is_dir():
         raise CommandError(f"{argument} {path!r} is a folder; expected {expected}")
+    if not target.exists():
+        raise CommandError(f"{argument} {path!r} does not exist; expected {expected}")
     with _file_access(f"{argument} expected {expected}"):
         with open(target, "rb"):
             pass
