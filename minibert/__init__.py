@@ -19,7 +19,13 @@ from minibert.model import (
     BertModel,
 )
 from minibert.optim import AdamW, AdamWeightDecay, clip_grad_norm, make_optimizer
-from minibert.schedules import ConstantSchedule, LinearWarmupDecaySchedule, make_schedule
+from minibert.reference import load_reference, reference_path
+from minibert.schedules import (
+    ConstantSchedule,
+    LinearWarmupDecaySchedule,
+    WarmupStableDecaySchedule,
+    make_schedule,
+)
 from minibert.tokenization import BertTokenizer
 
 __version__ = "0.1.0"
@@ -38,9 +44,12 @@ __all__ = [
     "BertTokenizer",
     "ConstantSchedule",
     "LinearWarmupDecaySchedule",
+    "WarmupStableDecaySchedule",
     "clip_grad_norm",
     "functional",
+    "load_reference",
     "make_optimizer",
     "make_schedule",
+    "reference_path",
     "safetensors",
 ]

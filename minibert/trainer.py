@@ -39,11 +39,11 @@ from minibert.data.pretraining import (
 from minibert.fileio import atomic_write_json
 from minibert.model import BertForPreTraining
 from minibert.optim import clip_grad_norm, make_optimizer
-from minibert.schedules import make_schedule
+from minibert.schedules import SCHEDULES, make_schedule
 from minibert.tokenization import BertTokenizer
 
 __all__ = ["TrainingConfig", "TrainingDiverged", "Trainer", "pretrain", "evaluate",
-           "unigram_baseline_accuracy", "prepare_data", "checkpoint_step"]
+           "evaluate_pretrained", "unigram_baseline_accuracy", "prepare_data", "checkpoint_step"]
 
 CHECKPOINT_DIR = "checkpoint"
 OBJECTIVES = ("nsp", "sop", "mlm")
@@ -67,11 +67,14 @@ class TrainingConfig:
     max_seq_length: int = 32  # T of the pretraining instances
     vocab_size: int = 5000  # WordPiece vocabulary cap (the toy corpus saturates near 4,600)
     learning_rate: float = 1e-3  # peak of the schedule
-    warmup_fraction: float = 0.06  # "linear" only: share of steps spent warming up from 0
-    # "linear" (warmup, then decay to 0: BERT's) or "constant" (the peak rate from step 1).
-    # Constant by default: in a run this short, the decay starves MLM's take-off around
-    # steps 1,000-1,500 (held-out MLM accuracy 0.29 instead of 0.62 after 1,600 steps).
-    schedule: str = "constant"
+    # "warmup_stable_decay" (the peak rate, then a linear decay to 0 over the last
+    # decay_fraction of the steps), "constant" (the peak rate throughout) or "linear"
+    # (warmup, then decay to 0 over all the rest: BERT's). The final decay is what lets a
+    # short run settle; a decay over the whole run slows the early climb of masked-LM
+    # (docs/results.md compares the three).
+    schedule: str = "warmup_stable_decay"
+    warmup_fraction: float = 0.0  # share of steps warming up from 0 (not for "constant")
+    decay_fraction: float = 0.25  # "warmup_stable_decay" only: share of steps of the final decay
     optimizer: str = "adamw"  # "adamw" or "adam_weight_decay" (Google's)
     weight_decay: float = 0.01  # decoupled; not applied to LayerNorm and biases
     max_grad_norm: float = 1.0  # global-norm clipping threshold
@@ -126,8 +129,15 @@ class TrainingConfig:
         if (isinstance(self.dropout, bool) or not isinstance(self.dropout, (int, float))
                 or not 0 <= self.dropout < 1):
             raise ValueError(f"dropout must be a number in [0, 1), got {self.dropout!r}")
-        if self.schedule not in ("linear", "constant"):
-            raise ValueError(f"schedule must be 'linear' or 'constant', got {self.schedule!r}")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {list(SCHEDULES)}, got {self.schedule!r}")
+        if (isinstance(self.decay_fraction, bool)
+                or not isinstance(self.decay_fraction, (int, float))
+                or not 0 <= self.decay_fraction <= 1
+                or self.warmup_fraction + self.decay_fraction > 1):
+            raise ValueError(f"decay_fraction must be a number in [0, 1 - warmup_fraction], "
+                             f"got {self.decay_fraction!r} (warmup_fraction "
+                             f"{self.warmup_fraction!r})")
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -171,6 +181,22 @@ def _split_documents(documents: list, seed: int) -> tuple[list, list]:
     return train, heldout
 
 
+def _data_config(config: TrainingConfig) -> PretrainingDataConfig:
+    return PretrainingDataConfig(
+        max_seq_length=config.max_seq_length, masked_lm_prob=config.masked_lm_prob,
+        max_predictions_per_seq=config.max_predictions_per_seq, dupe_factor=config.dupe_factor,
+        random_seed=config.seed, objective=config.objective,
+        dynamic_masking=config.dynamic_masking)
+
+
+def _heldout_instances(heldout_docs: list, tokenizer: BertTokenizer,
+                       data_config: PretrainingDataConfig) -> list:
+    """One static pass over the held-out documents, with a seed of its own."""
+    heldout_config = dataclasses.replace(data_config, dupe_factor=1, dynamic_masking=False,
+                                         random_seed=data_config.random_seed + 1)
+    return create_pretraining_instances(heldout_docs, tokenizer, heldout_config)
+
+
 def prepare_data(config: TrainingConfig, progress: Callable[[str], None] = print) -> PreparedData:
     """Corpus -> WordPiece vocabulary -> pretraining instances -> a resumable batch stream."""
     if config.corpus is None:
@@ -189,15 +215,9 @@ def prepare_data(config: TrainingConfig, progress: Callable[[str], None] = print
     sentences = [sentence for document in train_docs for sentence in document]
     tokenizer = BertTokenizer.train(sentences, vocab_size=config.vocab_size)
     progress(f"vocabulary: {len(tokenizer)} WordPiece tokens learned from the corpus")
-    data_config = PretrainingDataConfig(
-        max_seq_length=config.max_seq_length, masked_lm_prob=config.masked_lm_prob,
-        max_predictions_per_seq=config.max_predictions_per_seq, dupe_factor=config.dupe_factor,
-        random_seed=config.seed, objective=config.objective,
-        dynamic_masking=config.dynamic_masking)
+    data_config = _data_config(config)
     train_instances = create_pretraining_instances(train_docs, tokenizer, data_config)
-    heldout_config = dataclasses.replace(data_config, dupe_factor=1, dynamic_masking=False,
-                                         random_seed=config.seed + 1)
-    heldout_instances = create_pretraining_instances(heldout_docs, tokenizer, heldout_config)
+    heldout_instances = _heldout_instances(heldout_docs, tokenizer, data_config)
     progress(f"instances: {len(train_instances)} for training, {len(heldout_instances)} held out "
              f"(objective {config.objective}, T={config.max_seq_length})")
     batches = PretrainingBatches(train_instances, tokenizer, data_config,
@@ -249,6 +269,39 @@ def evaluate(model: BertForPreTraining, batches) -> dict[str, float]:
     return metrics
 
 
+def evaluate_pretrained(model_dir: str | os.PathLike) -> dict[str, float]:
+    """Evaluate a folder written by ``pretrain`` again, on the held-out data of its run.
+
+    The held-out documents are regenerated from the folder's training_config.json (toy
+    corpus only) and cut into instances with the folder's own vocabulary, so the result
+    repeats metrics.json's held-out figures up to the rounding of this machine's BLAS.
+    Returns masked_lm_accuracy/loss and next_sentence_accuracy/loss (for "nsp"/"sop").
+    """
+    model_dir = Path(model_dir)
+    settings = model_dir / "training_config.json"
+    if not settings.is_file():
+        raise FileNotFoundError(f"model_dir {str(model_dir)!r} has no training_config.json: "
+                                f"only a folder written by pretrain can be evaluated again")
+    config = TrainingConfig.from_dict(json.loads(settings.read_text(encoding="utf-8")))
+    if config.corpus is not None:
+        raise ValueError(f"model_dir {str(model_dir)!r} was trained on the text file "
+                         f"{config.corpus!r}; only toy-corpus runs can be evaluated again")
+    corpus = toy.ToyCorpus.generate(config.num_documents, config.num_heldout_documents,
+                                    seed=config.seed)
+    tokenizer = BertTokenizer.from_pretrained(model_dir)
+    data_config = _data_config(config)
+    instances = _heldout_instances(corpus.heldout, tokenizer, data_config)
+    with warnings.catch_warnings():
+        # The pretraining heads are all there; nothing to report about unused weights.
+        warnings.simplefilter("ignore")
+        model = BertForPreTraining.from_pretrained(model_dir)
+    batches = [collate_instances(instances[start:start + config.batch_size],
+                                 tokenizer.pad_token_id,
+                                 max_predictions_per_seq=config.max_predictions_per_seq)
+               for start in range(0, len(instances), config.batch_size)]
+    return {**evaluate(model, batches), "heldout_sequences": len(instances)}
+
+
 def unigram_baseline_accuracy(train_instances, heldout_batches) -> float:
     """MLM accuracy of always answering the most frequent training target token."""
     counts: dict[int, int] = {}
@@ -291,7 +344,8 @@ class Trainer:
                                         seed=config.seed)
         warmup = int(config.warmup_fraction * config.steps)
         schedule = make_schedule(config.schedule, config.learning_rate, warmup_steps=warmup,
-                                 total_steps=config.steps)
+                                 total_steps=config.steps,
+                                 decay_steps=int(config.decay_fraction * config.steps))
         self.optimizer = make_optimizer(config.optimizer, self.model, lr=schedule,
                                         weight_decay=config.weight_decay)
         self.step = 0
