@@ -131,7 +131,11 @@ def test_attention_matches_a_per_head_loop_reference():
             scores[:, mask[b, 0, 0] == 0] = -np.inf
             weights = np.exp(scores - scores.max(-1, keepdims=True))
             weights /= weights.sum(-1, keepdims=True)
-            np.testing.assert_allclose(context[b, h], weights @ v[b, h], rtol=1e-12)
+            # Each context entry is a weighted mean of values, so the values' scale bounds
+            # its rounding; an entry near 0 has no meaningful relative error of its own.
+            scale = np.abs(v[b, h]).max()
+            np.testing.assert_allclose(context[b, h], weights @ v[b, h], rtol=0,
+                                       atol=1e-12 * scale)
 
 
 def test_softmax_and_cross_entropy_are_finite_and_exact_for_huge_logits():
