@@ -393,15 +393,16 @@ def _run_attention(args) -> int:
 
     from minibert import viz
     from minibert.checkpoint import load_tokenizer
+    from minibert.fill_mask import excerpt
     from minibert.model import BertModel
 
     suffix = args.output.rsplit(".", 1)[-1].lower() if "." in args.output else ""
     if suffix not in viz.SAVE_FORMATS:
-        raise ValueError(f"-o {args.output!r}: the extension must be one of "
+        raise ValueError(f"-o {excerpt(args.output)}: the extension must be one of "
                          f"{', '.join('.' + f for f in viz.SAVE_FORMATS)}")
     view = args.view or ("head" if args.head is not None else "layer")
     if view not in viz.VIEWS:
-        raise ValueError(f"--view must be one of {', '.join(viz.VIEWS)}, got {view!r}")
+        raise ValueError(f"--view must be one of {', '.join(viz.VIEWS)}, got {excerpt(view)}")
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
         tokenizer = load_tokenizer(folder)

@@ -583,7 +583,9 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
         if config.save_seconds and config.save_every:
             when += f" and every {config.save_every} steps"
         first = "" if resume else "after step 1, then "
-        message = f"checkpoints: {out_dir / CHECKPOINT_DIR} {first}{when}"
+        # The folder is not named: notebooks print this line, and a reader should not see
+        # where they were executed.
+        message = f"checkpoints: into {CHECKPOINT_DIR}/ of the output folder, {first}{when}"
         if resume_command:
             message += f"; if the run is cut short, resume it with: {resume_command}"
         progress(message)

@@ -171,8 +171,7 @@ def test_fill_mask_on_unreadable_weights(model_dir, tmp_path, unprivileged):
         result = unprivileged("fill-mask", "--model", str(folder), "the [MASK] of the river")
     finally:
         weights.chmod(0o644)
-    one_line_error(result, f"{str(weights)!r}: permission denied",
-                   "--model must be a readable model folder")
+    one_line_error(result, str(weights), "permission denied")
 
 
 def test_pretrain_into_a_read_only_folder(tmp_path, unprivileged):
