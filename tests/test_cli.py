@@ -269,3 +269,24 @@ def test_non_utf8_arguments_are_refused(model_dir):
     assert result.returncode == 2 and stderr.count("\n") == 1 and "Traceback" not in stderr
     assert "argument 4 is not valid UTF-8 (byte 0xe9 at character 3" in stderr
     assert "command-line text must be UTF-8" in stderr
+
+
+def test_long_arguments_are_quoted_as_excerpts(model_dir, capsys):
+    view = "sideways" * 500
+    assert main(["attention", "--model", str(model_dir), "the bank", "--view", view]) == 2
+    message = capsys.readouterr().err
+    assert "--view must be one of" in message and "(4,000 characters)" in message
+    assert len(message) < 300
+
+
+def test_the_resume_command_is_the_invocation_with_resume(tmp_path):
+    import argparse
+
+    from minibert.cli import _resume_command
+
+    args = argparse.Namespace(program=["minibert"], resume=False,
+                              argv=["pretrain", "--out", "runs/my run", "--overwrite",
+                                    "--steps", "40"])
+    assert _resume_command(args) == "minibert pretrain --out 'runs/my run' --steps 40 --resume"
+    args.resume, args.argv = True, ["pretrain", "--out", "r", "--resume"]
+    assert _resume_command(args) == "minibert pretrain --out r --resume"
