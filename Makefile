@@ -48,11 +48,11 @@ $(VENV)/.dev: $(VENV)/.runtime
 	fi
 	touch $@
 
-# The tiny model's matrices are small; with other programs running, two BLAS threads
-# were measured 4x slower than one (docs/performance.md). Override by setting
-# OPENBLAS_NUM_THREADS yourself.
+# BLAS uses every core unless OPENBLAS_NUM_THREADS says otherwise (e.g.
+# OPENBLAS_NUM_THREADS=1 make demo on a machine busy with other work, where more threads
+# than free cores slow every step down).
 demo: $(VENV)/.runtime
-	OPENBLAS_NUM_THREADS=$${OPENBLAS_NUM_THREADS:-1} $(PY) -m minibert.demo --out out/demo
+	$(PY) -m minibert.demo --out out/demo
 
 # pytest exits 5 when it collected no test: a broken suite, reported as a failure.
 test: $(VENV)/.dev

@@ -238,8 +238,15 @@ def _add_pretrain(subparsers) -> None:
     parser.add_argument("--dropout", type=float, default=defaults.dropout,
                         help=f"hidden and attention dropout (default {defaults.dropout})")
     parser.add_argument("--schedule", default=defaults.schedule,
-                        help="constant, or linear (warmup then decay to 0, as BERT) "
-                             f"(default {defaults.schedule})")
+                        help="warmup_stable_decay (the peak rate, then a linear decay to 0 over "
+                             "the last --decay-fraction of the steps), constant, or linear "
+                             f"(warmup, then decay to 0: BERT's) (default {defaults.schedule})")
+    parser.add_argument("--decay-fraction", type=float, default=defaults.decay_fraction,
+                        help="warmup_stable_decay: share of the steps spent decaying "
+                             f"(default {defaults.decay_fraction})")
+    parser.add_argument("--warmup-fraction", type=float, default=defaults.warmup_fraction,
+                        help="linear and warmup_stable_decay: share of the steps spent "
+                             f"warming up from 0 (default {defaults.warmup_fraction})")
     parser.add_argument("--optimizer", default=defaults.optimizer,
                         help="adamw or adam_weight_decay")
     parser.add_argument("--dynamic-masking", action="store_true",
@@ -284,6 +291,7 @@ def _run_pretrain(args) -> int:
         preset=args.preset, objective=args.objective, steps=args.steps,
         batch_size=args.batch_size, max_seq_length=args.max_seq_length,
         vocab_size=args.vocab_size, learning_rate=args.lr, schedule=args.schedule,
+        decay_fraction=args.decay_fraction, warmup_fraction=args.warmup_fraction,
         dropout=args.dropout, optimizer=args.optimizer,
         dynamic_masking=args.dynamic_masking, num_documents=args.num_documents,
         corpus=args.corpus, eval_every=args.eval_every, save_seconds=args.save_seconds,

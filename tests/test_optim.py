@@ -20,7 +20,12 @@ from minibert.optim import (
     make_optimizer,
     no_weight_decay,
 )
-from minibert.schedules import ConstantSchedule, LinearWarmupDecaySchedule, make_schedule
+from minibert.schedules import (
+    ConstantSchedule,
+    LinearWarmupDecaySchedule,
+    WarmupStableDecaySchedule,
+    make_schedule,
+)
 
 SHAPES = {
     "bert.embeddings.word_embeddings.weight": (11, 6),
@@ -305,10 +310,38 @@ def test_constant_schedule_and_make_schedule():
     assert make_schedule("constant", 0.3).lr_at(7) == 0.3
     linear = make_schedule("linear", 0.02, warmup_steps=3, total_steps=8)
     assert [linear.lr_at(s) for s in range(10)] == pytest.approx(LINEAR_LRS, rel=1e-15)
-    with pytest.raises(ValueError, match=r"name must be one of \('constant', 'linear'\)"):
+    names = r"\('constant', 'linear', 'warmup_stable_decay'\)"
+    with pytest.raises(ValueError, match=r"name must be one of " + names):
         make_schedule("cosine", 0.1, 1, 10)
     with pytest.raises(ValueError, match="total_steps must be given"):
         make_schedule("linear", 0.1, 1)
+
+
+def test_warmup_stable_decay_values():
+    # 2 warmup steps, a plateau, then 4 decay steps ending at total_steps = 10.
+    schedule = WarmupStableDecaySchedule(0.8, warmup_steps=2, decay_steps=4, total_steps=10)
+    assert [schedule.lr_at(s) for s in range(12)] == pytest.approx(
+        [0.0, 0.4, 0.8, 0.8, 0.8, 0.8, 0.8, 0.6, 0.4, 0.2, 0.0, 0.0], rel=1e-15, abs=0)
+    made = make_schedule("warmup_stable_decay", 0.8, warmup_steps=2, total_steps=10,
+                         decay_steps=4)
+    assert [made.lr_at(s) for s in range(12)] == [schedule.lr_at(s) for s in range(12)]
+    # No decay is the constant rate after warmup; all decay is the linear schedule.
+    flat = WarmupStableDecaySchedule(0.5, warmup_steps=0, decay_steps=0, total_steps=5)
+    assert [flat.lr_at(s) for s in range(5)] == [0.5] * 5
+    linear = LinearWarmupDecaySchedule(0.02, warmup_steps=3, total_steps=8)
+    as_wsd = WarmupStableDecaySchedule(0.02, warmup_steps=3, decay_steps=5, total_steps=8)
+    assert [as_wsd.lr_at(s) for s in range(10)] == [linear.lr_at(s) for s in range(10)]
+
+
+@pytest.mark.parametrize("warmup, decay, total, match", [
+    (3, 8, 10, "warmup_steps \\+ decay_steps must be <= total_steps"),
+    (0, -1, 10, "decay_steps must be >= 0"),
+    (0, 1, 0, "total_steps must be > 0"),
+    (0, 1.5, 10, "decay_steps must be an integer"),
+])
+def test_warmup_stable_decay_refuses_bad_lengths(warmup, decay, total, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        WarmupStableDecaySchedule(0.1, warmup_steps=warmup, decay_steps=decay, total_steps=total)
 
 
 def test_optimizer_follows_schedule_from_step_zero():

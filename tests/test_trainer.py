@@ -275,7 +275,9 @@ def test_bad_corpora(tmp_path):
 @pytest.mark.parametrize("field, value", [("steps", 0), ("batch_size", -1), ("objective", "xlm"),
                                           ("preset", "huge"), ("learning_rate", 0.0),
                                           ("dropout", 1.0), ("dropout", -0.1),
-                                          ("schedule", "cosine"), ("save_seconds", -1),
+                                          ("schedule", "cosine"), ("decay_fraction", 1.5),
+                                          ("decay_fraction", -0.1), ("decay_fraction", "0.2"),
+                                          ("warmup_fraction", 0.8), ("save_seconds", -1),
                                           ("save_seconds", float("nan")),
                                           ("save_seconds", "60")])
 def test_config_validation(field, value):
