@@ -85,10 +85,23 @@ def save_pretrained(model, directory: str | os.PathLike, tokenizer=None) -> Path
     return directory
 
 
-def _check_folder(directory) -> Path:
+def _existing_folder(directory, what: str) -> Path:
+    """``directory`` as a Path; FileNotFoundError or NotADirectoryError that say which."""
+    if not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"{what} must be a str or os.PathLike, got {type(directory).__name__}")
     directory = Path(directory)
+    if not directory.exists():
+        raise FileNotFoundError(f"{what} {str(directory)!r} does not exist")
     if not directory.is_dir():
-        raise FileNotFoundError(f"checkpoint folder {str(directory)!r} does not exist")
+        raise NotADirectoryError(
+            f"{what} {str(directory)!r} is a file; expected a folder holding config.json "
+            "and model.safetensors (as save_pretrained writes)"
+        )
+    return directory
+
+
+def _check_folder(directory) -> Path:
+    directory = _existing_folder(directory, "checkpoint folder")
     if not (directory / CONFIG_NAME).is_file():
         raise FileNotFoundError(
             f"checkpoint folder {str(directory)!r} has no {CONFIG_NAME}; "
@@ -104,12 +117,8 @@ def read_checkpoint_tensors(directory: str | os.PathLike, mmap: bool = True):
     if single.is_file():
         return safetensors.load_file(single, mmap=mmap)
     if index.is_file():
-        try:
-            weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
-        except (ValueError, KeyError, TypeError) as error:
-            raise ValueError(f"{str(index)!r} is not a valid safetensors index: {error}") from None
         tensors = {}
-        for shard in sorted(set(weight_map.values())):
+        for shard in _index_shards(index):
             tensors.update(safetensors.load_file(directory / shard, mmap=mmap))
         return tensors
     pickled = [name for name in PICKLE_CHECKPOINTS if (directory / name).exists()]
@@ -122,6 +131,27 @@ def read_checkpoint_tensors(directory: str | os.PathLike, mmap: bool = True):
     raise FileNotFoundError(f"checkpoint folder {str(directory)!r} has no {WEIGHTS_NAME}")
 
 
+def _index_shards(index: Path) -> list[str]:
+    """The shard file names a ``model.safetensors.index.json`` lists, sorted, checked."""
+    where = f"safetensors index {str(index)!r}"
+    with safetensors.open_to_read(index, "safetensors index") as handle:
+        raw = handle.read()
+    try:
+        weight_map = json.loads(raw.decode("utf-8"))["weight_map"]
+    except (ValueError, KeyError, TypeError, RecursionError) as error:
+        reason = f"no {error}" if isinstance(error, KeyError) else type(error).__name__
+        raise ValueError(f"{where} is not a JSON object with a 'weight_map' ({reason})") from None
+    if not isinstance(weight_map, dict) or not all(
+            isinstance(shard, str) for shard in weight_map.values()):
+        raise ValueError(f"{where}: 'weight_map' must map tensor names to shard file names")
+    shards = sorted(set(weight_map.values()))
+    for shard in shards:
+        # Shards sit beside the index: a path elsewhere would read files outside the folder.
+        if shard in ("", ".", "..") or Path(shard).name != shard or "\\" in shard:
+            raise ValueError(f"{where}: shard {shard[:80]!r} is not a plain file name")
+    return shards
+
+
 def _normalize_key(key: str) -> str:
     # Checkpoints converted from Google's TF code name LayerNorm parameters gamma/beta.
     return re.sub(
@@ -132,17 +162,53 @@ def _normalize_key(key: str) -> str:
 def _map_to_model_keys(tensors: dict, model_keys: set[str]) -> dict:
     """Rename checkpoint keys to the model's: add or strip the "bert." prefix as needed."""
     wants_prefix = any(k.startswith("bert.") for k in model_keys)
-    mapped = {}
-    for key, value in tensors.items():
-        key = _normalize_key(key)
+    mapped, origin = {}, {}
+    for original, value in tensors.items():
+        key = _normalize_key(original)
         if IGNORED_BUFFERS.search(key):
             continue
         if wants_prefix and not key.startswith("bert.") and not key.startswith(HEAD_PREFIXES):
             key = "bert." + key
         elif not wants_prefix and key.startswith("bert."):
             key = key[len("bert.") :]
-        mapped[key] = value
+        if key in mapped:
+            # e.g. "bert.x" and "x", or "LayerNorm.gamma" and "LayerNorm.weight": which one
+            # was meant cannot be told, and silently keeping one would hide the other.
+            raise ValueError(
+                f"checkpoint tensors {origin[key]!r} and {original!r} both name the weight "
+                f"{key!r}; a checkpoint must hold each weight once"
+            )
+        mapped[key], origin[key] = value, original
     return mapped
+
+
+def _check_size_against_config(config: BertConfig, tensors: dict, directory: Path) -> None:
+    """Refuse a config.json that describes a bigger encoder than the weights hold.
+
+    Checked before the model is built: a corrupt config.json (vocab_size=10**12, say)
+    must not allocate its model first. The pooler is left out because some checkpoints
+    lack it; every other encoder weight must be in the file, so a matching config can
+    never ask for more numbers than the file holds.
+    """
+    hidden = config.hidden_size
+    needed = config.num_parameters_estimate() - (hidden * hidden + hidden)
+    stored = sum(int(np.prod(value.shape, dtype=np.int64)) for value in tensors.values())
+    if needed > stored:
+        sizes = ", ".join(
+            f"{name}={_count(getattr(config, name))}"
+            for name in ("vocab_size", "hidden_size", "num_hidden_layers", "intermediate_size",
+                         "max_position_embeddings", "type_vocab_size")
+        )
+        raise ValueError(
+            f"{str(directory / CONFIG_NAME)!r} describes an encoder of {_count(needed)} weights "
+            f"({sizes}), but the checkpoint's weights hold {stored:,} numbers in all: "
+            "config.json does not belong to these weights"
+        )
+
+
+def _count(value: int) -> str:
+    # A corrupt config.json can hold a number of hundreds of digits; keep the message short.
+    return f"{value:,}" if value < 10**15 else f"about 10^{len(str(value)) - 1}"
 
 
 def load_pretrained(
@@ -160,6 +226,7 @@ def load_pretrained(
     directory = _check_folder(directory)
     config = BertConfig.from_json_file(directory / CONFIG_NAME)
     tensors = read_checkpoint_tensors(directory)
+    _check_size_against_config(config, tensors, directory)
     model = cls(config, seed=seed, dtype=dtype, **model_kwargs)
     aliases = model._tied_aliases()
     params = dict(model.named_parameters())
@@ -170,7 +237,7 @@ def load_pretrained(
     unexpected = sorted(set(incoming) - set(params))
     missing_encoder = [k for k in missing if not k.startswith(HEAD_PREFIXES)]
     if missing_encoder:
-        shown = ", ".join(missing_encoder[:8]) + (" ..." if len(missing_encoder) > 8 else "")
+        shown = ", ".join(missing_encoder[:4]) + (" ..." if len(missing_encoder) > 4 else "")
         raise ValueError(
             f"checkpoint {str(directory)!r} lacks {len(missing_encoder)} encoder "
             f"weights that {cls.__name__} needs: {shown}"
@@ -179,13 +246,13 @@ def load_pretrained(
         shape = tuple(incoming[key].shape)
         if shape != params[key].shape:
             raise ValueError(
-                f"checkpoint tensor {key!r} has shape {shape}, but config.json "
-                f"implies {params[key].shape}"
+                f"checkpoint {str(directory)!r}: tensor {key!r} has shape {shape}, but "
+                f"config.json implies {params[key].shape}"
             )
         if not np.issubdtype(incoming[key].dtype, np.floating):
             raise ValueError(
-                f"checkpoint tensor {key!r} has dtype {incoming[key].dtype}; "
-                f"weights must be floating point"
+                f"checkpoint {str(directory)!r}: tensor {key!r} has dtype "
+                f"{incoming[key].dtype}; weights must be floating point"
             )
     model.load_state_dict({k: v for k, v in incoming.items() if k in params}, strict=False)
     heads = sorted({".".join(k.split(".")[:2]) for k in missing})
@@ -214,22 +281,30 @@ def load_tokenizer(directory: str | os.PathLike):
     """The BertTokenizer of a checkpoint folder (its vocab.txt and tokenizer_config.json)."""
     from minibert.tokenization import BertTokenizer
 
-    directory = Path(directory)
+    directory = _existing_folder(directory, "model folder")
     vocab = directory / VOCAB_NAME
-    if not vocab.is_file():
+    if not vocab.exists():
         raise FileNotFoundError(
             f"model folder {str(directory)!r} has no {VOCAB_NAME}; save "
             f"the model with save_pretrained(dir, tokenizer=...)"
         )
     do_lower_case = True
     settings = directory / TOKENIZER_CONFIG_NAME
-    if settings.is_file():
+    if settings.exists():
+        where = f"tokenizer settings {str(settings)!r}"
+        with safetensors.open_to_read(settings, "tokenizer settings") as handle:
+            raw = handle.read()
         try:
-            do_lower_case = bool(
-                json.loads(settings.read_text(encoding="utf-8")).get("do_lower_case", True)
+            values = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError) as error:
+            raise ValueError(f"{where} is not valid UTF-8 JSON ({type(error).__name__})") from None
+        if not isinstance(values, dict):
+            raise ValueError(f"{where} must hold a JSON object, got {type(values).__name__}")
+        do_lower_case = values.get("do_lower_case", True)
+        if not isinstance(do_lower_case, bool):
+            raise ValueError(
+                f"{where}: do_lower_case must be true or false, got {str(do_lower_case)[:40]!r}"
             )
-        except ValueError as error:
-            raise ValueError(f"{str(settings)!r} is not valid JSON: {error}") from None
     return BertTokenizer(vocab, do_lower_case=do_lower_case)
 
 
@@ -244,9 +319,8 @@ def checkpoint_summary(directory: str | os.PathLike) -> dict:
         infos, _ = safetensors.read_header(directory / WEIGHTS_NAME)
     else:
         read_checkpoint_tensors(directory)  # raises the precise reason (pickle, missing)
-        index = json.loads((directory / WEIGHTS_INDEX_NAME).read_text(encoding="utf-8"))
         infos = {}
-        for shard in sorted(set(index["weight_map"].values())):
+        for shard in _index_shards(directory / WEIGHTS_INDEX_NAME):
             infos.update(safetensors.read_header(directory / shard)[0])
     counts: dict[str, int] = {}
     dtypes: set[str] = set()

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from minibert.fileio import atomic_write_json
+from minibert.safetensors import open_to_read
 
 __all__ = ["BertConfig", "PRESETS", "HIDDEN_ACTS"]
 
@@ -60,30 +62,34 @@ class BertConfig:
         for name in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                      "intermediate_size", "max_position_embeddings", "type_vocab_size"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            if not _is_int(value) or value <= 0:
+                raise ValueError(f"{name} must be a positive integer, got {_short(value)}")
         if self.hidden_size % self.num_attention_heads:
             raise ValueError(
                 f"hidden_size ({self.hidden_size}) must be divisible by num_attention_heads "
                 f"({self.num_attention_heads}); allowed head counts divide {self.hidden_size}")
-        if self.hidden_act not in HIDDEN_ACTS:
+        if not isinstance(self.hidden_act, str) or self.hidden_act not in HIDDEN_ACTS:
             raise ValueError(f"hidden_act must be one of {list(HIDDEN_ACTS)}, "
-                             f"got {self.hidden_act!r}")
+                             f"got {_short(self.hidden_act)}")
         for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
-                raise ValueError(f"{name} must be a number in [0, 1), got {value!r}")
-        if not (isinstance(self.initializer_range, (int, float)) and self.initializer_range > 0):
-            raise ValueError(f"initializer_range must be > 0, got {self.initializer_range!r}")
-        if not (isinstance(self.layer_norm_eps, (int, float)) and self.layer_norm_eps > 0):
-            raise ValueError(f"layer_norm_eps must be > 0, got {self.layer_norm_eps!r}")
-        if self.pad_token_id is not None and not 0 <= self.pad_token_id < self.vocab_size:
-            raise ValueError(f"pad_token_id must be in [0, vocab_size={self.vocab_size}), "
-                             f"got {self.pad_token_id!r}")
+            if not _is_number(value) or not 0.0 <= value < 1.0:
+                raise ValueError(f"{name} must be a number in [0, 1), got {_short(value)}")
+        for name in ("initializer_range", "layer_norm_eps"):
+            value = getattr(self, name)
+            if not _is_number(value) or not 0 < value < math.inf:
+                raise ValueError(f"{name} must be a finite number > 0, got {_short(value)}")
+        if self.pad_token_id is not None and not (
+                _is_int(self.pad_token_id) and 0 <= self.pad_token_id < self.vocab_size):
+            raise ValueError(f"pad_token_id must be an integer in [0, vocab_size="
+                             f"{self.vocab_size}) or None, got {_short(self.pad_token_id)}")
+        if not isinstance(self.extra, dict):
+            raise TypeError(f"extra must be a dict of other config keys, got "
+                            f"{type(self.extra).__name__} {_short(self.extra)}")
         embedding_type = self.extra.get("position_embedding_type", "absolute")
         if embedding_type != "absolute":
             raise ValueError(f"position_embedding_type must be 'absolute' (the only kind "
-                             f"minibert implements), got {embedding_type!r}")
+                             f"minibert implements), got {_short(embedding_type)}")
 
     @property
     def head_size(self) -> int:
@@ -112,10 +118,14 @@ class BertConfig:
         names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
         known = {k: v for k, v in data.items() if k in names}
         extra = {k: v for k, v in data.items() if k not in names and k != "extra"}
-        extra.update(data.get("extra", {}))
+        nested = data.get("extra", {})
+        if not isinstance(nested, dict):
+            raise TypeError(f"config key 'extra' must be an object of other config keys, "
+                            f"got {type(nested).__name__} {_short(nested)}")
+        extra.update(nested)
         model_type = extra.get("model_type", "bert")
         if model_type != "bert":
-            raise ValueError(f"model_type must be 'bert', got {model_type!r}")
+            raise ValueError(f"model_type must be 'bert', got {_short(model_type)}")
         return cls(**known, extra=extra)
 
     def to_json_file(self, path: str | os.PathLike) -> None:
@@ -124,15 +134,26 @@ class BertConfig:
 
     @classmethod
     def from_json_file(cls, path: str | os.PathLike) -> BertConfig:
+        """Read an HF ``config.json``; every error names the file and what is wrong in it."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
         path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"config file {str(path)!r} does not exist")
+        where = f"config file {str(path)!r}"
+        with open_to_read(path, "config file") as handle:
+            raw = handle.read()
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ValueError(
-                f"config file {str(path)!r} is not valid UTF-8 JSON: {error}") from None
-        return cls.from_dict(data)
+            # utf-8-sig: a byte-order mark, as some Windows editors write, is not an error.
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{where} is not UTF-8 text: byte {error.start} is "
+                             f"{raw[error.start:error.start + 1]!r}") from None
+        data = _parse_json_object(text, where)
+        try:
+            return cls.from_dict(data)
+        except TypeError as error:
+            raise TypeError(f"{where}: {error}") from None
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
 
     def num_parameters_estimate(self) -> int:
         """Parameters of a BertModel (with pooler) of this size, computed from the config."""
@@ -145,3 +166,58 @@ class BertConfig:
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "model_type")
         return f"BertConfig({fields})"
+
+
+def _is_int(value: object) -> bool:
+    # JSON true/false arrive as bool, which Python counts as int.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _short(value: object, limit: int = 60) -> str:
+    """repr cut to ``limit`` characters: a corrupt config.json can hold huge values."""
+    # int.__repr__ of a number with thousands of digits is itself slow (and may be refused).
+    if _is_int(value) and value.bit_length() > 200:
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # json.loads would keep the last of two equal keys without a word.
+    result = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _parse_json_object(text: str, where: str) -> dict[str, Any]:
+    """The JSON object in ``text``; ValueError naming ``where`` for anything else."""
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except _DuplicateKey as error:
+        raise ValueError(f"{where} has the key {_short(error.key)} twice") from None
+    except RecursionError:
+        raise ValueError(f"{where} is not valid JSON: nested too deeply") from None
+    except ValueError as error:
+        raise ValueError(f"{where} is not valid JSON: {_short(str(error), 120)}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{where} must hold a JSON object of config keys, "
+                         f"got {type(data).__name__} {_short(data)}")
+    return data
+

@@ -40,6 +40,7 @@ __all__ = [
     "load_metadata",
     "to_bfloat16_bits",
     "from_bfloat16_bits",
+    "open_to_read",
 ]
 
 # How each supported dtype's elements are laid out in the data section (always little-endian).
@@ -304,6 +305,23 @@ def _check_utf8(text: str, what: str) -> None:
         raise ValueError(f"{what} cannot be encoded as UTF-8 ({error.reason})") from None
 
 
+def open_to_read(path: Path, what: str) -> IO[bytes]:
+    """``open(path, "rb")``, with errors that name ``what`` and the path in plain words.
+
+    Only the common failures are reworded; any other OSError already names the path.
+    """
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} {str(path)!r} does not exist") from None
+    except IsADirectoryError:
+        raise IsADirectoryError(f"{what} {str(path)!r} is a folder; expected a file") from None
+    except PermissionError:
+        raise PermissionError(
+            f"{what} {str(path)!r} cannot be read: permission denied"
+        ) from None
+
+
 def _check_path(path: object, argument: str) -> Path:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{argument} must be a str or os.PathLike, got {_describe(path)}")
@@ -321,7 +339,7 @@ def read_header(path: str | os.PathLike) -> tuple[dict[str, TensorInfo], dict[st
              metadata      the "__metadata__" str -> str pairs ({} when absent)
     """
     path = _check_path(path, "path")
-    with open(path, "rb") as handle:
+    with open_to_read(path, "safetensors file") as handle:
         tensor_infos, metadata, _ = _read_header(
             handle, os.fstat(handle.fileno()).st_size, str(path)
         )
@@ -349,7 +367,7 @@ def load_file(path: str | os.PathLike, mmap: bool = True) -> dict[str, np.ndarra
     path = _check_path(path, "path")
     if not isinstance(mmap, bool):
         raise TypeError(f"mmap must be True or False, got {_describe(mmap)}")
-    with open(path, "rb") as handle:
+    with open_to_read(path, "safetensors file") as handle:
         size = os.fstat(handle.fileno()).st_size
         tensor_infos, _, data_start = _read_header(handle, size, str(path))
         if mmap:
@@ -539,16 +557,18 @@ def _check_entry(name: str, entry: object, data_length: int, source: str) -> Ten
         )
     begin, end = offsets
     if begin > end:
-        raise ValueError(f"{where}: data_offsets [{begin}, {end}] begin after they end")
+        raise ValueError(f"{where}: data_offsets {_short(offsets)} begin after they end")
     if end > data_length:
         raise ValueError(
-            f"{where}: data_offsets [{begin}, {end}] reach past the end of the "
+            f"{where}: data_offsets {_short(offsets)} reach past the end of the "
             f"{data_length}-byte data section (file truncated?)"
         )
+    # The size comes from the declared shape alone, before any byte is read or allocated.
     nbytes = math.prod(shape) * STORAGE_DTYPES[dtype].itemsize
     if nbytes != end - begin:
+        needs = f"{nbytes}" if nbytes < 2**64 else "more than 2^64"
         raise ValueError(
-            f"{where}: dtype {dtype} with shape {shape} needs {nbytes} bytes but "
+            f"{where}: dtype {dtype} with shape {_short(shape)} needs {needs} bytes but "
             f"data_offsets [{begin}, {end}] hold {end - begin}"
         )
     return TensorInfo(dtype, tuple(shape), (begin, end))

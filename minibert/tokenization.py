@@ -11,6 +11,7 @@ Dimension legend: B batch, T sequence length.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -20,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from minibert.fileio import atomic_write_json, atomic_write_text
+from minibert.safetensors import open_to_read
 from minibert.tokenization_basic import BasicTokenizer
 from minibert.tokenization_wordpiece import WordpieceTokenizer
 
@@ -32,15 +34,28 @@ PADDING_STRATEGIES = ("longest", "max_length", "do_not_pad")
 
 
 def load_vocab(vocab_file: str | os.PathLike) -> list[str]:
-    """Read a BERT ``vocab.txt``: one token per line, the line number (from 0) is its id."""
+    """Read a BERT ``vocab.txt``: one token per line, the line number (from 0) is its id.
+
+    Lines end in "\\n", "\\r\\n" or "\\r", as Python's text files read them (and HF's).
+    """
     path = Path(vocab_file)
     if not path.is_file():
         raise ValueError(
             f"vocab file {str(vocab_file)!r} does not exist or is not a file; "
             "expected a BERT vocab.txt with one token per line"
         )
-    with open(path, encoding="utf-8") as handle:
-        return [line.rstrip("\n") for line in handle]
+    with open_to_read(path, "vocab file") as handle:
+        raw = handle.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise ValueError(
+            f"vocab file {str(vocab_file)!r} is not UTF-8 text: line {line} holds the byte "
+            f"{raw[error.start:error.start + 1]!r}; expected one token per line in UTF-8"
+        ) from None
+    # The same lines as iterating over a text-mode file: universal newlines.
+    return [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
 
 
 def clean_up_tokenization(text: str) -> str:
@@ -179,8 +194,9 @@ class BertTokenizer:
         ]
         missing = [token for token in self.all_special_tokens if token not in self.vocab]
         if missing:
+            origin = f"vocab file {source!r}" if isinstance(vocab, (str, os.PathLike)) else "vocab"
             raise ValueError(
-                f"vocab lacks the special tokens {missing}; a BERT vocabulary must contain "
+                f"{origin} lacks the special tokens {missing}; a BERT vocabulary must contain "
                 f"{self.all_special_tokens}"
             )
         self.all_special_ids = [self.vocab[token] for token in self.all_special_tokens]

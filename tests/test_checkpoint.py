@@ -3,14 +3,16 @@
 import json
 import subprocess
 import sys
+import tracemalloc
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import minibert as mb
 from minibert import safetensors
-from minibert.checkpoint import checkpoint_summary
+from minibert.checkpoint import checkpoint_summary, load_tokenizer
 
 
 def tiny_config(**overrides):
@@ -210,3 +212,112 @@ def test_info_cli(saved, tmp_path):
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "does not exist" in bad.stderr
+
+
+# -- unreadable or misplaced files --------------------------------------------------------------
+
+def test_a_missing_model_folder_is_not_reported_as_a_missing_vocab(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"model folder .*nowhere' does not exist$"):
+        load_tokenizer(tmp_path / "nowhere")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="has no vocab.txt; save the model"):
+        load_tokenizer(tmp_path / "empty")
+
+
+@pytest.mark.parametrize("load", [mb.BertForPreTraining.from_pretrained, load_tokenizer,
+                                  checkpoint_summary])
+def test_a_file_given_as_the_model_folder(tmp_path, load):
+    target = tmp_path / "model.safetensors"
+    target.write_bytes(b"not a folder")
+    with pytest.raises(NotADirectoryError, match=r"model.safetensors' is a file; expected a "
+                                                 r"folder holding config.json"):
+        load(target)
+
+
+def refuse_to_open(monkeypatch, name):
+    """Make ``open`` raise PermissionError for files called ``name`` (the tests run as root,
+    which chmod cannot lock out)."""
+    real_open = open
+
+    def guarded(file, *args, **kwargs):
+        if Path(str(file)).name == name:
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", guarded)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("model.safetensors", "safetensors file '.*model.safetensors' cannot be read: permission"),
+    ("config.json", "config file '.*config.json' cannot be read: permission denied"),
+])
+def test_an_unreadable_file_is_named(saved, monkeypatch, name, message):
+    _, folder = saved
+    refuse_to_open(monkeypatch, name)
+    with pytest.raises(PermissionError, match=message):
+        mb.BertForPreTraining.from_pretrained(folder)
+
+
+def test_an_unreadable_vocab_is_named(saved, monkeypatch):
+    model, folder = saved
+    model.save_pretrained(folder, tokenizer=mb.BertTokenizer(
+        ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a"]))
+    refuse_to_open(monkeypatch, "vocab.txt")
+    with pytest.raises(PermissionError, match="vocab file '.*vocab.txt' cannot be read"):
+        load_tokenizer(folder)
+
+
+def test_a_config_describing_a_huge_model_is_refused_before_allocating(saved):
+    _, folder = saved
+    config = json.loads((folder / "config.json").read_text())
+    config["vocab_size"] = 10**12
+    (folder / "config.json").write_text(json.dumps(config))
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"config.json' describes an encoder of "
+                                             r"16,000,000,004,896 weights \(vocab_size="
+                                             r"1,000,000,000,000.*does not belong to these"):
+            mb.BertForPreTraining.from_pretrained(folder)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20
+
+
+def test_two_names_for_one_weight_are_refused(saved):
+    _, folder = saved
+    tensors = safetensors.load_file(folder / "model.safetensors", mmap=False)
+    key = "bert.embeddings.LayerNorm.weight"
+    tensors["bert.embeddings.LayerNorm.gamma"] = tensors[key] + 1
+    safetensors.save_file(tensors, folder / "model.safetensors")
+    with pytest.raises(ValueError, match=r"'bert.embeddings.LayerNorm.gamma' and "
+                                         r"'bert.embeddings.LayerNorm.weight' both name"):
+        mb.BertForPreTraining.from_pretrained(folder)
+
+
+@pytest.mark.parametrize("index, message", [
+    ({"weight_map": ["model.safetensors"]}, "'weight_map' must map tensor names"),
+    ({"weight_map": {"a": "../elsewhere.safetensors"}}, "is not a plain file name"),
+    ({"metadata": {}}, "with a 'weight_map'"),
+    ([1, 2], "with a 'weight_map'"),
+])
+def test_a_malformed_shard_index_is_named(saved, index, message):
+    _, folder = saved
+    (folder / "model.safetensors").unlink()
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(ValueError, match=f"safetensors index .*index.json.*{message}"):
+        mb.BertForPreTraining.from_pretrained(folder)
+
+
+@pytest.mark.parametrize("settings, message", [
+    ("[1]", "must hold a JSON object"),
+    ('{"do_lower_case": "false"}', "do_lower_case must be true or false, got 'false'"),
+    ("{", "is not valid UTF-8 JSON"),
+])
+def test_malformed_tokenizer_settings_are_named(saved, settings, message):
+    model, folder = saved
+    model.save_pretrained(folder, tokenizer=mb.BertTokenizer(
+        ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a"]))
+    (folder / "tokenizer_config.json").write_text(settings)
+    with pytest.raises(ValueError, match=f"tokenizer settings .*tokenizer_config.json.*{message}"):
+        load_tokenizer(folder)
