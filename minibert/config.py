@@ -66,8 +66,9 @@ class BertConfig:
                 raise ValueError(f"{name} must be a positive integer, got {_short(value)}")
         if self.hidden_size % self.num_attention_heads:
             raise ValueError(
-                f"hidden_size ({self.hidden_size}) must be divisible by num_attention_heads "
-                f"({self.num_attention_heads}); allowed head counts divide {self.hidden_size}")
+                f"hidden_size ({_short(self.hidden_size)}) must be divisible by "
+                f"num_attention_heads ({_short(self.num_attention_heads)}); allowed head "
+                f"counts divide {_short(self.hidden_size)}")
         if not isinstance(self.hidden_act, str) or self.hidden_act not in HIDDEN_ACTS:
             raise ValueError(f"hidden_act must be one of {list(HIDDEN_ACTS)}, "
                              f"got {_short(self.hidden_act)}")

@@ -375,16 +375,16 @@ def safetensors_mutation(base: bytes, rng: np.random.Generator) -> tuple[str, st
                         "data_offsets": [0, nbytes] if rng.random() < 0.5 else [0, len(body)]}
         return kind, f"{name}: {dtype} {shape}", join_file(json.dumps(header), body)
     if kind == "overlap and range":
-        other = header[pick(rng, names)]
+        other_name = pick(rng, names)
+        other = header[other_name]
         choice = int(rng.integers(3))
         if choice == 0:
             header[name] = {**entry, "data_offsets": other["data_offsets"]}
         elif choice == 1:
             header[name] = {**entry, "data_offsets": [len(body), len(body) + 4]}
         else:
-            a, b = entry["data_offsets"], other["data_offsets"]
-            header[name] = {**entry, "data_offsets": b}
-            header[[n for n in names if header[n] is other][0]] = {**other, "data_offsets": a}
+            header[other_name] = {**other, "data_offsets": entry["data_offsets"]}
+            header[name] = {**header[name], "data_offsets": other["data_offsets"]}
         return kind, f"{name} offsets moved ({choice})", join_file(json.dumps(header), body)
     if kind == "data bytes":
         return kind, "flip in data", flip_bytes(base, 8 + length, len(base), rng)
