@@ -76,14 +76,23 @@ def _file_access(expected: str) -> Iterator[None]:
 
 
 def _model_folder(path: str, argument: str) -> str:
-    """``path`` if it is a folder; otherwise a clear error (a file, or nothing, is there)."""
+    """``path`` if it is a folder, else the shipped reference checkpoint of that name.
+
+    A folder of the same name as a reference checkpoint wins: the name is only looked up
+    when nothing is at ``path``. Anything else gets a clear error.
+    """
+    from minibert.reference import REFERENCES, reference_path
+
     folder = Path(path)
     if folder.is_dir():
         return path
+    if not folder.exists() and path in REFERENCES:
+        return str(reference_path(path))
     what = "is a file, not a model folder" if folder.exists() else "does not exist"
     raise CommandError(f"{argument} {path!r} {what}; expected a folder with config.json, "
                        f"model.safetensors and vocab.txt (written by pretrain or "
-                       f"save_pretrained)")
+                       f"save_pretrained), or a reference checkpoint: "
+                       f"{', '.join(sorted(REFERENCES))}")
 
 
 def _input_file(path: str, argument: str, expected: str) -> str:
@@ -168,7 +177,8 @@ def _add_info(subparsers) -> None:
         "loading its weights, and print its configuration, parameter counts by "
         "module, dtypes and which heads it has.",
     )
-    parser.add_argument("model", metavar="DIR", help="checkpoint folder")
+    parser.add_argument("model", metavar="DIR",
+                        help="checkpoint folder, or tiny-toy (the shipped reference checkpoint)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(handler=_run_info)
 
@@ -328,7 +338,8 @@ def _add_fill_mask(subparsers) -> None:
                                      "max_position_embeddings tokens (128 for pretrain's "
                                      "models) with [CLS] and [SEP]")
     parser.add_argument("--model", required=True, metavar="DIR",
-                        help="a folder written by pretrain or save_pretrained (with vocab.txt)")
+                        help="a folder written by pretrain or save_pretrained (with vocab.txt), "
+                             "or tiny-toy, the reference checkpoint shipped with minibert")
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(handler=_run_fill_mask)
@@ -374,7 +385,8 @@ def _add_attention(subparsers) -> None:
                     "average or attention rollout. Layers and heads count from 0.")
     parser.add_argument("text", help="sentence A")
     parser.add_argument("--model", required=True, metavar="DIR",
-                        help="a model folder with config.json, model.safetensors, vocab.txt")
+                        help="a model folder with config.json, model.safetensors, vocab.txt, "
+                             "or tiny-toy, the reference checkpoint shipped with minibert")
     parser.add_argument("--pair", metavar="TEXT", help="sentence B")
     parser.add_argument("--view", default=None,
                         help="head, layer, model, token, average or rollout (default: head "

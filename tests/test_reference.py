@@ -1,0 +1,102 @@
+"""The reference checkpoint shipped with the package loads in one call and is what it says.
+
+Evaluating it again on its run's held-out data repeats its metrics.json (up to BLAS rounding:
+the accuracies may move by a prediction whose two best logits are within rounding of each
+other); its fill-mask probes repeat fill_mask.json; and it stays small enough to ship.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+import minibert as mb
+from minibert.demo import run_probes
+from minibert.reference import REFERENCES, reference_metrics
+from minibert.trainer import TrainingConfig, evaluate_pretrained
+
+NAME = "tiny-toy"
+MAX_BYTES = 5 * 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def folder():
+    return mb.reference_path(NAME)
+
+
+def test_every_reference_is_listed_and_small(folder):
+    assert set(REFERENCES) == {NAME}
+    files = {path.name: path.stat().st_size for path in folder.iterdir()}
+    assert {"config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json",
+            "metrics.json", "training_config.json", "history.json", "fill_mask.json",
+            "command.txt"} <= set(files)
+    assert "checkpoint" not in files
+    assert sum(files.values()) <= MAX_BYTES
+
+
+def test_load_reference_gives_a_model_in_eval_mode_and_its_tokenizer(folder):
+    model, tokenizer = mb.load_reference(NAME)
+    assert isinstance(model, mb.BertForPreTraining) and not model.training
+    metrics = reference_metrics(NAME)
+    assert model.num_parameters() == metrics["parameters"]
+    assert len(tokenizer) == model.config.vocab_size == metrics["vocab_size"]
+    encoder, _ = mb.load_reference(NAME, model_class=mb.BertModel)
+    ids = np.array([tokenizer("the bank of the river")["input_ids"]])
+    pretraining_hidden = model.bert(ids).last_hidden_state
+    assert np.array_equal(encoder(ids).last_hidden_state, pretraining_hidden)
+
+
+def test_command_names_the_recipe_of_the_run(folder):
+    config = TrainingConfig.from_dict(json.loads((folder / "training_config.json").read_text()))
+    command = (folder / "command.txt").read_text()
+    assert command.startswith("minibert pretrain --out DIR")
+    assert f"--steps {config.steps}" in command and f"--schedule {config.schedule}" in command
+    assert reference_metrics(NAME)["steps"] == config.steps
+
+
+@pytest.mark.slow
+def test_evaluating_again_repeats_metrics_json(folder):
+    recorded = reference_metrics(NAME)
+    again = evaluate_pretrained(folder)
+    assert again["heldout_sequences"] == recorded["heldout_sequences"]
+    # One prediction in a thousand may flip where two logits tie within BLAS rounding.
+    for key in ("masked_lm_accuracy", "next_sentence_accuracy"):
+        assert abs(again[key] - recorded[key]) <= 0.002, key
+    for key in ("masked_lm_loss", "next_sentence_loss"):
+        assert abs(again[key] - recorded[key]) <= 1e-4 * recorded[key], key
+
+
+def test_fill_mask_probes_repeat_fill_mask_json(folder):
+    recorded = json.loads((folder / "fill_mask.json").read_text())
+    again = run_probes(folder)
+    assert [r["text"] for r in again] == [r["text"] for r in recorded]
+    assert [r["top"][0]["token_str"] for r in again] == [r["top"][0]["token_str"]
+                                                         for r in recorded]
+
+
+@pytest.mark.parametrize("name, error", [("tiny", ValueError), ("", ValueError),
+                                         (None, TypeError), (3, TypeError)])
+def test_unknown_reference_names_are_refused(name, error):
+    with pytest.raises(error, match="name must be"):
+        mb.reference_path(name)
+
+
+def test_model_class_must_load_checkpoints():
+    with pytest.raises(TypeError, match="model_class must be"):
+        mb.load_reference(NAME, model_class=dict)
+
+
+def test_the_command_line_takes_the_reference_by_name(tmp_path, monkeypatch, capsys):
+    from minibert.cli import main
+
+    monkeypatch.chdir(tmp_path)  # no folder called tiny-toy here
+    assert main(["fill-mask", "--model", NAME, "--json",
+                 "Ines sat on the muddy [MASK] of the river and watched her line."]) == 0
+    answers = json.loads(capsys.readouterr().out)
+    assert answers[0]["token_str"] == "bank"
+    assert main(["info", NAME]) == 0
+    shown = capsys.readouterr().out
+    assert f"checkpoint: {mb.reference_path(NAME)}" in shown
+    assert f"vocab_size                 {reference_metrics(NAME)['vocab_size']}" in shown
+    assert main(["fill-mask", "--model", "tiny-toys", "a [MASK]."]) == 2
+    assert "reference checkpoint: tiny-toy" in capsys.readouterr().err
