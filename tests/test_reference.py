@@ -100,3 +100,12 @@ def test_the_command_line_takes_the_reference_by_name(tmp_path, monkeypatch, cap
     assert f"vocab_size                 {reference_metrics(NAME)['vocab_size']}" in shown
     assert main(["fill-mask", "--model", "tiny-toys", "a [MASK]."]) == 2
     assert "reference checkpoint: tiny-toy" in capsys.readouterr().err
+
+
+def test_evaluate_pretrained_needs_a_pretrain_folder(tmp_path):
+    with pytest.raises(FileNotFoundError, match="training_config.json"):
+        evaluate_pretrained(tmp_path)
+    (tmp_path / "training_config.json").write_text(
+        json.dumps({**TrainingConfig().to_dict(), "corpus": "my_text.txt"}))
+    with pytest.raises(ValueError, match="only toy-corpus runs"):
+        evaluate_pretrained(tmp_path)
