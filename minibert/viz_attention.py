@@ -470,8 +470,11 @@ def find_token(display: AttentionDisplay, token) -> int:
     if isinstance(token, str):
         if token in display.labels:
             return display.labels.index(token)
+        # A long text would make the list of every token a message nobody reads.
+        shown = ", ".join(display.labels[:20])
+        more = f", ... ({len(display.labels)} tokens)" if len(display.labels) > 20 else ""
         raise ValueError(
-            f"token {token!r} is not in the text; available: {', '.join(display.labels)} "
+            f"token {token[:40]!r} is not in the text; available: {shown}{more} "
             "(or give an int position)"
         )
     if isinstance(token, bool) or not isinstance(token, (int, np.integer)):

@@ -850,6 +850,17 @@ def test_attention_figure_refuses_bad_options(batch, options, error, pattern):
         viz.attention_figure(attentions, TOKENS, **options)
 
 
+def test_a_missing_token_gets_a_short_message_on_a_long_text():
+    rng = np.random.default_rng(7)
+    tokens = [f"w{i}" for i in range(60)]
+    attentions = softmax_attentions(rng, n_layers=1, batch=1, n_heads=2, mask=np.ones((1, 60)))
+    with pytest.raises(ValueError) as raised:
+        viz.attention_figure(attentions, tokens, view="token", token="x" * 500)
+    message = str(raised.value)
+    assert "w0, w1" in message and "(60 tokens)" in message and "w59" not in message
+    assert len(message) < 300
+
+
 def test_attention_figure_refuses_bad_attentions_and_tokens(batch):
     attentions, _ = batch
     uneven = (attentions[0], attentions[1][..., :15, :15], attentions[2])
