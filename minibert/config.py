@@ -7,14 +7,13 @@ A ``config.json`` written by ``transformers`` loads here (unknown keys are kept 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from minibert.fileio import atomic_write_json
+from minibert.fileio import DuplicateKeyError, atomic_write_json, strict_json_loads
 from minibert.safetensors import open_to_read
 
 __all__ = ["BertConfig", "PRESETS", "HIDDEN_ACTS"]
@@ -187,31 +186,11 @@ def _short(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-class _DuplicateKey(Exception):
-    def __init__(self, key: str):
-        super().__init__(key)
-        self.key = key
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # json.loads would keep the last of two equal keys without a word.
-    result = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKey(key)
-        result[key] = value
-    return result
-
-
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON value")
-
-
 def _parse_json_object(text: str, where: str) -> dict[str, Any]:
     """The JSON object in ``text``; ValueError naming ``where`` for anything else."""
     try:
-        data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
-    except _DuplicateKey as error:
+        data = strict_json_loads(text)
+    except DuplicateKeyError as error:
         raise ValueError(f"{where} has the key {_short(error.key)} twice") from None
     except RecursionError:
         raise ValueError(f"{where} is not valid JSON: nested too deeply") from None

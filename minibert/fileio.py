@@ -20,7 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-__all__ = ["atomic_open", "atomic_write_bytes", "atomic_write_text", "atomic_write_json"]
+__all__ = ["DuplicateKeyError", "atomic_open", "atomic_write_bytes", "atomic_write_text",
+           "atomic_write_json", "strict_json_loads"]
 
 
 @contextlib.contextmanager
@@ -99,3 +100,35 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
 def atomic_write_json(path: str | os.PathLike, obj, indent: int = 2) -> None:
     """Write ``obj`` as pretty JSON (sorted keys, trailing newline) atomically."""
     atomic_write_text(path, json.dumps(obj, indent=indent, sort_keys=True) + "\n")
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object names one key twice."""
+
+    def __init__(self, key: str):
+        super().__init__(f"the key {key!r} appears twice")
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    # json.loads would keep the last of two equal keys without a word.
+    result = {}
+    for key, value in pairs:
+        if key in result:
+            raise DuplicateKeyError(key)
+        result[key] = value
+    return result
+
+
+def _reject_constant(name: str) -> None:
+    # Python's json accepts NaN and Infinity, which the JSON standard does not.
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def strict_json_loads(text: str):
+    """``json.loads`` that refuses what JSON itself refuses.
+
+    Two equal keys in one object raise DuplicateKeyError (a ValueError with ``.key``);
+    NaN and Infinity raise ValueError; deep nesting raises RecursionError, as in json.loads.
+    """
+    return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_reject_constant)

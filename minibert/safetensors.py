@@ -28,7 +28,7 @@ from typing import IO
 
 import numpy as np
 
-from minibert.fileio import atomic_open
+from minibert.fileio import DuplicateKeyError, atomic_open, strict_json_loads
 
 __all__ = [
     "TensorInfo",
@@ -473,37 +473,14 @@ def _parse_json(header_bytes: bytes, source: str) -> dict:
     except UnicodeDecodeError as error:
         raise ValueError(f"{source}: header is not valid UTF-8 ({error})") from None
     try:
-        header = json.loads(
-            text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant
-        )
-    except _DuplicateKeyError as error:
+        header = strict_json_loads(text)
+    except DuplicateKeyError as error:
         raise ValueError(f"{source}: header has the key {error.key!r} twice") from None
     except (ValueError, RecursionError) as error:
         raise ValueError(f"{source}: header is not valid JSON ({error})") from None
     if not isinstance(header, dict):
         raise ValueError(f"{source}: header must be a JSON object, got {_json_type(header)}")
     return header
-
-
-class _DuplicateKeyError(Exception):
-    def __init__(self, key: str):
-        super().__init__(key)
-        self.key = key
-
-
-def _reject_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
-    # json.loads would silently keep the last of two equal keys: one tensor would vanish.
-    result = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKeyError(key)
-        result[key] = value
-    return result
-
-
-def _reject_constant(name: str) -> None:
-    # Python's json accepts NaN and Infinity, which are not JSON and which the reference rejects.
-    raise ValueError(f"{name} is not a JSON value")
 
 
 def _check_file_metadata(metadata: object, source: str) -> dict[str, str]:
