@@ -277,7 +277,7 @@ def test_bad_corpora(tmp_path):
                                           ("dropout", 1.0), ("dropout", -0.1),
                                           ("schedule", "cosine"), ("decay_fraction", 1.5),
                                           ("decay_fraction", -0.1), ("decay_fraction", "0.2"),
-                                          ("warmup_fraction", 0.8), ("save_seconds", -1),
+                                          ("warmup_fraction", 0.9), ("save_seconds", -1),
                                           ("save_seconds", float("nan")),
                                           ("save_seconds", "60")])
 def test_config_validation(field, value):
