@@ -60,8 +60,8 @@ class TrainingConfig:
     preset: str = "tiny"  # model size from BertConfig.preset
     objective: str = "nsp"  # "nsp" (BERT), "sop" (ALBERT) or "mlm" (MLM only)
     # Enough steps for next-sentence prediction to rise past its plateau (it starts near
-    # step 2,000) and to settle in the final decay; the whole job fits in five minutes on
-    # two cores (docs/results.md).
+    # step 2,000 with seed 0, later with other seeds) and to settle in the final decay
+    # (docs/results.md gives the curves and the time).
     steps: int = 3000  # optimizer steps
     # 64 pairs of single sentences (T = 32) per step: the same 2,048 tokens as 32 x 64, but
     # masked-LM learns faster per step (docs/results.md).
