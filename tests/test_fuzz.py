@@ -426,18 +426,6 @@ def run_safetensors_fuzz(cases: int, tmp_path: Path) -> Tally:
     return tally
 
 
-def test_fuzz_safetensors(tmp_path, traced):
-    tally = run_safetensors_fuzz(SAFETENSORS_CASES, tmp_path)
-    assert tally.cases >= 1000
-    assert sum(tally.loaded.values()) > 0 and sum(tally.refused.values()) > 0
-    tally.assert_clean()
-
-
-@pytest.mark.slow
-def test_fuzz_safetensors_long(tmp_path, traced):
-    run_safetensors_fuzz(SAFETENSORS_CASES * SLOW_FACTOR, tmp_path).assert_clean()
-
-
 # ----------------------------------------------------------------------------- model folder
 
 TINY = dict(vocab_size=40, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
@@ -545,18 +533,6 @@ def run_config_fuzz(cases: int, tmp_path: Path) -> Tally:
     return tally
 
 
-def test_fuzz_config_json(tmp_path, traced):
-    tally = run_config_fuzz(CONFIG_CASES, tmp_path)
-    assert tally.cases >= 2 * 200
-    assert sum(tally.loaded.values()) > 0 and sum(tally.refused.values()) > 0
-    tally.assert_clean()
-
-
-@pytest.mark.slow
-def test_fuzz_config_json_long(tmp_path, traced):
-    run_config_fuzz(CONFIG_CASES * SLOW_FACTOR, tmp_path).assert_clean()
-
-
 # ----------------------------------------------------------------------------- vocab.txt
 
 ODD_TOKENS = ["", " ", "[PAD] ", "\x00", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u2029",
@@ -656,13 +632,27 @@ def run_vocab_fuzz(cases: int, tmp_path: Path) -> Tally:
     return tally
 
 
-def test_fuzz_vocab_txt(tmp_path, traced):
-    tally = run_vocab_fuzz(VOCAB_CASES, tmp_path)
-    assert tally.cases >= 200
+# ----------------------------------------------------------------------------- the tests
+
+# kind -> (the fuzzer, its mutations in the default run, the least number of loads)
+FUZZERS = {
+    "safetensors": (run_safetensors_fuzz, SAFETENSORS_CASES, 1000),
+    "config.json": (run_config_fuzz, CONFIG_CASES, 2 * 200),
+    "vocab.txt": (run_vocab_fuzz, VOCAB_CASES, 200),
+}
+
+
+@pytest.mark.parametrize("kind", FUZZERS)
+def test_fuzz(kind, tmp_path, traced):
+    run, cases, least = FUZZERS[kind]
+    tally = run(cases, tmp_path)
+    assert tally.cases >= least
     assert sum(tally.loaded.values()) > 0 and sum(tally.refused.values()) > 0
     tally.assert_clean()
 
 
 @pytest.mark.slow
-def test_fuzz_vocab_txt_long(tmp_path, traced):
-    run_vocab_fuzz(VOCAB_CASES * SLOW_FACTOR, tmp_path).assert_clean()
+@pytest.mark.parametrize("kind", FUZZERS)
+def test_fuzz_long(kind, tmp_path, traced):
+    run, cases, _ = FUZZERS[kind]
+    run(cases * SLOW_FACTOR, tmp_path).assert_clean()
