@@ -1,0 +1,144 @@
+"""One home for the argument checks and constants that every part of minibert shares.
+
+Each check raises ``TypeError`` (wrong kind of value) or ``ValueError`` (right kind, not
+allowed) with a message that names the argument, what was given and what is allowed;
+ids outside their table raise ``IndexError``. A check returns the value in its normal
+form (``int``, ``float``, an int64 array), so a caller can write
+``steps = check_int("steps", steps, minimum=1)``.
+
+Python counts ``True`` and ``False`` as integers (``isinstance(True, int)`` holds); every
+check here refuses them where a number is asked for, so ``steps=True`` is not one step.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "IGNORE_INDEX", "is_int", "is_real", "check_int", "check_real", "check_bool",
+    "check_probability", "check_float_array", "as_int_array", "check_ids",
+]
+
+# The label of positions that carry no target (no MLM prediction, a [CLS]/[SEP]/padding
+# token in token classification): skipped by the cross-entropy, as in PyTorch and HF.
+IGNORE_INDEX = -100
+
+FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _shown(value, limit: int = 60) -> str:
+    """repr cut to ``limit`` characters: a message never quotes a huge input whole."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def is_int(value) -> bool:
+    """True for Python and NumPy integers, False for bools (and everything else)."""
+    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(
+        value, (bool, np.bool_))
+
+
+def is_real(value) -> bool:
+    """True for Python and NumPy real numbers (ints included), False for bools."""
+    return isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(
+        value, (bool, np.bool_))
+
+
+def check_int(name: str, value, minimum: int | None = None, maximum: int | None = None) -> int:
+    """``value`` as an int, after checking it is an integer in [minimum, maximum]."""
+    if not is_int(value):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {_shown(value)}")
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        low = "" if minimum is None else f">= {minimum}"
+        high = "" if maximum is None else f"<= {maximum}"
+        raise ValueError(f"{name} must be {' and '.join(p for p in (low, high) if p)}, "
+                         f"got {_shown(value)}")
+    return int(value)
+
+
+def check_real(name: str, value, minimum: float | None = None, *, above: bool = False,
+               maximum: float | None = None, below: bool = False) -> float:
+    """``value`` as a finite float, after checking it lies in the stated interval.
+
+    ``minimum``/``maximum`` are inclusive bounds unless ``above``/``below`` make them
+    strict: ``check_real("lr", lr, 0, above=True)`` asks for a finite number > 0.
+    """
+    if not is_real(value):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} "
+                        f"{_shown(value)}")
+    value = float(value)
+    ok = math.isfinite(value)
+    if minimum is not None:
+        ok = ok and (value > minimum if above else value >= minimum)
+    if maximum is not None:
+        ok = ok and (value < maximum if below else value <= maximum)
+    if not ok:
+        bounds = []
+        if minimum is not None:
+            bounds.append(f"{'>' if above else '>='} {minimum}")
+        if maximum is not None:
+            bounds.append(f"{'<' if below else '<='} {maximum}")
+        allowed = "a finite number" + (" " + " and ".join(bounds) if bounds else "")
+        raise ValueError(f"{name} must be {allowed}, got {_shown(value)}")
+    return value
+
+
+def check_probability(name: str, value, *, open_at_zero: bool = False,
+                      open_at_one: bool = False) -> float:
+    """``value`` as a float in [0, 1], with either end open on request."""
+    return check_real(name, value, 0.0, above=open_at_zero, maximum=1.0, below=open_at_one)
+
+
+def check_bool(name: str, value) -> bool:
+    """``value`` itself, after checking it is True or False (not 0/1, not a string)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} "
+                        f"{_shown(value)}")
+    return bool(value)
+
+
+def check_float_array(name: str, x) -> None:
+    """Raise unless ``x`` is a float32 or float64 NumPy array."""
+    if not isinstance(x, np.ndarray):
+        raise TypeError(f"{name} must be a numpy array, got {type(x).__name__}")
+    if x.dtype not in FLOAT_DTYPES:
+        raise TypeError(f"{name} must have dtype float32 or float64, got {x.dtype}")
+
+
+def as_int_array(name: str, value, shape: tuple | None = None) -> np.ndarray:
+    """``value`` as an int64 array (integer or bool input only), checked against ``shape``."""
+    array = np.asarray(value)
+    if array.dtype == object or not (
+        np.issubdtype(array.dtype, np.integer) or array.dtype == np.bool_
+    ):
+        raise TypeError(f"{name} must be an integer array, got dtype {array.dtype}")
+    if shape is not None and array.shape != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)}, got {array.shape}")
+    return array.astype(np.int64, copy=False)
+
+
+def check_ids(name: str, ids, upper: int, what: str = "", *, ignore: int | None = None
+              ) -> np.ndarray:
+    """``ids`` as an integer array whose entries lie in [0, upper) (or equal ``ignore``).
+
+    ``what`` says where the bound comes from ("the vocabulary size"); IndexError names the
+    first offending value.
+    """
+    ids = np.asarray(ids)
+    if ids.dtype == object or not np.issubdtype(ids.dtype, np.integer):
+        raise TypeError(f"{name} must be an integer array, got dtype {ids.dtype}")
+    if ids.size:
+        outside = (ids < 0) | (ids >= upper)
+        if ignore is not None:
+            outside &= ids != ignore
+        if outside.any():
+            where = f" ({what})" if what else ""
+            also = f" or {ignore} (no target)" if ignore is not None else ""
+            raise IndexError(f"{name} contains {ids[outside].ravel()[0]}; allowed: "
+                             f"[0, {upper}){where}{also}")
+    return ids

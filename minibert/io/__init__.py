@@ -1,0 +1,1 @@
+"""Files: safetensors weights, HF-layout checkpoint folders, and atomic writes."""

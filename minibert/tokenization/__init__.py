@@ -1,0 +1,17 @@
+"""Text to ids and back, as BERT does it.
+
+``basic`` splits text into words (cleaning, lower-casing, accents, punctuation, CJK);
+``wordpiece`` splits words into vocabulary pieces, longest match first; ``tokenizer``
+is the ``BertTokenizer`` that joins them with the special tokens, pairs, truncation and
+padding; ``trainer`` learns a WordPiece vocabulary from text.
+"""
+
+from minibert.tokenization.basic import BasicTokenizer
+from minibert.tokenization.tokenizer import BertTokenizer, clean_up_tokenization, load_vocab
+from minibert.tokenization.trainer import WordPieceTrainer
+from minibert.tokenization.wordpiece import WordpieceTokenizer
+
+__all__ = [
+    "BasicTokenizer", "BertTokenizer", "WordPieceTrainer", "WordpieceTokenizer",
+    "clean_up_tokenization", "load_vocab",
+]

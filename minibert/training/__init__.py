@@ -1,0 +1,1 @@
+"""Training: the optimizer, learning-rate schedules, pretraining and fine-tuning jobs."""
