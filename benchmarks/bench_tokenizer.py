@@ -17,7 +17,7 @@ Each row is the median of ``--runs`` timed runs (5 by default) after one warm-up
 counts the text's WordPiece tokens (special tokens and padding not included).
 
 With ``--train`` it also times learning a WordPiece vocabulary of 2,000 and of 4,000 pieces
-from the same text with ``minibert.wordpiece_trainer.WordPieceTrainer``.
+from the same text with ``minibert.tokenization.trainer.WordPieceTrainer``.
 
     python benchmarks/bench_tokenizer.py              # 50,000 words, 5 runs
     python benchmarks/bench_tokenizer.py --quick      # 5,000 words, 5 runs: a smoke test
@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from minibert.tokenization import BertTokenizer
-from minibert.wordpiece_trainer import WordPieceTrainer
+from minibert.tokenization.trainer import WordPieceTrainer
 
 ENGLISH = (
     "the of and to in a is that for it as was with be by on not he this are or his from at "

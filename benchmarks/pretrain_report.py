@@ -36,12 +36,12 @@ from pathlib import Path
 
 import numpy as np
 
-from minibert import safetensors
+from minibert.io import safetensors
 from minibert.data import ToyCorpus, write_corpus
 from minibert.data.pretraining import collate_instances
 from minibert.demo import run_probes
 from minibert.model import BertForPreTraining
-from minibert.trainer import TrainingConfig, prepare_data, pretrain
+from minibert.training.pretrain import TrainingConfig, prepare_data, pretrain
 
 
 def cli(*args: str, **kwargs) -> subprocess.CompletedProcess:

@@ -27,9 +27,9 @@ import tempfile
 from pathlib import Path
 
 from minibert.demo import run_probes
-from minibert.fileio import atomic_write_json, atomic_write_text
+from minibert.io.fileio import atomic_write_json, atomic_write_text
 from minibert.reference import REFERENCE_ROOT
-from minibert.trainer import TrainingConfig, pretrain
+from minibert.training.pretrain import TrainingConfig, pretrain
 
 NAME = "tiny-toy"
 KEPT_FILES = ("config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json",

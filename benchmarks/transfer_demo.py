@@ -45,11 +45,11 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from minibert.checkpoint import load_tokenizer  # noqa: E402
+from minibert.io.checkpoint import load_tokenizer  # noqa: E402
 from minibert.data.corpus import TOPICS  # noqa: E402
-from minibert.fileio import atomic_write_json  # noqa: E402
-from minibert.finetune import FinetuneConfig, run_finetune, scratch_tokenizer  # noqa: E402
-from minibert.trainer import TrainingConfig, pretrain  # noqa: E402
+from minibert.io.fileio import atomic_write_json  # noqa: E402
+from minibert.training.finetune import FinetuneConfig, run_finetune, scratch_tokenizer  # noqa: E402
+from minibert.training.pretrain import TrainingConfig, pretrain  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = "scratch"
@@ -140,7 +140,7 @@ def draw(summary: dict, sizes, path: Path, runs_per_point: int) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from minibert.viz_style import lecture_style, save_figure
+    from minibert.viz.style import lecture_style, save_figure
 
     # Okabe-Ito colours; the scratch arm keeps vermillion and a dashed line.
     styles = [dict(marker=marker, linestyle="-", color=color) for marker, color in

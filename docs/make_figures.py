@@ -17,7 +17,7 @@ import warnings
 from pathlib import Path
 
 from minibert import viz
-from minibert.checkpoint import load_tokenizer
+from minibert.io.checkpoint import load_tokenizer
 from minibert.model import BertModel
 from minibert.tokenization import BertTokenizer
 

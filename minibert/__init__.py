@@ -5,7 +5,8 @@ by gradient checks (``minibert.gradcheck``); the layers compose into a real BERT
 (``minibert.model``) with HuggingFace's parameter names and numbers.
 """
 
-from minibert import functional, safetensors
+from minibert import functional
+from minibert.io import safetensors
 from minibert.config import BertConfig
 from minibert.heads import (
     BertForQuestionAnswering,
@@ -18,9 +19,9 @@ from minibert.model import (
     BertForPreTraining,
     BertModel,
 )
-from minibert.optim import AdamW, AdamWeightDecay, clip_grad_norm, make_optimizer
+from minibert.training.optim import AdamW, AdamWeightDecay, clip_grad_norm, make_optimizer
 from minibert.reference import load_reference, reference_path
-from minibert.schedules import (
+from minibert.training.schedules import (
     ConstantSchedule,
     LinearWarmupDecaySchedule,
     WarmupStableDecaySchedule,

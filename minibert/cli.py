@@ -145,7 +145,7 @@ def _add_gradcheck(subparsers) -> None:
 
 
 def _run_gradcheck(args) -> int:
-    from minibert.gradcheck_suite import MODEL_TOL, SINGLE_LAYER_TOL, run_all
+    from minibert.gradcheck.suite import MODEL_TOL, SINGLE_LAYER_TOL, run_all
 
     start = time.perf_counter()
     table, failures = run_all(
@@ -186,7 +186,7 @@ def _add_info(subparsers) -> None:
 def _run_info(args) -> int:
     import json
 
-    from minibert.checkpoint import checkpoint_summary
+    from minibert.io.checkpoint import checkpoint_summary
 
     folder = _model_folder(args.model, "DIR")
     with _file_access("DIR must be a readable model folder"):
@@ -224,7 +224,7 @@ def _run_info(args) -> int:
 # -- pretrain --------------------------------------------------------------------------------
 
 def _add_pretrain(subparsers) -> None:
-    from minibert.trainer import TrainingConfig
+    from minibert.training.pretrain import TrainingConfig
 
     defaults = TrainingConfig()
     parser = subparsers.add_parser(
@@ -295,7 +295,7 @@ def _resume_command(args) -> str:
 def _run_pretrain(args) -> int:
     import json
 
-    from minibert.trainer import TrainingConfig, checkpoint_step, pretrain
+    from minibert.training.pretrain import TrainingConfig, checkpoint_step, pretrain
 
     config = TrainingConfig(
         preset=args.preset, objective=args.objective, steps=args.steps,
@@ -349,7 +349,7 @@ def _run_fill_mask(args) -> int:
     import json
     import warnings
 
-    from minibert.checkpoint import load_tokenizer
+    from minibert.io.checkpoint import load_tokenizer
     from minibert.fill_mask import fill_mask
     from minibert.model import BertForMaskedLM
 
@@ -412,7 +412,7 @@ def _run_attention(args) -> int:
     import warnings
 
     from minibert import viz
-    from minibert.checkpoint import load_tokenizer
+    from minibert.io.checkpoint import load_tokenizer
     from minibert.fill_mask import excerpt
     from minibert.model import BertModel
 
@@ -455,7 +455,7 @@ def _run_attention(args) -> int:
 # -- wiring ----------------------------------------------------------------------------------
 
 def _add_finetune(subparsers) -> None:
-    from minibert.finetune import add_finetune_command
+    from minibert.training.finetune import add_finetune_command
 
     add_finetune_command(subparsers)
 
@@ -493,7 +493,7 @@ def _one_line(error: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from minibert.trainer import TrainingDiverged
+    from minibert.training.pretrain import TrainingDiverged
 
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from minibert.fileio import DuplicateKeyError, atomic_write_json, strict_json_loads
-from minibert.safetensors import open_to_read
+from minibert.io.fileio import DuplicateKeyError, atomic_write_json, strict_json_loads
+from minibert.io.safetensors import open_to_read
 
 __all__ = ["BertConfig", "PRESETS", "HIDDEN_ACTS"]
 

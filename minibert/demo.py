@@ -3,7 +3,7 @@
 ``python -m minibert.demo --out out/demo`` (what ``make demo`` runs) writes:
 
 - the model folder (config.json, model.safetensors, vocab.txt) and metrics.json,
-  history.json from ``minibert.trainer.pretrain``;
+  history.json from ``minibert.training.pretrain.pretrain``;
 - fill_mask.json / fill_mask.txt: the top answers for every ambiguity probe, with whether
   the expected sense won;
 - attention_head.png, attention_layer.png, attention_rollout.png: heatmaps of the trained
@@ -18,12 +18,12 @@ import sys
 import warnings
 from pathlib import Path
 
-from minibert.checkpoint import load_tokenizer
+from minibert.io.checkpoint import load_tokenizer
 from minibert.data import AMBIGUITY_PROBES
-from minibert.fileio import atomic_write_json, atomic_write_text
+from minibert.io.fileio import atomic_write_json, atomic_write_text
 from minibert.fill_mask import fill_mask
 from minibert.model import BertForMaskedLM, BertModel
-from minibert.trainer import TrainingConfig, pretrain
+from minibert.training.pretrain import TrainingConfig, pretrain
 
 __all__ = ["run_probes", "draw_figures", "main"]
 

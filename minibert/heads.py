@@ -135,7 +135,7 @@ def label_config(config: BertConfig, num_labels=None, id2label=None) -> BertConf
 
 def _checkpoint_head_rows(directory, key: str) -> int | None:
     """Rows of a head weight in a checkpoint folder (memory-mapped, no copy), or None."""
-    from minibert.checkpoint import read_checkpoint_tensors
+    from minibert.io.checkpoint import read_checkpoint_tensors
 
     tensors = read_checkpoint_tensors(directory, mmap=True)
     return int(tensors[key].shape[0]) if key in tensors else None
@@ -172,7 +172,7 @@ class _LabelledHead(BertWithHeads):
                     f"{str(directory)!r}, whose classifier.weight has {rows} rows "
                     f"({rows} labels); pass num_labels={rows} or start from a checkpoint "
                     f"without a classifier head")
-        from minibert.checkpoint import load_pretrained
+        from minibert.io.checkpoint import load_pretrained
 
         return load_pretrained(cls, directory, dtype=dtype, seed=seed, num_labels=num_labels,
                                **kwargs)
@@ -315,7 +315,7 @@ class BertForQuestionAnswering(BertWithHeads):
     over the T positions. An unanswerable question points both at [CLS] (position 0), as
     in SQuAD 2.0. A position equal to T is ignored, as HF ignores the value its clamp gives
     any position past the end; other positions outside [0, T) raise ValueError instead of
-    being clamped silently. Span decoding is ``minibert.finetune.decode_spans``.
+    being clamped silently. Span decoding is ``minibert.training.finetune.decode_spans``.
     """
 
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:

@@ -376,13 +376,13 @@ class _CheckpointIO:
     @classmethod
     def from_pretrained(cls, directory, dtype=np.float32, seed: int = 0, **kwargs):
         """Load a checkpoint folder (config.json + model.safetensors), ours or HF's."""
-        from minibert.checkpoint import load_pretrained
+        from minibert.io.checkpoint import load_pretrained
 
         return load_pretrained(cls, directory, dtype=dtype, seed=seed, **kwargs)
 
     def save_pretrained(self, directory, tokenizer=None):
         """Write config.json + model.safetensors (+ vocab.txt given a tokenizer)."""
-        from minibert.checkpoint import save_pretrained
+        from minibert.io.checkpoint import save_pretrained
 
         return save_pretrained(self, directory, tokenizer)
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import minibert as mb
-from minibert import safetensors
-from minibert.checkpoint import checkpoint_summary, load_tokenizer
+from minibert.io import safetensors
+from minibert.io.checkpoint import checkpoint_summary, load_tokenizer
 
 
 def tiny_config(**overrides):

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from minibert.cli import main
-from minibert.trainer import TrainingConfig, pretrain
+from minibert.training.pretrain import TrainingConfig, pretrain
 
 COMMANDS = ["gradcheck", "pretrain", "fill-mask", "attention", "finetune", "info"]
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import minibert as mb
-from minibert import safetensors
-from minibert.fileio import atomic_open, atomic_write_bytes, atomic_write_text
+from minibert.io import safetensors
+from minibert.io.fileio import atomic_open, atomic_write_bytes, atomic_write_text
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="umask and modes are POSIX")
 

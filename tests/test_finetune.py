@@ -12,10 +12,10 @@ import json
 import numpy as np
 import pytest
 
-from minibert import finetune as finetune_module
+from minibert.training import finetune as finetune_module
 from minibert.data import tasks
 from minibert.data.corpus import TOPICS
-from minibert.finetune import (
+from minibert.training.finetune import (
     HEADS,
     FinetuneConfig,
     accuracy,
@@ -401,7 +401,7 @@ def test_command_line_errors_are_one_line(tmp_path, capsys):
 
 
 def test_a_diverging_run_stops_with_a_clear_error(tmp_path):
-    from minibert.trainer import TrainingDiverged
+    from minibert.training.pretrain import TrainingDiverged
 
     with pytest.raises(TrainingDiverged, match="smaller learning rate"):
         finetune("classify", None, tmp_path / "diverged", train_size=8,

@@ -7,7 +7,7 @@ import pytest
 
 from minibert import functional as F
 from minibert.gradcheck import check_function
-from minibert.gradcheck_suite import SINGLE_LAYER_TOL, function_cases
+from minibert.gradcheck.suite import SINGLE_LAYER_TOL, function_cases
 
 SEEDS = [0, 1, 2]
 

@@ -37,8 +37,8 @@ import numpy as np
 import pytest
 
 import minibert as mb
-from minibert import safetensors as st
-from minibert.checkpoint import load_tokenizer
+from minibert.io import safetensors as st
+from minibert.io.checkpoint import load_tokenizer
 
 SEED = 0
 SAFETENSORS_CASES = 1200

@@ -17,7 +17,7 @@ import pytest
 
 import minibert as mb
 from minibert.gradcheck import check_loss
-from minibert.gradcheck_suite import MODEL_TOL, perturb_parameters, small_config
+from minibert.gradcheck.suite import MODEL_TOL, perturb_parameters, small_config
 from minibert.heads import (
     BertForQuestionAnswering,
     BertForSequenceClassification,

@@ -5,7 +5,7 @@ import pytest
 
 from minibert import functional as F
 from minibert import layers
-from minibert.gradcheck_suite import SINGLE_LAYER_TOL, module_cases
+from minibert.gradcheck.suite import SINGLE_LAYER_TOL, module_cases
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -1,4 +1,4 @@
-"""Tests for minibert.optim and minibert.schedules against references written from the papers.
+"""Tests for minibert.training.optim and minibert.training.schedules against references written from the papers.
 
 The references below are plain float64 transcriptions of the published update rules
 (Kingma & Ba 2015 Algorithm 1 with Loshchilov & Hutter 2019's decoupled decay as torch
@@ -12,7 +12,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from minibert.optim import (
+from minibert.training.optim import (
     OPTIMIZERS,
     AdamW,
     AdamWeightDecay,
@@ -20,7 +20,7 @@ from minibert.optim import (
     make_optimizer,
     no_weight_decay,
 )
-from minibert.schedules import (
+from minibert.training.schedules import (
     ConstantSchedule,
     LinearWarmupDecaySchedule,
     WarmupStableDecaySchedule,

@@ -13,7 +13,7 @@ import pytest
 import minibert as mb
 from minibert.demo import run_probes
 from minibert.reference import REFERENCES, reference_metrics
-from minibert.trainer import TrainingConfig, evaluate_pretrained
+from minibert.training.pretrain import TrainingConfig, evaluate_pretrained
 
 NAME = "tiny-toy"
 MAX_BYTES = 5 * 1024 * 1024

@@ -1,4 +1,4 @@
-"""Tests for minibert.safetensors: round trips, the exact byte layout, validation, fuzzing.
+"""Tests for minibert.io.safetensors: round trips, the exact byte layout, validation, fuzzing.
 
 The bfloat16 references decode and round from the definition of the format (sign,
 exponent, mantissa; IEEE round-to-nearest-even), independently of the bit tricks in the
@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import minibert.safetensors as st
-from minibert.fileio import atomic_write_bytes
+import minibert.io.safetensors as st
+from minibert.io.fileio import atomic_write_bytes
 
 NUMPY_DTYPES = {
     "F64": np.float64, "F32": np.float32, "F16": np.float16,

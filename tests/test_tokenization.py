@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 
 from minibert.tokenization import BertTokenizer, clean_up_tokenization, load_vocab
-from minibert.tokenization_basic import (
+from minibert.tokenization.basic import (
     BasicTokenizer,
     is_chinese_char,
     is_control,
     is_punctuation,
     is_whitespace,
 )
-from minibert.tokenization_wordpiece import WordpieceTokenizer
+from minibert.tokenization.wordpiece import WordpieceTokenizer
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 PIECES = [

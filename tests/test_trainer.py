@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import minibert as mb
-from minibert import safetensors
-from minibert import trainer as trainer_module
+from minibert.io import safetensors
+from minibert.training import pretrain as trainer_module
 from minibert.fill_mask import fill_mask
-from minibert.trainer import Trainer, TrainingConfig, TrainingDiverged, pretrain
+from minibert.training.pretrain import Trainer, TrainingConfig, TrainingDiverged, pretrain
 
 # Dropout on and a decaying learning rate, so that reproducibility and resume also cover the
 # dropout generator's state and the schedule's position.

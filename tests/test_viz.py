@@ -15,12 +15,12 @@ from matplotlib import colormaps  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from minibert import viz  # noqa: E402
-from minibert.viz_attention import (  # noqa: E402
+from minibert.viz.attention import (  # noqa: E402
     attention_example,
     find_token,
     for_display,
 )
-from minibert.viz_style import MAX_FIGURE_SIZE  # noqa: E402
+from minibert.viz.style import MAX_FIGURE_SIZE  # noqa: E402
 
 TOKENS = [
     "[CLS]", "the", "river", "bank", "was", "un", "##bel", "##ievably", "steep", "[SEP]",

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from minibert.tokenization import BertTokenizer
-from minibert.wordpiece_trainer import Merge, WordPieceTrainer
+from minibert.tokenization.trainer import Merge, WordPieceTrainer
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 ONSETS = ["", "b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w",

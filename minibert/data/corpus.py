@@ -31,7 +31,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from minibert.fileio import atomic_write_text
+from minibert.io.fileio import atomic_write_text
 
 __all__ = [
     "AMBIGUITY_PROBES",

@@ -42,7 +42,7 @@ from minibert.data.corpus import (
     ToyCorpus,
 )
 from minibert.data.pretraining import IGNORE_INDEX
-from minibert.tokenization_basic import BasicTokenizer
+from minibert.tokenization.basic import BasicTokenizer
 
 __all__ = [
     "TASKS",

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from minibert import safetensors
+from minibert.io import safetensors
 from minibert.config import BertConfig
-from minibert.fileio import atomic_write_json
+from minibert.io.fileio import atomic_write_json
 
 __all__ = [
     "CONFIG_NAME",

@@ -28,7 +28,7 @@ from typing import IO
 
 import numpy as np
 
-from minibert.fileio import DuplicateKeyError, atomic_open, strict_json_loads
+from minibert.io.fileio import DuplicateKeyError, atomic_open, strict_json_loads
 
 __all__ = [
     "TensorInfo",

@@ -20,10 +20,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from minibert.fileio import atomic_write_json, atomic_write_text
-from minibert.safetensors import open_to_read
-from minibert.tokenization_basic import BasicTokenizer
-from minibert.tokenization_wordpiece import WordpieceTokenizer
+from minibert.io.fileio import atomic_write_json, atomic_write_text
+from minibert.io.safetensors import open_to_read
+from minibert.tokenization.basic import BasicTokenizer
+from minibert.tokenization.wordpiece import WordpieceTokenizer
 
 __all__ = ["BertTokenizer", "clean_up_tokenization", "load_vocab"]
 
@@ -648,11 +648,11 @@ class BertTokenizer:
     ) -> BertTokenizer:
         """Learn a WordPiece vocabulary from ``texts`` and return a tokenizer that uses it.
 
-        See ``minibert.wordpiece_trainer.WordPieceTrainer`` for the algorithm; use it
+        See ``minibert.tokenization.trainer.WordPieceTrainer`` for the algorithm; use it
         directly to inspect the merges. Special tokens come first, so ``[PAD]`` gets id 0.
         Other keyword arguments go to the constructor (e.g. ``model_max_length``).
         """
-        from minibert.wordpiece_trainer import WordPieceTrainer
+        from minibert.tokenization.trainer import WordPieceTrainer
 
         trainer = WordPieceTrainer(
             vocab_size=vocab_size,

@@ -39,7 +39,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from minibert.tokenization_basic import BasicTokenizer
+from minibert.tokenization.basic import BasicTokenizer
 
 __all__ = ["Merge", "WordPieceTrainer"]
 

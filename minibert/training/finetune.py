@@ -35,15 +35,15 @@ import numpy as np
 
 from minibert.config import PRESETS, BertConfig
 from minibert.data import tasks
-from minibert.fileio import atomic_write_json
+from minibert.io.fileio import atomic_write_json
 from minibert.heads import (
     BertForQuestionAnswering,
     BertForSequenceClassification,
     BertForTokenClassification,
 )
-from minibert.optim import clip_grad_norm, make_optimizer
-from minibert.schedules import make_schedule
-from minibert.trainer import TrainingDiverged
+from minibert.training.optim import clip_grad_norm, make_optimizer
+from minibert.training.schedules import make_schedule
+from minibert.training.pretrain import TrainingDiverged
 
 __all__ = [
     "HEADS",
@@ -324,7 +324,7 @@ def build_model(config: FinetuneConfig, task: tasks.TaskData, model_dir=None, to
     cls = HEADS[config.task]
     labels = {"id2label": list(task.label_names)} if task.label_names else {}
     if model_dir is not None:
-        from minibert.checkpoint import load_tokenizer
+        from minibert.io.checkpoint import load_tokenizer
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # reported below, in one line

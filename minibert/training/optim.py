@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from minibert.schedules import ConstantSchedule
+from minibert.training.schedules import ConstantSchedule
 
 __all__ = [
     "AdamW",
@@ -93,7 +93,7 @@ class AdamW:
             names; gradients are read from it at every step), or a list of
             ``(name, param, grad)`` triples whose grad arrays are filled in place.
         lr: a float >= 0, or a schedule (an object with ``lr_at(step)``, see
-            minibert.schedules); ``step`` is the number of updates already made.
+            minibert.training.schedules); ``step`` is the number of updates already made.
         betas: (beta1, beta2), each in [0, 1).
         eps: > 0. Default 1e-8, torch's and HF Trainer's; Google BERT uses 1e-6.
         weight_decay: >= 0, multiplied by lr as in torch (per-update shrink 1 - lr * wd).

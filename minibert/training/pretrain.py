@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minibert import safetensors
+from minibert.io import safetensors
 from minibert.config import PRESETS, BertConfig
 from minibert.data import corpus as toy
 from minibert.data.pretraining import (
@@ -36,10 +36,10 @@ from minibert.data.pretraining import (
     collate_instances,
     create_pretraining_instances,
 )
-from minibert.fileio import atomic_write_json
+from minibert.io.fileio import atomic_write_json
 from minibert.model import BertForPreTraining
-from minibert.optim import clip_grad_norm, make_optimizer
-from minibert.schedules import SCHEDULES, make_schedule
+from minibert.training.optim import clip_grad_norm, make_optimizer
+from minibert.training.schedules import SCHEDULES, make_schedule
 from minibert.tokenization import BertTokenizer
 
 __all__ = ["TrainingConfig", "TrainingDiverged", "Trainer", "pretrain", "evaluate",

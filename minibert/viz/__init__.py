@@ -2,12 +2,12 @@
 
 One import for everything drawn with matplotlib; the pieces live in their own modules:
 
-- :mod:`minibert.viz_attention`  the numbers behind the heatmaps (head average, attention
+- :mod:`minibert.viz.attention`  the numbers behind the heatmaps (head average, attention
   rollout, word-piece merging, token selection), as pure NumPy functions;
-- :mod:`minibert.viz_heatmaps`   :func:`attention_figure`, every attention view;
-- :mod:`minibert.viz_training`   :func:`training_curves_figure` from the trainer's history;
-- :mod:`minibert.viz_embeddings` :func:`contextual_similarity_figure`, one word across contexts;
-- :mod:`minibert.viz_style`      :func:`lecture_style` and :func:`save_figure` (PNG, SVG, PDF).
+- :mod:`minibert.viz.heatmaps`   :func:`attention_figure`, every attention view;
+- :mod:`minibert.viz.training`   :func:`training_curves_figure` from the trainer's history;
+- :mod:`minibert.viz.embeddings` :func:`contextual_similarity_figure`, one word across contexts;
+- :mod:`minibert.viz.style`      :func:`lecture_style` and :func:`save_figure` (PNG, SVG, PDF).
 
 Layers and heads are counted from 0, as in ``out.attentions[layer][:, head]``.
 Every function returns a ``matplotlib.figure.Figure`` built without pyplot, so nothing is
@@ -18,7 +18,7 @@ shown or kept open behind the caller's back. Usage::
     viz.save_figure(fig, "head_2_5.png")
 """
 
-from minibert.viz_attention import (
+from minibert.viz.attention import (
     SPECIAL_TOKEN_MODES,
     SPECIAL_TOKENS,
     attention_rollout,
@@ -31,13 +31,13 @@ from minibert.viz_attention import (
     token_attention,
     word_groups,
 )
-from minibert.viz_embeddings import (
+from minibert.viz.embeddings import (
     contextual_similarity,
     contextual_similarity_figure,
     word_vectors,
 )
-from minibert.viz_heatmaps import TOKEN_DIRECTIONS, VIEWS, attention_figure
-from minibert.viz_style import (
+from minibert.viz.heatmaps import TOKEN_DIRECTIONS, VIEWS, attention_figure
+from minibert.viz.style import (
     ATTENTION_CMAP,
     DEFAULT_DPI,
     SAVE_FORMATS,
@@ -46,7 +46,7 @@ from minibert.viz_style import (
     save_figure,
     thin_labels,
 )
-from minibert.viz_training import history_series, training_curves_figure
+from minibert.viz.training import history_series, training_curves_figure
 
 __all__ = [
     "ATTENTION_CMAP",

@@ -1,7 +1,7 @@
 """Attention arithmetic behind the heatmaps: checked inputs, token selection, word merging,
 head averages and attention rollout, as plain NumPy functions that tests can check.
 
-Conventions shared with :mod:`minibert.viz_heatmaps` and the ``attention`` command:
+Conventions shared with :mod:`minibert.viz.heatmaps` and the ``attention`` command:
 
 - Layers and heads are counted from 0, as in ``out.attentions[layer][:, head]``.
 - In an attention matrix, rows are queries and columns are keys: row ``i`` says how much

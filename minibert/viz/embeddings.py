@@ -14,8 +14,8 @@ from itertools import combinations
 import numpy as np
 from matplotlib.figure import Figure
 
-from minibert.viz_attention import as_float_array, check_index
-from minibert.viz_style import MAX_FIGURE_SIZE, figure_size, lecture_style
+from minibert.viz.attention import as_float_array, check_index
+from minibert.viz.style import MAX_FIGURE_SIZE, figure_size, lecture_style
 
 __all__ = ["word_vectors", "contextual_similarity", "contextual_similarity_figure"]
 

@@ -4,7 +4,7 @@ the head average and attention rollout, all through :func:`attention_figure`.
 Layers and heads are counted from 0 everywhere (titles, arguments, the ``attention``
 command's ``--layer``/``--head``), matching ``out.attentions[layer][:, head]`` and the
 HuggingFace indices. Rows are queries, columns are keys. The numbers drawn come from the
-pure functions in :mod:`minibert.viz_attention`, so they can be checked without a plot.
+pure functions in :mod:`minibert.viz.attention`, so they can be checked without a plot.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
-from minibert.viz_attention import (
+from minibert.viz.attention import (
     SPECIAL_TOKENS,
     AttentionDisplay,
     attention_example,
@@ -30,7 +30,7 @@ from minibert.viz_attention import (
     head_average,
     token_attention,
 )
-from minibert.viz_style import (
+from minibert.viz.style import (
     ATTENTION_CMAP,
     MAX_FIGURE_SIZE,
     figure_size,
@@ -388,7 +388,7 @@ def attention_figure(
         special_tokens: the tokens ``hide_special`` acts on.
     Returns:
         a ``matplotlib.figure.Figure`` (not registered with pyplot: save it with
-        :func:`minibert.viz_style.save_figure`, or let a notebook display it).
+        :func:`minibert.viz.style.save_figure`, or let a notebook display it).
 
     Order of operations: padding is dropped, then the view's matrices are computed on the
     real tokens (so rollout flows through [CLS] and [SEP]), then special tokens are

@@ -24,7 +24,7 @@ import matplotlib
 from matplotlib import cycler
 from matplotlib.figure import Figure
 
-from minibert.fileio import atomic_write_bytes
+from minibert.io.fileio import atomic_write_bytes
 
 __all__ = [
     "ATTENTION_CMAP",
@@ -89,7 +89,7 @@ def save_figure(fig: Figure, path: str | os.PathLike, dpi: int = DEFAULT_DPI) ->
         the path written, as a ``Path``.
 
     The figure is rendered to memory first and then written with
-    :func:`minibert.fileio.atomic_write_bytes`, so an interrupted save never leaves a
+    :func:`minibert.io.fileio.atomic_write_bytes`, so an interrupted save never leaves a
     half-written file.
     """
     if not isinstance(fig, Figure):

@@ -12,7 +12,7 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
-from minibert.viz_style import MAX_FIGURE_SIZE, figure_size, lecture_style
+from minibert.viz.style import MAX_FIGURE_SIZE, figure_size, lecture_style
 
 __all__ = ["HISTORY_PANELS", "history_series", "training_curves_figure"]
 

@@ -1,10 +1,10 @@
-"""minibert.optim against torch.optim.AdamW, LambdaLR and clip_grad_norm_, step by step."""
+"""minibert.training.optim against torch.optim.AdamW, LambdaLR and clip_grad_norm_, step by step."""
 
 import numpy as np
 import pytest
 
-from minibert.optim import AdamW, clip_grad_norm
-from minibert.schedules import LinearWarmupDecaySchedule
+from minibert.training.optim import AdamW, clip_grad_norm
+from minibert.training.schedules import LinearWarmupDecaySchedule
 
 pytestmark = pytest.mark.parity
 torch = pytest.importorskip("torch")

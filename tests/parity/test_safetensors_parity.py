@@ -1,4 +1,4 @@
-"""minibert.safetensors against the reference ``safetensors`` package and a real checkpoint.
+"""minibert.io.safetensors against the reference ``safetensors`` package and a real checkpoint.
 
 Files go both ways between the two implementations, the bytes written must be identical,
 corrupt files must be judged alike, and the real all-MiniLM-L6-v2 ``model.safetensors``
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import minibert.safetensors as st
+import minibert.io.safetensors as st
 
 pytestmark = pytest.mark.parity
 
@@ -59,7 +59,7 @@ def test_files_written_by_minibert_load_in_the_reference(tmp_path):
     # The reference's NumPy writer needs contiguous input; minibert's does not.
     tensors["transposed"] = random_array(np.float32, (4, 6), rng).T
     metadata = {"format": "np", "note": "written by minibert"}
-    path = tmp_path / "minibert.safetensors"
+    path = tmp_path / "minibert.io.safetensors"
     st.save_file(tensors, path, metadata=metadata)
     loaded = reference.load_file(path)
     assert set(loaded) == set(tensors)
@@ -176,7 +176,7 @@ def test_bfloat16_files_written_by_minibert_match_pytorch_byte_for_byte(tmp_path
     reference_torch = pytest.importorskip("safetensors.torch")
     x = float32_with_specials(10, 1000).reshape(-1, 2)
     ids = np.arange(5, dtype=np.int64)
-    path = tmp_path / "minibert.safetensors"
+    path = tmp_path / "minibert.io.safetensors"
     st.save_file({"w": x, "ids": ids}, path, bf16_keys=["w"])
     loaded = reference_torch.load_file(str(path))
     assert loaded["w"].dtype == torch.bfloat16
