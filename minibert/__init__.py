@@ -6,6 +6,7 @@ by gradient checks (``minibert.gradcheck``); the layers compose into a real BERT
 """
 
 from minibert import functional
+from minibert._kernels import fast_kernels, set_fast_kernels
 from minibert.io import safetensors
 from minibert.config import BertConfig
 from minibert.heads import (
@@ -47,10 +48,12 @@ __all__ = [
     "LinearWarmupDecaySchedule",
     "WarmupStableDecaySchedule",
     "clip_grad_norm",
+    "fast_kernels",
     "functional",
     "load_reference",
     "make_optimizer",
     "make_schedule",
     "reference_path",
     "safetensors",
+    "set_fast_kernels",
 ]

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from minibert import functional as F
+from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, check_int
 from minibert.config import BertConfig
-from minibert.model import IGNORE_INDEX, BertModel, BertWithHeads, as_int_array, make_init
+from minibert.model import BertWithHeads
 
 __all__ = [
     "BertForSequenceClassification",
@@ -73,13 +75,8 @@ class QuestionAnsweringModelOutput:
 
 
 def _check_num_labels(num_labels) -> int:
-    if isinstance(num_labels, bool) or not isinstance(num_labels, (int, np.integer)):
-        raise TypeError(f"num_labels must be an int, got {type(num_labels).__name__} "
-                        f"{num_labels!r}")
-    if num_labels < 2:
-        raise ValueError(f"num_labels must be >= 2 (one label would be HF's regression, "
-                         f"which minibert does not implement), got {num_labels}")
-    return int(num_labels)
+    # One label would be HF's regression, which minibert does not implement.
+    return check_int("num_labels", num_labels, minimum=2)
 
 
 def _names_from(id2label) -> list[str]:
@@ -181,9 +178,24 @@ class _LabelledHead(BertWithHeads):
         p = self.config.extra.get("classifier_dropout")
         return self.config.hidden_dropout_prob if p is None else p
 
-    def _require_loss(self) -> None:
-        if self._ce_cache is None:
-            raise RuntimeError("backward() needs a forward pass with labels first")
+    def _build_classifier(self, config: BertConfig, seed: int, dtype, num_labels, id2label,
+                          add_pooling_layer: bool) -> None:
+        """``bert``, then dropout and the ``classifier`` (H -> C) on top."""
+        config = label_config(config, num_labels, id2label)
+        init = self._build_bert(config, seed, dtype, add_pooling_layer)
+        self.dropout = init.dropout(self._classifier_dropout())
+        self.classifier = init.linear(config.hidden_size, self.num_labels)
+
+    def _classifier_loss(self, logits: np.ndarray, labels, ignore: int | None):
+        """Mean cross-entropy of logits (..., C) against labels (...); keeps the cache."""
+        labels = as_int_array("labels", labels)
+        if labels.shape != logits.shape[:-1]:
+            expected = "shape (B,) =" if logits.ndim == 2 else "the shape of input_ids"
+            raise ValueError(f"labels must have {expected} {logits.shape[:-1]}, "
+                             f"got {labels.shape}")
+        check_ids("labels", labels, self.num_labels, "num_labels", ignore=ignore)
+        loss, self.cache = F.cross_entropy_forward(logits, labels)
+        return float(loss)
 
 
 # ----------------------------------------------------------------------------------------
@@ -203,45 +215,26 @@ class BertForSequenceClassification(_LabelledHead):
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32, num_labels=None,
                  id2label=None) -> None:
         super().__init__()
-        config = label_config(config, num_labels, id2label)
-        init = make_init(config, seed, dtype)
-        self.config = config
-        self.dropout_rng = init.dropout_rng
-        self.bert = BertModel(config, _init=init)
-        self.dropout = init.dropout(self._classifier_dropout())
-        self.classifier = init.linear(config.hidden_size, self.num_labels)
-        self._ce_cache = None
+        self._build_classifier(config, seed, dtype, num_labels, id2label,
+                               add_pooling_layer=True)
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
                 output_attentions: bool = False,
                 output_hidden_states: bool = False) -> SequenceClassifierOutput:
         """input_ids etc. int (B, T); labels int (B,) in [0, C) -> logits (B, C), loss."""
-        self._ce_cache = None
+        self.cache = None
         base = self.bert(input_ids, token_type_ids, attention_mask, output_attentions,
                          output_hidden_states)
         logits = self.classifier(self.dropout(base.pooler_output))  # (B, C)
-        loss = None
-        if labels is not None:
-            labels = as_int_array("labels", labels)
-            if labels.shape != logits.shape[:1]:
-                raise ValueError(f"labels must have shape (B,) = ({logits.shape[0]},), "
-                                 f"got {labels.shape}")
-            if labels.size and (labels.min() < 0 or labels.max() >= self.num_labels):
-                bad = labels[(labels < 0) | (labels >= self.num_labels)][0]
-                raise IndexError(f"labels contains {bad}; allowed: [0, {self.num_labels}) "
-                                 f"(num_labels)")
-            loss, self._ce_cache = F.cross_entropy_forward(logits, labels)
-            loss = float(loss)
+        loss = None if labels is None else self._classifier_loss(logits, labels, ignore=None)
         return SequenceClassifierOutput(loss, logits, base.hidden_states, base.attentions)
 
     def backward(self) -> None:
         """Add d loss / d parameter into every gradient buffer."""
-        self._require_loss()
-        d_logits = F.cross_entropy_backward(1.0, self._ce_cache)  # (B, C)
+        d_logits = F.cross_entropy_backward(1.0, self._pop_cache())  # (B, C)
         # forward: logits = classifier(dropout(pooled))
         d_pooled = self.dropout.backward(self.classifier.backward(d_logits))  # (B, H)
         self.bert.backward(None, d_pooled)
-        self._ce_cache = None
 
 
 # ----------------------------------------------------------------------------------------
@@ -260,51 +253,38 @@ class BertForTokenClassification(_LabelledHead):
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32, num_labels=None,
                  id2label=None) -> None:
         super().__init__()
-        config = label_config(config, num_labels, id2label)
-        init = make_init(config, seed, dtype)
-        self.config = config
-        self.dropout_rng = init.dropout_rng
-        self.bert = BertModel(config, add_pooling_layer=False, _init=init)
-        self.dropout = init.dropout(self._classifier_dropout())
-        self.classifier = init.linear(config.hidden_size, self.num_labels)
-        self._ce_cache = None
+        self._build_classifier(config, seed, dtype, num_labels, id2label,
+                               add_pooling_layer=False)
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
                 output_attentions: bool = False,
                 output_hidden_states: bool = False) -> TokenClassifierOutput:
         """input_ids etc. int (B, T); labels int (B, T) in [0, C) or -100 -> logits (B, T, C)."""
-        self._ce_cache = None
+        self.cache = None
         base = self.bert(input_ids, token_type_ids, attention_mask, output_attentions,
                          output_hidden_states)
         logits = self.classifier(self.dropout(base.last_hidden_state))  # (B, T, C)
         loss = None
         if labels is not None:
-            labels = as_int_array("labels", labels)
-            if labels.shape != logits.shape[:2]:
-                raise ValueError(f"labels must have the shape of input_ids "
-                                 f"{logits.shape[:2]}, got {labels.shape}")
-            bad = (labels != IGNORE_INDEX) & ((labels < 0) | (labels >= self.num_labels))
-            if bad.any():
-                raise IndexError(f"labels contains {labels[bad][0]}; allowed: "
-                                 f"[0, {self.num_labels}) (num_labels) or {IGNORE_INDEX} "
-                                 f"(no target)")
-            loss, self._ce_cache = F.cross_entropy_forward(logits, labels)
-            loss = float(loss)
+            loss = self._classifier_loss(logits, labels, ignore=IGNORE_INDEX)
         return TokenClassifierOutput(loss, logits, base.hidden_states, base.attentions)
 
     def backward(self) -> None:
         """Add d loss / d parameter into every gradient buffer."""
-        self._require_loss()
-        d_logits = F.cross_entropy_backward(1.0, self._ce_cache)  # (B, T, C), 0 where ignored
+        d_logits = F.cross_entropy_backward(1.0, self._pop_cache())  # (B, T, C), 0 if ignored
         # forward: logits = classifier(dropout(last_hidden_state))
         d_sequence = self.dropout.backward(self.classifier.backward(d_logits))  # (B, T, H)
         self.bert.backward(d_sequence)
-        self._ce_cache = None
 
 
 # ----------------------------------------------------------------------------------------
 # Extractive question answering
 # ----------------------------------------------------------------------------------------
+
+
+class SpanCache(NamedTuple):
+    start: F.CrossEntropyCache  # over the (B, T) start logits
+    end: F.CrossEntropyCache  # over the (B, T) end logits
 
 
 class BertForQuestionAnswering(BertWithHeads):
@@ -320,12 +300,8 @@ class BertForQuestionAnswering(BertWithHeads):
 
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
         super().__init__()
-        init = make_init(config, seed, dtype)
-        self.config = config
-        self.dropout_rng = init.dropout_rng
-        self.bert = BertModel(config, add_pooling_layer=False, _init=init)
+        init = self._build_bert(config, seed, dtype, add_pooling_layer=False)
         self.qa_outputs = init.linear(config.hidden_size, 2)
-        self._ce_caches = None
 
     def _check_positions(self, start_positions, end_positions, batch: int, seq_len: int):
         starts = as_int_array("start_positions", start_positions)
@@ -351,7 +327,7 @@ class BertForQuestionAnswering(BertWithHeads):
                 end_positions=None, output_attentions: bool = False,
                 output_hidden_states: bool = False) -> QuestionAnsweringModelOutput:
         """input_ids etc. int (B, T); start/end_positions int (B,) -> start/end logits (B, T)."""
-        self._ce_caches = None
+        self.cache = None
         if (start_positions is None) != (end_positions is None):
             raise ValueError("start_positions and end_positions must be given together, got "
                              f"only {'start' if end_positions is None else 'end'}_positions")
@@ -368,19 +344,15 @@ class BertForQuestionAnswering(BertWithHeads):
             end_loss, end_cache = F.cross_entropy_forward(end_logits, ends,
                                                           ignore_index=seq_len)
             loss = float((start_loss + end_loss) / 2)
-            self._ce_caches = (start_cache, end_cache)
+            self.cache = SpanCache(start_cache, end_cache)
         return QuestionAnsweringModelOutput(loss, start_logits, end_logits, base.hidden_states,
                                             base.attentions)
 
     def backward(self) -> None:
         """Add d loss / d parameter into every gradient buffer."""
-        if self._ce_caches is None:
-            raise RuntimeError("backward() needs a forward pass with start_positions and "
-                               "end_positions first")
-        start_cache, end_cache = self._ce_caches
+        cache = self._pop_cache("start_positions and end_positions")
         # forward: loss = (start_loss + end_loss) / 2
-        d_start = F.cross_entropy_backward(0.5, start_cache)  # (B, T)
-        d_end = F.cross_entropy_backward(0.5, end_cache)  # (B, T)
+        d_start = F.cross_entropy_backward(0.5, cache.start)  # (B, T)
+        d_end = F.cross_entropy_backward(0.5, cache.end)  # (B, T)
         d_logits = np.stack([d_start, d_end], axis=-1)  # (B, T, 2)
         self.bert.backward(self.qa_outputs.backward(d_logits))
-        self._ce_caches = None

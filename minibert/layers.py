@@ -6,6 +6,11 @@ attributes, so names follow the attribute path like HF's ``bert.encoder.layer.0.
 and the cache of its last forward pass. The math lives in ``functional``; a layer here
 only stores what the functions return and adds gradients into its buffers.
 
+One rule for what a module keeps between its forward and its backward: ``self.cache``,
+a named tuple (the pair's own cache for these layers, e.g. ``functional.LinearCache``),
+None before the first forward. ``fast(F.gelu_forward)`` is the reference pair itself, or
+its proven-equal faster twin from ``minibert._kernels`` while fast kernels are on.
+
 Dimension legend: B batch, T sequence length, H hidden size, N heads, D head size,
 I intermediate size, V vocabulary size.
 """
@@ -17,6 +22,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from minibert import functional as F
+from minibert._kernels import fast
 
 __all__ = [
     "Module", "ModuleList", "Linear", "Embedding", "LayerNorm", "GELU", "ReLU", "Tanh",
@@ -232,7 +238,7 @@ class Embedding(Module):
 
     def backward(self, dout: np.ndarray) -> None:
         """Adds dout's rows into the looked-up rows of the weight gradient. Ids get no gradient."""
-        self.grads["weight"] += F.embedding_backward(dout, self.cache)
+        self.grads["weight"] += fast(F.embedding_backward)(dout, self.cache)
 
 
 class LayerNorm(Module):
@@ -246,12 +252,12 @@ class LayerNorm(Module):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """x (..., H) -> (..., H)."""
-        out, self.cache = F.layernorm_forward(x, self.params["weight"], self.params["bias"],
-                                              self.eps)
+        out, self.cache = fast(F.layernorm_forward)(x, self.params["weight"],
+                                                    self.params["bias"], self.eps)
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        dx, dweight, dbias = F.layernorm_backward(dout, self.cache)
+        dx, dweight, dbias = fast(F.layernorm_backward)(dout, self.cache)
         self.grads["weight"] += dweight
         self.grads["bias"] += dbias
         return dx
@@ -267,11 +273,11 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        out, self.cache = F.gelu_forward(x, self.approximate)
+        out, self.cache = fast(F.gelu_forward)(x, self.approximate)
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        return F.gelu_backward(dout, self.cache)
+        return fast(F.gelu_backward)(dout, self.cache)
 
 
 class ReLU(Module):
@@ -316,8 +322,7 @@ class Dropout(Module):
 
     def __init__(self, p: float, rng: np.random.Generator) -> None:
         super().__init__()
-        F._check_dropout_p(p)
-        self.p = float(p)
+        self.p = F.check_dropout_p(p)
         self.rng = rng
 
     def forward(self, x: np.ndarray) -> np.ndarray:

@@ -5,6 +5,9 @@ parameter names (``bert.encoder.layer.0.attention.self.query.weight``, ...) and 
 checkpoints match without renaming. Every module has ``forward`` and ``backward``;
 ``BertForPreTraining.backward()`` differentiates the loss of its last forward.
 
+What a module keeps between its forward and its backward is ``self.cache``, a named
+tuple defined next to the module (None before the first forward), as in ``layers``.
+
 Dimension legend: B batch, T sequence length, H hidden size, N heads, D head size,
 I intermediate size, V vocabulary size, M number of labelled (masked) positions.
 """
@@ -13,10 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
+from minibert import _kernels as K
 from minibert import functional as F
+from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, check_int
 from minibert.config import BertConfig
 from minibert.layers import (
     Dropout,
@@ -54,8 +60,6 @@ __all__ = [
     "NextSentencePredictorOutput",
     "IGNORE_INDEX",
 ]
-
-IGNORE_INDEX = -100  # label of positions that carry no MLM target (HF convention)
 
 
 class _Init:
@@ -133,6 +137,11 @@ class BertEmbeddings(Module):
 # ----------------------------------------------------------------------------------------
 
 
+class SelfAttentionCache(NamedTuple):
+    attention: F.AttentionCache  # q, k, v (B, N, T, D), the probabilities, dropout
+    fused_qkv: F.LinearCache | None  # the one q/k/v product of the fast path, else None
+
+
 class BertSelfAttention(Module):
     """Multi-head scaled dot-product self-attention, all heads batched."""
 
@@ -147,7 +156,11 @@ class BertSelfAttention(Module):
         self.value = init.linear(hidden, hidden)
         self.dropout_p = config.attention_probs_dropout_prob
         self.dropout_rng = init.dropout_rng
-        self.attention_probs = None  # (B, N, T, T) of the last forward, for output_attentions
+
+    @property
+    def attention_probs(self) -> np.ndarray | None:
+        """(B, N, T, T) probabilities of the last forward (before dropout), for heatmaps."""
+        return None if self.cache is None else self.cache.attention.attention_probs
 
     def _split_heads(self, x: np.ndarray) -> np.ndarray:
         batch, seq_len, _ = x.shape
@@ -159,34 +172,34 @@ class BertSelfAttention(Module):
         batch, heads, seq_len, head_size = x.shape
         return x.transpose(0, 2, 1, 3).reshape(batch, seq_len, heads * head_size)  # (B, T, H)
 
-    def _projections(self) -> tuple[Linear, Linear, Linear]:
-        return self.query, self.key, self.value
-
     def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """hidden_states (B, T, H), mask bool (B, 1, 1, T) or None -> context (B, T, H)."""
-        # q, k and v come from one matrix product, x @ [Wq; Wk; Wv].T: one large product is
-        # faster than three small ones. The three Linear modules keep their own parameters
-        # and HF names; only the product is fused (see docs/performance.md).
-        weight = np.concatenate([p.params["weight"] for p in self._projections()])  # (3H, H)
-        bias = np.concatenate([p.params["bias"] for p in self._projections()])  # (3H,)
-        qkv, self.qkv_cache = F.linear_forward(hidden_states, weight, bias)  # (B, T, 3H)
-        q, k, v = (self._split_heads(part) for part in np.split(qkv, 3, axis=-1))  # (B, N, T, D)
-        context, self.cache = F.attention_forward(
+        projections = (self.query, self.key, self.value)
+        fused = None
+        if K.fast_kernels_enabled():  # one (B*T, H) x (H, 3H) product instead of three
+            qkv, fused = K.qkv_forward(hidden_states, [p.params["weight"] for p in projections],
+                                       [p.params["bias"] for p in projections])
+        else:
+            qkv = [projection(hidden_states) for projection in projections]  # 3 x (B, T, H)
+        q, k, v = (self._split_heads(x) for x in qkv)  # (B, N, T, D) each
+        context, attention = K.fast(F.attention_forward)(
             q, k, v, mask, dropout_p=self.dropout_p, rng=self.dropout_rng, training=self.training
         )
-        self.attention_probs = self.cache[3]
-        return self._merge_heads(context)
+        self.cache = SelfAttentionCache(attention, fused)
+        return self._merge_heads(context)  # (B, T, H)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """dout (B, T, H) -> d hidden_states (B, T, H)."""
-        dq, dk, dv = F.attention_backward(self._split_heads(dout), self.cache)
-        # forward: qkv = hidden_states @ [Wq; Wk; Wv].T + [bq; bk; bv], then split in three
-        d_qkv = np.concatenate([self._merge_heads(g) for g in (dq, dk, dv)], axis=-1)
-        d_hidden, d_weight, d_bias = F.linear_backward(d_qkv, self.qkv_cache)
-        for projection, dw, db in zip(self._projections(), np.split(d_weight, 3),
-                                      np.split(d_bias, 3)):
-            projection.grads["weight"] += dw
-            projection.grads["bias"] += db
+        dq, dk, dv = K.fast(F.attention_backward)(self._split_heads(dout), self.cache.attention)
+        dq, dk, dv = (self._merge_heads(g) for g in (dq, dk, dv))  # (B, T, H) each
+        projections = (self.query, self.key, self.value)
+        if self.cache.fused_qkv is None:
+            # forward: q = query(x), k = key(x), v = value(x); x receives all three
+            return sum(p.backward(g) for p, g in zip(projections, (dq, dk, dv)))
+        d_hidden, grads = K.qkv_backward(dq, dk, dv, self.cache.fused_qkv)
+        for projection, (dweight, dbias) in zip(projections, grads):
+            projection.grads["weight"] += dweight
+            projection.grads["bias"] += dbias
         return d_hidden
 
 
@@ -312,6 +325,10 @@ class BertEncoder(Module):
         return dout
 
 
+class ShapeCache(NamedTuple):
+    shape: tuple  # the forward's input or output shape, for a backward that builds zeros
+
+
 class BertPooler(Module):
     """dense + tanh on the [CLS] position: the sentence vector the NSP head reads."""
 
@@ -322,13 +339,13 @@ class BertPooler(Module):
 
     def forward(self, hidden_states: np.ndarray) -> np.ndarray:
         """(B, T, H) -> (B, H)."""
-        self.shape = hidden_states.shape
+        self.cache = ShapeCache(hidden_states.shape)
         return self.activation(self.dense(hidden_states[:, 0]))
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """dout (B, H) -> d hidden_states (B, T, H), nonzero only at position 0."""
         d_first = self.dense.backward(self.activation.backward(dout))  # (B, H)
-        d_hidden = np.zeros(self.shape, dtype=d_first.dtype)
+        d_hidden = np.zeros(self.cache.shape, dtype=d_first.dtype)
         d_hidden[:, 0] = d_first
         return d_hidden
 
@@ -346,28 +363,6 @@ class BertModelOutput:
     pooler_output: np.ndarray | None = None  # (B, H)
     hidden_states: tuple | None = None  # L+1 arrays (B, T, H): embeddings, then each layer
     attentions: tuple | None = None  # L arrays (B, N, T, T)
-
-
-def as_int_array(name: str, value, shape=None) -> np.ndarray:
-    """``value`` as an int64 array (integer or bool input only), checked against ``shape``.
-
-    TypeError names ``name`` for any other dtype; ValueError for a shape other than the
-    given one. Shared with heads.py, not public API (not in ``__all__``).
-    """
-    array = np.asarray(value)
-    if array.dtype == object or not (
-        np.issubdtype(array.dtype, np.integer) or array.dtype == np.bool_
-    ):
-        raise TypeError(f"{name} must be an integer array, got dtype {array.dtype}")
-    if shape is not None and array.shape != shape:
-        raise ValueError(f"{name} must have the shape of input_ids {shape}, got {array.shape}")
-    return array.astype(np.int64, copy=False)
-
-
-def _check_range(name: str, array: np.ndarray, upper: int, what: str) -> None:
-    if array.size and (array.min() < 0 or array.max() >= upper):
-        bad = array[(array < 0) | (array >= upper)].ravel()[0]
-        raise IndexError(f"{name} contains {bad}; allowed: [0, {upper}) ({what})")
 
 
 class _CheckpointIO:
@@ -408,7 +403,6 @@ class BertModel(_CheckpointIO, Module):
         self.embeddings = BertEmbeddings(init)
         self.encoder = BertEncoder(init)
         self.pooler = BertPooler(init) if add_pooling_layer else None
-        self._forward_shape = None
 
     def check_inputs(self, input_ids, token_type_ids=None, attention_mask=None):
         """Validate and normalize the three id arrays; returns int64 arrays (B, T)."""
@@ -420,7 +414,7 @@ class BertModel(_CheckpointIO, Module):
             raise ValueError(
                 f"input_ids must be 2-D (B, T) with T >= 1, got shape {input_ids.shape}"
             )
-        _check_range("input_ids", input_ids, config.vocab_size, "the vocabulary size")
+        check_ids("input_ids", input_ids, config.vocab_size, "the vocabulary size")
         if input_ids.shape[1] > config.max_position_embeddings:
             raise ValueError(
                 f"input_ids has sequence length {input_ids.shape[1]}, longer than "
@@ -437,9 +431,8 @@ class BertModel(_CheckpointIO, Module):
                     f"token_type_ids must have the shape of input_ids "
                     f"{input_ids.shape}, got {token_type_ids.shape}"
                 )
-            _check_range(
-                "token_type_ids", token_type_ids, config.type_vocab_size, "type_vocab_size"
-            )
+            check_ids("token_type_ids", token_type_ids, config.type_vocab_size,
+                      "type_vocab_size")
         if attention_mask is None:
             attention_mask = np.ones_like(input_ids)
         else:
@@ -479,7 +472,7 @@ class BertModel(_CheckpointIO, Module):
             embedding_output, key_mask, output_hidden_states
         )
         pooled = self.pooler(sequence_output) if self.pooler is not None else None
-        self._forward_shape = sequence_output.shape
+        self.cache = ShapeCache(sequence_output.shape)
         attentions = None
         if output_attentions:
             attentions = tuple(block.attention.self.attention_probs for block in self.encoder.layer)
@@ -492,14 +485,15 @@ class BertModel(_CheckpointIO, Module):
 
         d_last_hidden_state (B, T, H) or None; d_pooler_output (B, H) or None.
         """
-        if self._forward_shape is None:
+        if self.cache is None:
             raise RuntimeError("backward() needs a forward pass first")
+        shape = self.cache.shape
         if d_last_hidden_state is None:
-            d_sequence = np.zeros(self._forward_shape, dtype=self.dtype)
+            d_sequence = np.zeros(shape, dtype=self.dtype)
         else:
-            if d_last_hidden_state.shape != self._forward_shape:
+            if d_last_hidden_state.shape != shape:
                 raise ValueError(
-                    f"d_last_hidden_state must have shape {self._forward_shape}, "
+                    f"d_last_hidden_state must have shape {shape}, "
                     f"got {d_last_hidden_state.shape}"
                 )
             d_sequence = d_last_hidden_state.astype(self.dtype, copy=True)
@@ -515,8 +509,7 @@ def make_init(config: BertConfig, seed: int, dtype) -> _Init:
 
     Shared with heads.py, not public API (not in ``__all__``).
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    seed = check_int("seed", seed, minimum=0)
     # Two independent streams: one for the initial weights, one for dropout masks.
     init_seq, dropout_seq = np.random.SeedSequence(int(seed)).spawn(2)
     return _Init(config, np.random.default_rng(init_seq), np.random.default_rng(dropout_seq), dtype)
@@ -678,65 +671,85 @@ class NextSentencePredictorOutput:
     attentions: tuple | None = None
 
 
+class MaskedLMCache(NamedTuple):
+    positions: tuple  # (batch index, position) arrays of the M labelled positions
+    cross_entropy: F.CrossEntropyCache  # over the (M, V) logits
+    sequence_shape: tuple  # (B, T, H)
+
+
+class PreTrainingCache(NamedTuple):
+    mlm: MaskedLMCache | None  # None when the forward had no MLM labels
+    nsp: F.CrossEntropyCache | None  # None when it had no next-sentence labels
+
+
 class BertWithHeads(_CheckpointIO, Module):
     """Shared plumbing of the models that hold a ``bert`` and heads on top of it.
 
     The base of the pretraining models here and of the task heads in heads.py; not public
-    API (not in ``__all__``).
+    API (not in ``__all__``). Its ``cache`` holds what the loss backward needs; None means
+    the last forward computed no loss.
     """
 
     config: BertConfig
 
-    def _labelled_positions(self, labels, shape):
-        labels = as_int_array("labels", labels)
-        if labels.shape != shape:
-            raise ValueError(f"labels must have the shape of input_ids {shape}, got {labels.shape}")
-        bad = (labels != IGNORE_INDEX) & ((labels < 0) | (labels >= self.config.vocab_size))
-        if bad.any():
-            raise IndexError(
-                f"labels contains {labels[bad].ravel()[0]}; allowed: "
-                f"[0, {self.config.vocab_size}) or {IGNORE_INDEX} (no target)"
-            )
-        positions = np.nonzero(labels != IGNORE_INDEX)
-        return positions, labels[positions]
+    def _build_bert(self, config: BertConfig, seed: int, dtype,
+                    add_pooling_layer: bool = True) -> _Init:
+        """Set ``config`` and ``bert``; returns the initializer for the heads."""
+        init = make_init(config, seed, dtype)
+        self.config = config
+        self.dropout_rng = init.dropout_rng
+        self.bert = BertModel(config, add_pooling_layer=add_pooling_layer, _init=init)
+        return init
+
+    def _pop_cache(self, needs: str = "labels"):
+        """The loss cache of the last forward, cleared (one backward per forward)."""
+        if self.cache is None:
+            raise RuntimeError(f"backward() needs a forward pass with {needs} first")
+        cache, self.cache = self.cache, None
+        return cache
 
     def _mlm_forward(self, head: BertLMPredictionHead, sequence_output, labels):
         """Only labelled positions go through the decoder: (M, H) -> (M, V)."""
-        positions, targets = self._labelled_positions(labels, sequence_output.shape[:2])
-        gathered = sequence_output[positions]  # (M, H)
-        logits = head(gathered)  # (M, V)
-        loss, ce_cache = F.cross_entropy_forward(logits, targets)
-        self._mlm_state = (positions, ce_cache, sequence_output.shape)
-        return float(loss), logits, positions
+        labels = as_int_array("labels", labels)
+        if labels.shape != sequence_output.shape[:2]:
+            raise ValueError(f"labels must have the shape of input_ids "
+                             f"{sequence_output.shape[:2]}, got {labels.shape}")
+        check_ids("labels", labels, self.config.vocab_size, "the vocabulary size",
+                  ignore=IGNORE_INDEX)
+        positions = np.nonzero(labels != IGNORE_INDEX)
+        logits = head(sequence_output[positions])  # (M, V)
+        loss, cross_entropy = F.cross_entropy_forward(logits, labels[positions])
+        return float(loss), logits, MaskedLMCache(positions, cross_entropy,
+                                                  sequence_output.shape)
 
-    def _mlm_backward(self, head: BertLMPredictionHead, dloss: float) -> np.ndarray:
-        positions, ce_cache, shape = self._mlm_state
-        d_logits = F.cross_entropy_backward(dloss, ce_cache)  # (M, V)
+    @staticmethod
+    def _mlm_backward(head: BertLMPredictionHead, cache: MaskedLMCache,
+                      dloss: float) -> np.ndarray:
+        d_logits = F.cross_entropy_backward(dloss, cache.cross_entropy)  # (M, V)
         d_gathered = head.backward(d_logits)  # (M, H)
-        d_sequence = np.zeros(shape, dtype=d_gathered.dtype)  # (B, T, H)
-        d_sequence[positions] = d_gathered  # each position appears once
+        d_sequence = np.zeros(cache.sequence_shape, dtype=d_gathered.dtype)  # (B, T, H)
+        d_sequence[cache.positions] = d_gathered  # each position appears once
         return d_sequence
 
-    def _nsp_forward(self, linear: Linear, pooled, next_sentence_label):
+    @staticmethod
+    def _nsp_forward(linear: Linear, pooled, next_sentence_label):
+        """Returns (loss or None, logits (B, 2), cross-entropy cache or None)."""
         logits = linear(pooled)  # (B, 2)
         if next_sentence_label is None:
-            return None, logits
+            return None, logits, None
         label = as_int_array("next_sentence_label", next_sentence_label)
         if label.shape != (pooled.shape[0],):
             raise ValueError(
                 f"next_sentence_label must have shape (B,) = ({pooled.shape[0]},), "
                 f"got {label.shape}"
             )
-        if label.size and (label.min() < 0 or label.max() > 1):
-            raise IndexError(
-                f"next_sentence_label must be 0 (IsNext) or 1 (NotNext), got "
-                f"{label[(label < 0) | (label > 1)][0]}"
-            )
-        loss, self._nsp_cache = F.cross_entropy_forward(logits, label)
-        return float(loss), logits
+        check_ids("next_sentence_label", label, 2, "0 = B follows A, 1 = B is random")
+        loss, cross_entropy = F.cross_entropy_forward(logits, label)
+        return float(loss), logits, cross_entropy
 
-    def _nsp_backward(self, linear: Linear, dloss: float) -> np.ndarray:
-        return linear.backward(F.cross_entropy_backward(dloss, self._nsp_cache))
+    @staticmethod
+    def _nsp_backward(linear: Linear, cache: F.CrossEntropyCache, dloss: float) -> np.ndarray:
+        return linear.backward(F.cross_entropy_backward(dloss, cache))
 
 
 # HF also lists the MLM decoder under these keys: the tied word embeddings and the head's bias.
@@ -756,12 +769,8 @@ class BertForPreTraining(BertWithHeads):
 
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
         super().__init__()
-        init = make_init(config, seed, dtype)
-        self.config = config
-        self.dropout_rng = init.dropout_rng
-        self.bert = BertModel(config, _init=init)
+        init = self._build_bert(config, seed, dtype)
         self.cls = BertPreTrainingHeads(init, self.bert.embeddings.word_embeddings)
-        self._loss_parts = None
 
     def _tied_aliases(self) -> dict[str, str]:
         return dict(_MLM_DECODER_ALIASES)
@@ -778,24 +787,24 @@ class BertForPreTraining(BertWithHeads):
     ) -> BertForPreTrainingOutput:
         """input_ids etc. int (B, T); labels int (B, T) with -100 where no target;
         next_sentence_label int (B,), 0 = B follows A, 1 = B is random."""
-        self._loss_parts = None
+        self.cache = None
         base = self.bert(
             input_ids, token_type_ids, attention_mask, output_attentions, output_hidden_states
         )
         sequence_output, pooled = base.last_hidden_state, base.pooler_output
         predictions = self.cls.predictions
-        mlm_loss = masked_logits = positions = None
+        mlm_loss = masked_logits = mlm_cache = None
         if labels is not None:
-            mlm_loss, masked_logits, positions = self._mlm_forward(
+            mlm_loss, masked_logits, mlm_cache = self._mlm_forward(
                 predictions, sequence_output, labels
             )
-        nsp_loss, nsp_logits = self._nsp_forward(
+        nsp_loss, nsp_logits, nsp_cache = self._nsp_forward(
             self.cls.seq_relationship, pooled, next_sentence_label
         )
         parts = [p for p in (mlm_loss, nsp_loss) if p is not None]
         loss = float(sum(parts)) if parts else None
         if parts:
-            self._loss_parts = (mlm_loss is not None, nsp_loss is not None)
+            self.cache = PreTrainingCache(mlm_cache, nsp_cache)
         return BertForPreTrainingOutput(
             loss=loss,
             seq_relationship_logits=nsp_logits,
@@ -804,22 +813,19 @@ class BertForPreTraining(BertWithHeads):
             masked_lm_loss=mlm_loss,
             next_sentence_loss=nsp_loss,
             masked_lm_logits=masked_logits,
-            masked_lm_positions=positions,
+            masked_lm_positions=None if mlm_cache is None else mlm_cache.positions,
             _prediction_logits=_LazyLogits(lambda: predictions.predict(sequence_output)),
         )
 
     def backward(self) -> None:
         """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps)."""
-        if self._loss_parts is None:
-            raise RuntimeError(
-                "backward() needs a forward pass that computed a loss: call the "
-                "model with labels and/or next_sentence_label first"
-            )
-        has_mlm, has_nsp = self._loss_parts
-        d_sequence = self._mlm_backward(self.cls.predictions, 1.0) if has_mlm else None
-        d_pooled = self._nsp_backward(self.cls.seq_relationship, 1.0) if has_nsp else None
+        cache = self._pop_cache("labels and/or next_sentence_label")
+        d_sequence = d_pooled = None
+        if cache.mlm is not None:
+            d_sequence = self._mlm_backward(self.cls.predictions, cache.mlm, 1.0)
+        if cache.nsp is not None:
+            d_pooled = self._nsp_backward(self.cls.seq_relationship, cache.nsp, 1.0)
         self.bert.backward(d_sequence, d_pooled)
-        self._loss_parts = None
 
 
 class BertForMaskedLM(BertWithHeads):
@@ -827,12 +833,8 @@ class BertForMaskedLM(BertWithHeads):
 
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
         super().__init__()
-        init = make_init(config, seed, dtype)
-        self.config = config
-        self.dropout_rng = init.dropout_rng
-        self.bert = BertModel(config, add_pooling_layer=False, _init=init)
+        init = self._build_bert(config, seed, dtype, add_pooling_layer=False)
         self.cls = BertOnlyMLMHead(init, self.bert.embeddings.word_embeddings)
-        self._has_loss = False
 
     def _tied_aliases(self) -> dict[str, str]:
         return dict(_MLM_DECODER_ALIASES)
@@ -846,7 +848,7 @@ class BertForMaskedLM(BertWithHeads):
         output_attentions: bool = False,
         output_hidden_states: bool = False,
     ) -> MaskedLMOutput:
-        self._has_loss = False
+        self.cache = None
         base = self.bert(
             input_ids, token_type_ids, attention_mask, output_attentions, output_hidden_states
         )
@@ -854,8 +856,9 @@ class BertForMaskedLM(BertWithHeads):
         predictions = self.cls.predictions
         loss = masked_logits = positions = None
         if labels is not None:
-            loss, masked_logits, positions = self._mlm_forward(predictions, sequence_output, labels)
-            self._has_loss = True
+            loss, masked_logits, self.cache = self._mlm_forward(predictions, sequence_output,
+                                                                labels)
+            positions = self.cache.positions
         return MaskedLMOutput(
             loss,
             base.hidden_states,
@@ -866,10 +869,8 @@ class BertForMaskedLM(BertWithHeads):
         )
 
     def backward(self) -> None:
-        if not self._has_loss:
-            raise RuntimeError("backward() needs a forward pass with labels first")
-        self.bert.backward(self._mlm_backward(self.cls.predictions, 1.0))
-        self._has_loss = False
+        cache = self._pop_cache()
+        self.bert.backward(self._mlm_backward(self.cls.predictions, cache, 1.0))
 
 
 class BertForNextSentencePrediction(BertWithHeads):
@@ -877,12 +878,8 @@ class BertForNextSentencePrediction(BertWithHeads):
 
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
         super().__init__()
-        init = make_init(config, seed, dtype)
-        self.config = config
-        self.dropout_rng = init.dropout_rng
-        self.bert = BertModel(config, _init=init)
+        init = self._build_bert(config, seed, dtype)
         self.cls = BertOnlyNSPHead(init)
-        self._has_loss = False
 
     def forward(
         self,
@@ -894,16 +891,14 @@ class BertForNextSentencePrediction(BertWithHeads):
         output_hidden_states: bool = False,
     ) -> NextSentencePredictorOutput:
         """labels int (B,): 0 = B follows A, 1 = B is random."""
-        self._has_loss = False
+        self.cache = None
         base = self.bert(
             input_ids, token_type_ids, attention_mask, output_attentions, output_hidden_states
         )
-        loss, logits = self._nsp_forward(self.cls.seq_relationship, base.pooler_output, labels)
-        self._has_loss = loss is not None
+        loss, logits, self.cache = self._nsp_forward(self.cls.seq_relationship,
+                                                     base.pooler_output, labels)
         return NextSentencePredictorOutput(loss, logits, base.hidden_states, base.attentions)
 
     def backward(self) -> None:
-        if not self._has_loss:
-            raise RuntimeError("backward() needs a forward pass with labels first")
-        self.bert.backward(None, self._nsp_backward(self.cls.seq_relationship, 1.0))
-        self._has_loss = False
+        cache = self._pop_cache()
+        self.bert.backward(None, self._nsp_backward(self.cls.seq_relationship, cache, 1.0))

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import minibert as mb
+from minibert.checks import IGNORE_INDEX
 from minibert.gradcheck import check_loss
 from minibert.gradcheck.suite import MODEL_TOL, perturb_parameters, small_config
 from minibert.heads import (
@@ -24,7 +25,6 @@ from minibert.heads import (
     BertForTokenClassification,
     label_config,
 )
-from minibert.model import IGNORE_INDEX
 
 LENGTHS = (8, 6, 4)  # a padded batch: T = 8, rows of 8, 6 and 4 real tokens
 GRADCHECK_ENTRIES = 10  # entries probed per parameter array (half where the gradient is not 0)

@@ -18,9 +18,9 @@ import pytest
 
 import minibert as mb
 from minibert import functional as F
+from minibert.checks import IGNORE_INDEX
 from minibert.gradcheck import check_loss, numerical_gradient
 from minibert.layers import Embedding
-from minibert.model import IGNORE_INDEX
 
 GRADCHECK_TOL = 1e-6  # whole model in float64 (one layer alone reaches ~1e-10)
 SMALL = dict(vocab_size=60, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
@@ -544,7 +544,8 @@ def test_next_sentence_label_of_the_wrong_shape(model, batch):
 @pytest.mark.parametrize("bad_label", [2, -1])
 def test_next_sentence_label_out_of_range(model, batch, bad_label):
     batch["next_sentence_label"][1] = bad_label
-    with pytest.raises(IndexError, match=rf"next_sentence_label must be 0 .* or 1 .*{bad_label}"):
+    with pytest.raises(IndexError, match=rf"next_sentence_label contains {bad_label}; "
+                                         r"allowed: \[0, 2\) \(0 = B follows A"):
         model(**batch)
 
 

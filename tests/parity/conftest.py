@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import minibert as mb
-from minibert.model import IGNORE_INDEX
+from minibert.checks import IGNORE_INDEX
 
 PARITY_DIR = Path(__file__).resolve().parent
 

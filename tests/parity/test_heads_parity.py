@@ -19,7 +19,7 @@ from minibert.heads import (
     BertForSequenceClassification,
     BertForTokenClassification,
 )
-from minibert.model import IGNORE_INDEX
+from minibert.checks import IGNORE_INDEX
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
