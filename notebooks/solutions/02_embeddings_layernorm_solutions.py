@@ -10,11 +10,11 @@ import numpy as np
 def my_layernorm_backward(dout: np.ndarray, cache):
     """Gradients of LayerNorm over the last axis.
 
-    Inputs: dout (..., H); cache (x_hat (..., H), rstd (..., 1), weight (H,)) from
-    ``minibert.functional.layernorm_forward``.
+    Inputs: dout (..., H); cache, the LayerNormCache of
+    ``minibert.functional.layernorm_forward``: x_hat (..., H), rstd (..., 1), weight (H,).
     Outputs: dx (..., H), dweight (H,), dbias (H,).
     """
-    x_hat, rstd, weight = cache
+    x_hat, rstd, weight = cache.x_hat, cache.rstd, cache.weight
     # weight and bias were broadcast over every leading axis: their gradients sum over them.
     leading_axes = tuple(range(dout.ndim - 1))
     # forward: out = x_hat * weight + bias

@@ -14,7 +14,8 @@ def my_attention_backward(dout: np.ndarray, cache):
     ``minibert.functional.attention_forward`` (called without dropout).
     Outputs: dq, dk, dv, each (B, N, T, D).
     """
-    q, k, v, attention_probs, _dropped_probs, _dropout_cache, scale = cache
+    q, k, v, scale = cache.q, cache.k, cache.v, cache.scale
+    attention_probs = cache.attention_probs  # (B, N, T, T)
     # forward: context = attention_probs @ v
     dv = attention_probs.transpose(0, 1, 3, 2) @ dout  # (B, N, T, D)
     d_probs = dout @ v.transpose(0, 1, 3, 2)  # (B, N, T, T)

@@ -9,11 +9,13 @@ import numpy as np
 def my_cross_entropy_backward(dloss, cache):
     """Gradient of the mean cross-entropy over the labelled positions.
 
-    Inputs: dloss, the upstream gradient of the scalar loss; cache (log_probs (..., C),
-    safe_labels (...), valid (...), count) from ``minibert.functional.cross_entropy_forward``.
+    Inputs: dloss, the upstream gradient of the scalar loss; cache, the CrossEntropyCache of
+    ``minibert.functional.cross_entropy_forward``: log_probs (..., C), safe_labels (...),
+    valid (...) and count.
     Output: dlogits (..., C), zero at ignored positions and everywhere when count is 0.
     """
-    log_probs, safe_labels, valid, count = cache
+    log_probs, safe_labels, valid, count = (cache.log_probs, cache.safe_labels, cache.valid,
+                                            cache.count)
     if count == 0:
         # the loss is defined as the constant 0 when no label is left
         return np.zeros_like(log_probs)
