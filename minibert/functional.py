@@ -71,6 +71,7 @@ class GeluCache(NamedTuple):
     x: np.ndarray  # (...)
     cdf: np.ndarray | None  # Phi(x) for the erf form
     tanh_inner: np.ndarray | None  # tanh(sqrt(2/pi) (x + 0.044715 x^3)) for the tanh form
+    pdf: np.ndarray | None = None  # phi(x), kept by a forward that computed it anyway
 
 
 class SoftmaxCache(NamedTuple):
