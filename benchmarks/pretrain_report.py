@@ -38,7 +38,7 @@ import numpy as np
 
 from minibert.io import safetensors
 from minibert.data import ToyCorpus, write_corpus
-from minibert.data.pretraining import collate_instances
+from minibert.data.batches import collate_instances
 from minibert.demo import run_probes
 from minibert.model import BertForPreTraining
 from minibert.training.pretrain import TrainingConfig, prepare_data, pretrain

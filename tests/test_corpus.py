@@ -1,23 +1,20 @@
-"""Tests for the toy world corpus and BERT's pretraining text format (minibert.data.corpus)."""
+"""Tests for the toy world (minibert.data.templates, .probes, .corpus) and BERT's pretraining
+text format (minibert.data.corpus)."""
 
 import re
 
 import pytest
 
 from minibert.data.corpus import (
-    AMBIGUITY_PROBES,
-    AMBIGUOUS_WORDS,
     MAX_SENTENCES,
     MIN_SENTENCES,
-    ORGANISATION_NAMES,
-    PERSON_NAMES,
-    PLACE_NAMES,
-    TOPICS,
     ToyCorpus,
     count_words,
     read_corpus,
     write_corpus,
 )
+from minibert.data.probes import AMBIGUITY_PROBES, AMBIGUOUS_WORDS
+from minibert.data.templates import ORGANISATION_NAMES, PERSON_NAMES, PLACE_NAMES, TOPICS
 
 
 def words_of(sentence: str) -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 
 from minibert.training import finetune as finetune_module
 from minibert.data import tasks
-from minibert.data.corpus import TOPICS
+from minibert.data.templates import TOPICS
 from minibert.training.finetune import (
     HEADS,
     FinetuneConfig,

@@ -1,4 +1,5 @@
-"""Tests for pretraining instances, masking, batching and explain (minibert.data.pretraining).
+"""Tests for pretraining instances, masking, batching and explain (minibert.data.pretraining,
+.masking, .batches, .explain).
 
 Most tests run on synthetic documents whose every word says where it came from: the word
 ``d3p17`` is token 17 of document 3. A tiny explicit tokenizer maps each word to one id, so
@@ -14,20 +15,16 @@ import re
 import numpy as np
 import pytest
 
+from minibert.checks import IGNORE_INDEX
+from minibert.data.batches import PretrainingBatches, collate_instances
 from minibert.data.corpus import ToyCorpus
+from minibert.data.explain import explain_instance, explain_rows
+from minibert.data.masking import BRANCHES, PretrainingVocab, mask_tokens
 from minibert.data.pretraining import (
-    BRANCHES,
-    IGNORE_INDEX,
-    PretrainingBatches,
     PretrainingDataConfig,
     PretrainingInstance,
-    PretrainingVocab,
-    collate_instances,
     create_instances_from_ids,
     create_pretraining_instances,
-    explain_instance,
-    explain_rows,
-    mask_tokens,
     tokenize_documents,
     truncate_seq_pair,
 )
@@ -435,6 +432,25 @@ def test_whole_word_masking_chooses_every_piece_of_a_word_together():
             else:
                 partial_without_wwm += not complete
     assert partial_without_wwm > 100  # the check above is able to fail
+
+
+def test_unk_is_never_a_target_and_whole_words_stop_at_sep():
+    """Two departures from Google's code, which skips only [CLS] and [SEP] as candidates:
+    [UNK] is never a target, and a segment that starts with a ``##`` piece does not join the
+    last word before [SEP] (Google's candidate list would glue them into one word)."""
+    tokenizer = TinyTokenizer(["a", "b"], {"bc": ["b", "##c"]})
+    vocab = PretrainingVocab.from_tokenizer(tokenizer)
+    a, b, c = tokenizer.convert_tokens_to_ids(["a", "b", "##c"])
+    ids = [CLS, a, UNK, b, SEP, c, a, SEP]  # B starts with the cut-off word's ## piece
+    rng = np.random.default_rng(0)
+    chosen_alone = set()
+    for _ in range(200):
+        # One target (round(8 * 0.15)): a two-piece word "b ##c" would never fit.
+        one = mask_tokens(ids, rng, vocab, do_whole_word_mask=True).masked_lm_positions
+        chosen_alone.update(one)
+        every = mask_tokens(ids, rng, vocab, do_whole_word_mask=True, masked_lm_prob=0.9)
+        assert every.masked_lm_positions == (1, 3, 5, 6)
+    assert chosen_alone == {1, 3, 5, 6}
 
 
 def test_mask_tokens_rejects_bad_input():

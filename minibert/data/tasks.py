@@ -34,14 +34,9 @@ from functools import cache
 
 import numpy as np
 
-from minibert.data.corpus import (
-    ORGANISATION_NAMES,
-    PERSON_NAMES,
-    PLACE_NAMES,
-    TOPICS,
-    ToyCorpus,
-)
-from minibert.data.pretraining import IGNORE_INDEX
+from minibert.checks import IGNORE_INDEX, check_int
+from minibert.data.corpus import ToyCorpus
+from minibert.data.templates import ORGANISATION_NAMES, PERSON_NAMES, PLACE_NAMES, TOPICS
 from minibert.tokenization.basic import BasicTokenizer
 
 __all__ = [
@@ -273,14 +268,6 @@ def _key(example):
     return example.text
 
 
-def _check_count(name: str, value, least: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < least:
-        raise ValueError(f"{name} must be >= {least}, got {value}")
-    return int(value)
-
-
 def make_task(name: str, train_size: int = 200, test_size: int = 500,
               seed: int = 0) -> TaskData:
     """Draw a task's train and test splits deterministically from ``seed``.
@@ -292,9 +279,9 @@ def make_task(name: str, train_size: int = 200, test_size: int = 500,
     """
     if name not in TASKS:
         raise ValueError(f"task must be one of {list(TASKS)}, got {name!r}")
-    train_size = _check_count("train_size", train_size, 1)
-    test_size = _check_count("test_size", test_size, 0)
-    seed = _check_count("seed", seed, 0)
+    train_size = check_int("train_size", train_size, minimum=1)
+    test_size = check_int("test_size", test_size, minimum=0)
+    seed = check_int("seed", seed, minimum=0)
     test = _draw(name, seed, 1, test_size, set()) if test_size else []
     train = _draw(name, seed, 2, train_size, {_key(example) for example in test})
     label_names = {"classify": TOPICS, "tag": BIO_TAGS, "qa": ()}[name]
@@ -378,7 +365,7 @@ def encode(task: TaskData | str, examples, tokenizer, max_length: int | None = N
     if name not in TASKS:
         raise ValueError(f"task must be one of {list(TASKS)}, got {name!r}")
     max_length = DEFAULT_MAX_LENGTH[name] if max_length is None else max_length
-    _check_count("max_length", max_length, 8)
+    check_int("max_length", max_length, minimum=8)
     examples = list(examples)
     if not examples:
         raise ValueError("examples must hold at least one example, got none")

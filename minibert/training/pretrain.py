@@ -30,7 +30,7 @@ import numpy as np
 from minibert.io import safetensors
 from minibert.config import PRESETS, BertConfig
 from minibert.data import corpus as toy
-from minibert.data.pretraining import (
+from minibert.data import (
     PretrainingBatches,
     PretrainingDataConfig,
     collate_instances,
