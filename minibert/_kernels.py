@@ -31,7 +31,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from minibert import functional as F
-from minibert.checks import FLOAT_DTYPES, check_bool
+from minibert.checks import FLOAT_DTYPES, IGNORE_INDEX, check_bool
 
 __all__ = ["fast", "fast_kernels", "set_fast_kernels", "fast_kernels_enabled",
            "normal_cdf_float32"]
@@ -310,3 +310,40 @@ def qkv_backward(dq: np.ndarray, dk: np.ndarray, dv: np.ndarray, cache):
     d_qkv = np.concatenate([dq, dk, dv], axis=-1)  # (..., 3H)
     dx, dweight, dbias = F.linear_backward(d_qkv, cache)
     return dx, list(zip(np.split(dweight, 3), np.split(dbias, 3)))
+
+
+# ----------------------------------------------------------------------------------------
+# Cross-entropy: the softmax kept from the forward, so the backward needs no second exp
+# ----------------------------------------------------------------------------------------
+
+@_twin_of(F.cross_entropy_forward)
+def cross_entropy_forward(logits: np.ndarray, labels, ignore_index: int = IGNORE_INDEX):
+    """Twin of ``F.cross_entropy_forward``: one exp, whose softmax the cache keeps."""
+    labels = F.check_cross_entropy_inputs(logits, labels, ignore_index)
+    valid = labels != ignore_index
+    count = int(valid.sum())
+    log_probs = logits - logits.max(axis=-1, keepdims=True)  # (..., C), shifted
+    probs = np.exp(log_probs)  # (..., C), unnormalized
+    total = probs.sum(axis=-1, keepdims=True)  # (..., 1)
+    log_probs -= np.log(total)
+    probs /= total
+    safe_labels = np.where(valid, labels, 0)
+    picked = np.take_along_axis(log_probs, safe_labels[..., None], axis=-1)[..., 0]  # (...)
+    loss = -(picked * valid).sum() / max(count, 1)
+    return logits.dtype.type(loss), F.CrossEntropyCache(log_probs, safe_labels, valid, count,
+                                                        probs)
+
+
+@_twin_of(F.cross_entropy_backward)
+def cross_entropy_backward(dloss, cache):
+    """Twin of ``F.cross_entropy_backward``: scales the kept softmax instead of exp again."""
+    if cache.probs is None or cache.count == 0:
+        return F.cross_entropy_backward(dloss, cache)
+    dlogits = cache.probs * cache.probs.dtype.type(float(dloss) / cache.count)
+    rows = np.take_along_axis(dlogits, cache.safe_labels[..., None], axis=-1)
+    rows -= cache.probs.dtype.type(float(dloss) / cache.count)
+    np.put_along_axis(dlogits, cache.safe_labels[..., None], rows, axis=-1)
+    if not cache.valid.all():
+        dlogits[~cache.valid] = 0.0
+    return dlogits
+

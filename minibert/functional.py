@@ -99,6 +99,7 @@ class CrossEntropyCache(NamedTuple):
     safe_labels: np.ndarray  # int (...), ignored positions replaced by 0
     valid: np.ndarray  # bool (...), False where the label was ignore_index
     count: int  # number of valid labels
+    probs: np.ndarray | None = None  # softmax(logits), kept by a forward that computed it
 
 
 # ----------------------------------------------------------------------------------------
@@ -482,6 +483,17 @@ def attention_backward(dout: np.ndarray, cache):
 # Softmax cross-entropy with ignored labels
 # ----------------------------------------------------------------------------------------
 
+def check_cross_entropy_inputs(logits, labels, ignore_index) -> np.ndarray:
+    """Check the arguments of ``cross_entropy_forward``; returns the labels as an array."""
+    check_float_array("logits", logits)
+    labels = check_ids("labels", labels, logits.shape[-1], "the number of classes",
+                       ignore=ignore_index)
+    if labels.shape != logits.shape[:-1]:
+        raise ValueError(f"labels must have shape logits.shape[:-1] = {logits.shape[:-1]}, "
+                         f"got {labels.shape}")
+    return labels
+
+
 def cross_entropy_forward(logits: np.ndarray, labels, ignore_index: int = IGNORE_INDEX):
     """Mean negative log-likelihood over the labels that are not ``ignore_index``.
 
@@ -489,12 +501,7 @@ def cross_entropy_forward(logits: np.ndarray, labels, ignore_index: int = IGNORE
     logits.shape[:-1], each in [0, C) or equal to ignore_index. Output: scalar loss (0 when
     every label is ignored). Cache: CrossEntropyCache(log_probs, safe_labels, valid, count).
     """
-    check_float_array("logits", logits)
-    labels = check_ids("labels", labels, logits.shape[-1], "the number of classes",
-                       ignore=ignore_index)
-    if labels.shape != logits.shape[:-1]:
-        raise ValueError(f"labels must have shape logits.shape[:-1] = {logits.shape[:-1]}, "
-                         f"got {labels.shape}")
+    labels = check_cross_entropy_inputs(logits, labels, ignore_index)
     valid = labels != ignore_index
     count = int(valid.sum())
     shifted = logits - logits.max(axis=-1, keepdims=True)  # (..., C)
@@ -508,12 +515,12 @@ def cross_entropy_forward(logits: np.ndarray, labels, ignore_index: int = IGNORE
 
 def cross_entropy_backward(dloss, cache):
     """Returns dlogits (..., C) = dloss * (softmax - one_hot) / count at valid positions, else 0."""
-    log_probs, safe_labels, valid, count = cache
-    if count == 0:
-        return np.zeros_like(log_probs)
-    dlogits = np.exp(log_probs)  # softmax(logits)
+    if cache.count == 0:
+        return np.zeros_like(cache.log_probs)
+    dlogits = np.exp(cache.log_probs)  # softmax(logits)
     # forward: loss = -mean(log_probs[label]); d/dlogits = softmax - one_hot(label)
-    np.put_along_axis(dlogits, safe_labels[..., None],
-                      np.take_along_axis(dlogits, safe_labels[..., None], axis=-1) - 1.0, axis=-1)
-    dlogits *= (valid[..., None] * (float(dloss) / count)).astype(dlogits.dtype)
+    labels = cache.safe_labels[..., None]
+    np.put_along_axis(dlogits, labels, np.take_along_axis(dlogits, labels, axis=-1) - 1.0,
+                      axis=-1)
+    dlogits *= (cache.valid[..., None] * (float(dloss) / cache.count)).astype(dlogits.dtype)
     return dlogits

@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from minibert import _kernels as K
 from minibert import functional as F
 from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, check_int
 from minibert.config import BertConfig
@@ -194,7 +195,7 @@ class _LabelledHead(BertWithHeads):
             raise ValueError(f"labels must have {expected} {logits.shape[:-1]}, "
                              f"got {labels.shape}")
         check_ids("labels", labels, self.num_labels, "num_labels", ignore=ignore)
-        loss, self.cache = F.cross_entropy_forward(logits, labels)
+        loss, self.cache = K.fast(F.cross_entropy_forward)(logits, labels)
         return float(loss)
 
 
@@ -231,7 +232,7 @@ class BertForSequenceClassification(_LabelledHead):
 
     def backward(self) -> None:
         """Add d loss / d parameter into every gradient buffer."""
-        d_logits = F.cross_entropy_backward(1.0, self._pop_cache())  # (B, C)
+        d_logits = K.fast(F.cross_entropy_backward)(1.0, self._pop_cache())  # (B, C)
         # forward: logits = classifier(dropout(pooled))
         d_pooled = self.dropout.backward(self.classifier.backward(d_logits))  # (B, H)
         self.bert.backward(None, d_pooled)
@@ -271,7 +272,7 @@ class BertForTokenClassification(_LabelledHead):
 
     def backward(self) -> None:
         """Add d loss / d parameter into every gradient buffer."""
-        d_logits = F.cross_entropy_backward(1.0, self._pop_cache())  # (B, T, C), 0 if ignored
+        d_logits = K.fast(F.cross_entropy_backward)(1.0, self._pop_cache())  # (B, T, C)
         # forward: logits = classifier(dropout(last_hidden_state))
         d_sequence = self.dropout.backward(self.classifier.backward(d_logits))  # (B, T, H)
         self.bert.backward(d_sequence)
@@ -339,9 +340,9 @@ class BertForQuestionAnswering(BertWithHeads):
         if start_positions is not None:
             batch, seq_len = start_logits.shape
             starts, ends = self._check_positions(start_positions, end_positions, batch, seq_len)
-            start_loss, start_cache = F.cross_entropy_forward(start_logits, starts,
+            start_loss, start_cache = K.fast(F.cross_entropy_forward)(start_logits, starts,
                                                               ignore_index=seq_len)
-            end_loss, end_cache = F.cross_entropy_forward(end_logits, ends,
+            end_loss, end_cache = K.fast(F.cross_entropy_forward)(end_logits, ends,
                                                           ignore_index=seq_len)
             loss = float((start_loss + end_loss) / 2)
             self.cache = SpanCache(start_cache, end_cache)
@@ -352,7 +353,7 @@ class BertForQuestionAnswering(BertWithHeads):
         """Add d loss / d parameter into every gradient buffer."""
         cache = self._pop_cache("start_positions and end_positions")
         # forward: loss = (start_loss + end_loss) / 2
-        d_start = F.cross_entropy_backward(0.5, cache.start)  # (B, T)
-        d_end = F.cross_entropy_backward(0.5, cache.end)  # (B, T)
+        d_start = K.fast(F.cross_entropy_backward)(0.5, cache.start)  # (B, T)
+        d_end = K.fast(F.cross_entropy_backward)(0.5, cache.end)  # (B, T)
         d_logits = np.stack([d_start, d_end], axis=-1)  # (B, T, 2)
         self.bert.backward(self.qa_outputs.backward(d_logits))

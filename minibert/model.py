@@ -718,14 +718,14 @@ class BertWithHeads(_CheckpointIO, Module):
                   ignore=IGNORE_INDEX)
         positions = np.nonzero(labels != IGNORE_INDEX)
         logits = head(sequence_output[positions])  # (M, V)
-        loss, cross_entropy = F.cross_entropy_forward(logits, labels[positions])
+        loss, cross_entropy = K.fast(F.cross_entropy_forward)(logits, labels[positions])
         return float(loss), logits, MaskedLMCache(positions, cross_entropy,
                                                   sequence_output.shape)
 
     @staticmethod
     def _mlm_backward(head: BertLMPredictionHead, cache: MaskedLMCache,
                       dloss: float) -> np.ndarray:
-        d_logits = F.cross_entropy_backward(dloss, cache.cross_entropy)  # (M, V)
+        d_logits = K.fast(F.cross_entropy_backward)(dloss, cache.cross_entropy)  # (M, V)
         d_gathered = head.backward(d_logits)  # (M, H)
         d_sequence = np.zeros(cache.sequence_shape, dtype=d_gathered.dtype)  # (B, T, H)
         d_sequence[cache.positions] = d_gathered  # each position appears once
@@ -744,12 +744,12 @@ class BertWithHeads(_CheckpointIO, Module):
                 f"got {label.shape}"
             )
         check_ids("next_sentence_label", label, 2, "0 = B follows A, 1 = B is random")
-        loss, cross_entropy = F.cross_entropy_forward(logits, label)
+        loss, cross_entropy = K.fast(F.cross_entropy_forward)(logits, label)
         return float(loss), logits, cross_entropy
 
     @staticmethod
     def _nsp_backward(linear: Linear, cache: F.CrossEntropyCache, dloss: float) -> np.ndarray:
-        return linear.backward(F.cross_entropy_backward(dloss, cache))
+        return linear.backward(K.fast(F.cross_entropy_backward)(dloss, cache))
 
 
 # HF also lists the MLM decoder under these keys: the tied word embeddings and the head's bias.
