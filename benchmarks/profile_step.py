@@ -46,10 +46,6 @@ from minibert import functional as F  # noqa: E402
 from minibert.training import optim  # noqa: E402
 from minibert.training.pretrain import Trainer, TrainingConfig, prepare_data  # noqa: E402
 
-MATMULS = {"linear_forward": 1, "linear_backward": 2, "qkv_forward": 1, "qkv_backward": 2,
-           "attention_forward": 2, "attention_backward": 4}
-
-
 def matmul_rate(repeats: int = 5) -> float:
     a = np.random.default_rng(0).standard_normal((2048, 2048)).astype(np.float32)
     a @ a
@@ -81,12 +77,11 @@ def _arrays(value):
 
 def _flops(name: str, args, result) -> float:
     """Matrix-product FLOPs of one call, from the shapes of its arguments."""
-    if name in ("linear_forward", "qkv_forward"):
+    # (qkv_forward/backward call linear_forward/backward, which count their products)
+    if name == "linear_forward":
         x, weight = args[0], args[1]
-        out_features = (sum(w.shape[0] for w in weight) if isinstance(weight, list)
-                        else weight.shape[0])
-        return 2.0 * x.size * out_features
-    if name in ("linear_backward", "qkv_backward"):
+        return 2.0 * x.size * weight.shape[0]
+    if name == "linear_backward":
         cache = args[-1]
         return 2 * 2.0 * cache.x.size * cache.weight.shape[0]
     if name == "attention_forward":
@@ -106,7 +101,10 @@ class Profiler:
         self.step: dict[str, list[float]] = defaultdict(lambda: [0.0, 0, 0.0, 0.0])
         self.steps: list[dict] = []
 
-    def wrap(self, name: str, function):
+    def wrap(self, name: str, function, traffic: dict | None = None):
+        """``function`` timed under ``name``; ``traffic`` overrides its bytes moved."""
+        traffic = traffic or {}
+
         def timed(*args, **kwargs):
             self.stack.append([time.perf_counter(), 0.0])
             try:
@@ -120,7 +118,7 @@ class Profiler:
             record[0] += elapsed - inner
             record[1] += 1
             record[2] += _flops(name, args, result)
-            record[3] += sum(a.nbytes for a in _arrays(args)) + sum(
+            record[3] += traffic.get(name, 0) or sum(a.nbytes for a in _arrays(args)) + sum(
                 a.nbytes for a in _arrays(result))
             return result
         timed.__wrapped__ = function
@@ -145,13 +143,19 @@ def instrument(profiler: Profiler, trainer: Trainer) -> None:
             K._TWINS[wrapped] = profiler.wrap(name, twins[reference])
     for name in ("qkv_forward", "qkv_backward"):
         setattr(K, name, profiler.wrap(name, getattr(K, name)))
-    trainer.optimizer.step = profiler.wrap("optimizer step", trainer.optimizer.step)
-    trainer.model.zero_grad = profiler.wrap("zero_grad", trainer.model.zero_grad)
+    # Bytes the whole-model operations must move, from the parameter count P (float32):
+    # AdamW reads parameter, gradient and two moments and writes three of them back;
+    # clipping reads every gradient once (and scales them only when clipping); zeroing
+    # writes every gradient once.
+    size = 4 * trainer.model.num_parameters()
+    traffic = {"optimizer step": 7 * size, "clip_grad_norm": size, "zero_grad": size}
+    trainer.optimizer.step = profiler.wrap("optimizer step", trainer.optimizer.step, traffic)
+    trainer.model.zero_grad = profiler.wrap("zero_grad", trainer.model.zero_grad, traffic)
     module = sys.modules[Trainer.__module__]
+    clip = profiler.wrap("clip_grad_norm", optim.clip_grad_norm, traffic)
     for holder in (module, optim):
         if hasattr(holder, "clip_grad_norm"):
-            setattr(holder, "clip_grad_norm",
-                    profiler.wrap("clip_grad_norm", optim.clip_grad_norm))
+            setattr(holder, "clip_grad_norm", clip)
 
 
 def main() -> int:

@@ -7,7 +7,7 @@ import pytest
 
 from minibert import functional as F
 from minibert.gradcheck import check_function
-from minibert.gradcheck.suite import SINGLE_LAYER_TOL, function_cases
+from minibert.gradcheck.suite import SINGLE_LAYER_TOL, fast_twin_cases, function_cases
 
 SEEDS = [0, 1, 2]
 
@@ -18,6 +18,16 @@ def test_every_pair_passes_gradient_check(seed):
         table = thunk()
         assert len(table) > 0, name
         table.assert_below(SINGLE_LAYER_TOL)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_fast_twin_passes_gradient_check(seed):
+    names = []
+    for name, thunk in fast_twin_cases(seed):
+        names.append(name)
+        thunk().assert_below(SINGLE_LAYER_TOL)
+    assert {"layernorm [fast]", "gelu(none) [fast]", "attention [fast]",
+            "cross_entropy [fast]", "embedding [fast]"} <= set(names)
 
 
 SHAPES = [(3,), (2, 5), (2, 3, 4)]

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from minibert import _kernels as K
 from minibert import functional as F
 from minibert import layers
 from minibert.config import BertConfig
@@ -18,7 +19,7 @@ from minibert.gradcheck import GradCheckTable, check_function, check_loss, check
 from minibert.layers import Module
 
 __all__ = ["SINGLE_LAYER_TOL", "MODEL_TOL", "small_config", "perturb_parameters",
-           "function_cases", "module_cases", "model_cases", "run_all"]
+           "function_cases", "fast_twin_cases", "module_cases", "model_cases", "run_all"]
 
 SINGLE_LAYER_TOL = 1e-7  # one layer, float64
 MODEL_TOL = 1e-6  # the whole model, float64
@@ -45,51 +46,61 @@ def _padding_mask(rng, batch, seq_len):
     return (np.arange(seq_len)[None, :] < lengths[:, None]).astype(np.int64)
 
 
-def function_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
-    """(name, thunk) for every pair in ``functional``; each thunk returns a table."""
+def _function_specs(seed: int):
+    """(name, forward, backward, inputs, kwargs) of every case for the functional pairs."""
     rng = np.random.default_rng(seed)
     normal = rng.standard_normal
     batch, seq, hidden, heads, head_size, classes = 2, 5, 6, 2, 3, 7
 
-    yield "linear", lambda: check_function(
-        F.linear_forward, F.linear_backward,
-        {"x": normal((batch, seq, hidden)), "weight": normal((4, hidden)), "bias": normal(4)})
+    yield ("linear", F.linear_forward, F.linear_backward,
+           {"x": normal((batch, seq, hidden)), "weight": normal((4, hidden)),
+            "bias": normal(4)}, {})
     ids = rng.integers(0, 9, size=(batch, seq))
-    yield "embedding", lambda: check_function(
-        F.embedding_forward, F.embedding_backward, {"ids": ids, "weight": normal((9, hidden))})
-    yield "layernorm", lambda: check_function(
-        F.layernorm_forward, F.layernorm_backward,
-        {"x": normal((batch, seq, hidden)), "weight": 1.0 + normal(hidden),
-         "bias": normal(hidden)}, kwargs={"eps": 1e-12})
+    yield ("embedding", F.embedding_forward, F.embedding_backward,
+           {"ids": ids, "weight": normal((9, hidden))}, {})
+    yield ("layernorm", F.layernorm_forward, F.layernorm_backward,
+           {"x": normal((batch, seq, hidden)), "weight": 1.0 + normal(hidden),
+            "bias": normal(hidden)}, {"eps": 1e-12})
     for form in ("none", "tanh"):
-        yield f"gelu({form})", (lambda form=form: check_function(
-            F.gelu_forward, F.gelu_backward, {"x": 2.0 * normal((batch, seq, hidden))},
-            kwargs={"approximate": form}))
-    yield "relu", lambda: check_function(
-        F.relu_forward, F.relu_backward,
-        # keep inputs away from the kink at 0, where finite differences straddle it
-        {"x": np.sign(normal((batch, hidden))) * (0.1 + rng.random((batch, hidden)))})
-    yield "tanh", lambda: check_function(
-        F.tanh_forward, F.tanh_backward, {"x": normal((batch, hidden))})
-    yield "softmax", lambda: check_function(
-        F.softmax_forward, F.softmax_backward, {"x": normal((batch, seq, classes))})
-    yield "dropout", lambda: check_function(
-        F.dropout_forward, F.dropout_backward, {"x": normal((batch, seq, hidden))},
-        kwargs=lambda: {"p": 0.3, "rng": np.random.default_rng(7)})
+        yield (f"gelu({form})", F.gelu_forward, F.gelu_backward,
+               {"x": 2.0 * normal((batch, seq, hidden))}, {"approximate": form})
+    # keep relu's inputs away from the kink at 0, where finite differences straddle it
+    yield ("relu", F.relu_forward, F.relu_backward,
+           {"x": np.sign(normal((batch, hidden))) * (0.1 + rng.random((batch, hidden)))}, {})
+    yield "tanh", F.tanh_forward, F.tanh_backward, {"x": normal((batch, hidden))}, {}
+    yield ("softmax", F.softmax_forward, F.softmax_backward,
+           {"x": normal((batch, seq, classes))}, {})
+    yield ("dropout", F.dropout_forward, F.dropout_backward,
+           {"x": normal((batch, seq, hidden))},
+           lambda: {"p": 0.3, "rng": np.random.default_rng(7)})
     q, k, v = (normal((batch, heads, seq, head_size)) for _ in range(3))
     mask = _padding_mask(rng, batch, seq)[:, None, None, :]
-    yield "attention", lambda: check_function(
-        F.attention_forward, F.attention_backward, {"q": q, "k": k, "v": v},
-        kwargs={"mask": mask})
-    yield "attention+dropout", lambda: check_function(
-        F.attention_forward, F.attention_backward, {"q": q, "k": k, "v": v},
-        kwargs=lambda: {"mask": mask, "dropout_p": 0.2, "rng": np.random.default_rng(3),
-                        "training": True})
+    yield ("attention", F.attention_forward, F.attention_backward,
+           {"q": q, "k": k, "v": v}, {"mask": mask})
+    yield ("attention+dropout", F.attention_forward, F.attention_backward,
+           {"q": q, "k": k, "v": v},
+           lambda: {"mask": mask, "dropout_p": 0.2, "rng": np.random.default_rng(3),
+                    "training": True})
     labels = rng.integers(0, classes, size=(batch, seq))
     labels[0, 1] = labels[1, 3] = -100
-    yield "cross_entropy", lambda: check_function(
-        F.cross_entropy_forward, F.cross_entropy_backward,
-        {"logits": normal((batch, seq, classes)), "labels": labels})
+    yield ("cross_entropy", F.cross_entropy_forward, F.cross_entropy_backward,
+           {"logits": normal((batch, seq, classes)), "labels": labels}, {})
+
+
+def function_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
+    """(name, thunk) for every pair in ``functional``; each thunk returns a table."""
+    for name, forward, backward, inputs, kwargs in _function_specs(seed):
+        yield name, (lambda f=forward, b=backward, i=inputs, k=kwargs:
+                     check_function(f, b, i, kwargs=k))
+
+
+def fast_twin_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
+    """The same cases through the fast twins of ``minibert._kernels``, where a pair has one."""
+    for name, forward, backward, inputs, kwargs in _function_specs(seed):
+        if forward in K._TWINS or backward in K._TWINS:
+            twins = K._TWINS.get(forward, forward), K._TWINS.get(backward, backward)
+            yield f"{name} [fast]", (lambda f=twins[0], b=twins[1], i=inputs, k=kwargs:
+                                     check_function(f, b, i, kwargs=k))
 
 
 def module_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
@@ -131,11 +142,12 @@ def module_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTab
 
 
 def model_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
-    """(name, thunk) for BertForPreTraining end to end, dropout off and on."""
+    """(name, thunk) for BertForPreTraining end to end: dropout off and on with the fast
+    twins (the model's default), and dropout off with the reference pairs alone."""
     from minibert.model import BertForPreTraining
 
-    for dropout in (0.0, 0.1):
-        def run(dropout=dropout) -> GradCheckTable:
+    for dropout, fast in ((0.0, True), (0.1, True), (0.0, False)):
+        def run(dropout=dropout, fast=fast) -> GradCheckTable:
             rng = np.random.default_rng(seed)
             config = small_config(hidden_dropout_prob=dropout,
                                   attention_probs_dropout_prob=dropout)
@@ -156,9 +168,11 @@ def model_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTabl
                 return model(input_ids, token_type_ids, attention_mask, labels=labels,
                              next_sentence_label=next_sentence_label).loss
 
-            return check_loss(model, loss, model.backward, seed=seed, max_entries=24)
+            with K.fast_kernels(fast):
+                return check_loss(model, loss, model.backward, seed=seed, max_entries=24)
 
-        yield f"BertForPreTraining(dropout={dropout})", run
+        path = "" if fast else ", reference pairs"
+        yield f"BertForPreTraining(dropout={dropout}{path})", run
 
 
 def run_all(seed: int = 0, include_model: bool = True,
@@ -166,7 +180,8 @@ def run_all(seed: int = 0, include_model: bool = True,
     """Run every case; returns one combined table and the names of failing rows."""
     table = GradCheckTable(title="minibert gradient checks (float64)")
     failures = []
-    groups = [(function_cases(seed), SINGLE_LAYER_TOL), (module_cases(seed), SINGLE_LAYER_TOL)]
+    groups = [(function_cases(seed), SINGLE_LAYER_TOL), (fast_twin_cases(seed), SINGLE_LAYER_TOL),
+              (module_cases(seed), SINGLE_LAYER_TOL)]
     if include_model:
         groups.append((model_cases(seed), MODEL_TOL))
     for cases, tol in groups:
