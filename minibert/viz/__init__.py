@@ -9,7 +9,8 @@ One import for everything drawn with matplotlib; the pieces live in their own mo
 - :mod:`minibert.viz.embeddings` :func:`contextual_similarity_figure`, one word across contexts;
 - :mod:`minibert.viz.style`      :func:`lecture_style` and :func:`save_figure` (PNG, SVG, PDF).
 
-Layers and heads are counted from 0, as in ``out.attentions[layer][:, head]``.
+Arguments count layers and heads from 0, as in ``out.attentions[layer][:, head]``; titles
+count from 1 in words ("Layer 2 of 2 · head 1 of 2") and show that index underneath.
 Every function returns a ``matplotlib.figure.Figure`` built without pyplot, so nothing is
 shown or kept open behind the caller's back. Usage::
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from minibert.checks import is_int
+
 __all__ = [
     "SPECIAL_TOKENS",
     "SPECIAL_TOKEN_MODES",
@@ -90,7 +92,7 @@ def as_float_array(value, name: str) -> np.ndarray:
 
 def check_index(value, name: str, size: int, what: str) -> int:
     """Return ``value`` as an int in 0..size-1, or raise naming ``name`` and the valid range."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if not is_int(value):
         raise TypeError(f"{name} must be an int in 0..{size - 1}, got {value!r}")
     if not 0 <= value < size:
         raise ValueError(f"{name} must be in 0..{size - 1} ({what}), got {value}")
@@ -383,9 +385,7 @@ def _special_mode(hide_special) -> str:
 def _check_span(span, length: int) -> tuple[int, int]:
     """Return ``span`` as (start, stop) with 0 <= start < stop <= length."""
     ok_types = isinstance(span, (tuple, list)) and len(span) == 2
-    if not ok_types or any(
-        isinstance(s, bool) or not isinstance(s, (int, np.integer)) for s in span
-    ):
+    if not ok_types or not all(is_int(s) for s in span):
         raise TypeError(f"span must be a pair of ints (start, stop), got {span!r}")
     start, stop = int(span[0]), int(span[1])
     if not 0 <= start < stop <= length:
@@ -477,7 +477,7 @@ def find_token(display: AttentionDisplay, token) -> int:
             f"token {token[:40]!r} is not in the text; available: {shown}{more} "
             "(or give an int position)"
         )
-    if isinstance(token, bool) or not isinstance(token, (int, np.integer)):
+    if not is_int(token):
         raise TypeError(f"token must be a str or an int position, got {token!r}")
     for k, positions in enumerate(display.positions):
         if token in positions:

@@ -1,16 +1,21 @@
 """Attention heatmaps for lectures: one head, one layer, the whole model, one token,
 the head average and attention rollout, all through :func:`attention_figure`.
 
-Layers and heads are counted from 0 everywhere (titles, arguments, the ``attention``
-command's ``--layer``/``--head``), matching ``out.attentions[layer][:, head]`` and the
-HuggingFace indices. Rows are queries, columns are keys. The numbers drawn come from the
-pure functions in :mod:`minibert.viz.attention`, so they can be checked without a plot.
+Arguments count layers and heads from 0 (``layer``, ``head``, the ``attention`` command's
+``--layer``/``--head``), matching ``out.attentions[layer][:, head]`` and the HuggingFace
+indices. Titles are written for the room: "Layer 2 of 2 · head 1 of 2", counted from 1, with
+the array they show (``out.attentions[1][:, 0]``) in small type underneath. Rows are
+queries, columns are keys. The numbers drawn come from the pure functions in
+:mod:`minibert.viz.attention`, so they can be checked without a plot.
+
+Projector rules every view follows: every token is labelled up to ``max_labels`` (40) tokens,
+in a smaller font when the axis is short, never every other one; the colour scale is 0 to 1
+unless asked otherwise (``vmax``), and a stretched scale is stated on the colour bar.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,6 +24,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
+from minibert.checks import check_int, check_real
 from minibert.viz.attention import (
     SPECIAL_TOKENS,
     AttentionDisplay,
@@ -38,7 +44,7 @@ from minibert.viz.style import (
     thin_labels,
 )
 
-__all__ = ["VIEWS", "TOKEN_DIRECTIONS", "attention_figure"]
+__all__ = ["VIEWS", "TOKEN_DIRECTIONS", "attention_figure", "color_scale", "tick_fontsize"]
 
 VIEWS = ("head", "layer", "model", "token", "average", "rollout")
 TOKEN_DIRECTIONS = ("both", "attends_to", "attended_by")
@@ -55,6 +61,8 @@ _VIEW_ARGUMENTS = {
 
 _CELL_INCHES = 0.4  # one token row in a single heatmap, when it fits on the slide
 _LABEL_INCHES = 0.2  # room one tick label needs (13 pt text plus a gap)
+_MAX_TICK_POINTS = 13.0  # the lecture style's tick labels
+_MIN_TICK_POINTS = 6.0  # still legible on a projected 1080p slide
 
 
 def _check_view_arguments(view: str, given: dict) -> None:
@@ -71,19 +79,40 @@ def _check_view_arguments(view: str, given: dict) -> None:
             )
 
 
-def _color_norm(matrices: np.ndarray, vmax: float | None) -> Normalize:
-    """A shared 0..vmax scale for every panel of a figure (the data maximum by default)."""
-    if vmax is None:
-        vmax = float(matrices.max()) if matrices.size else 1.0
-        vmax = vmax if vmax > 0 else 1.0
-    elif isinstance(vmax, bool) or not isinstance(vmax, numbers.Real) or not vmax > 0:
-        raise ValueError(f"vmax must be a positive number or None, got {vmax!r}")
-    return Normalize(vmin=0.0, vmax=vmax)
+def color_scale(matrices: np.ndarray, vmax) -> tuple[Normalize, str]:
+    """The colour scale shared by every panel of a figure, and a note for its colour bar.
+
+    Inputs:
+        matrices: every value the figure draws.
+        vmax: ``1.0`` (the default of every view: probabilities on their whole range, so
+            that equal colours mean equal probabilities in every figure), another number
+            > 0, or ``"auto"`` for the largest value drawn.
+    Returns:
+        (Normalize from 0 to the top, note): the note is ``""`` on the fixed 0-1 scale and
+        otherwise states the top, so a stretched near-uniform map never passes for structure.
+    """
+    if isinstance(vmax, str):
+        if vmax != "auto":
+            raise ValueError(f"vmax must be a number > 0 or 'auto', got {vmax!r}")
+        top = float(matrices.max()) if matrices.size else 1.0
+        top = top if top > 0 else 1.0
+    else:
+        top = check_real("vmax", vmax, 0.0, above=True)
+    note = "" if top == 1.0 else f"colour scale 0 to {top:.3g}, not 0 to 1"
+    return Normalize(vmin=0.0, vmax=top), note
 
 
-def _fitting_labels(max_labels: int, axis_inches: float) -> int:
-    """How many tick labels to print: at most ``max_labels``, and no more than fit the axis."""
-    return max(1, min(max_labels, int(axis_inches / _LABEL_INCHES)))
+def _colorbar_label(label: str, note: str) -> str:
+    return f"{label}\n({note})" if note else label
+
+
+def tick_fontsize(n_labels: int, axis_inches: float) -> float:
+    """Points for ``n_labels`` tick labels sharing ``axis_inches``: 13 pt when they fit,
+    smaller down to 6 pt so that every token keeps its label rather than every other one."""
+    if n_labels == 0:
+        return _MAX_TICK_POINTS
+    points = 0.85 * 72.0 * axis_inches / n_labels  # a label's room, minus a gap
+    return float(min(_MAX_TICK_POINTS, max(_MIN_TICK_POINTS, points)))
 
 
 def _segment_boundaries(token_type_ids: Sequence[int] | None) -> list[int]:
@@ -119,19 +148,26 @@ def _annotate(ax: Axes, matrix: np.ndarray, norm: Normalize, cmap: str) -> None:
 
 
 def _label_axes(
-    ax: Axes, rows: Sequence[str] | None, cols: Sequence[str] | None, max_labels: int
+    ax: Axes,
+    rows: Sequence[str] | None,
+    cols: Sequence[str] | None,
+    max_labels: int,
+    axis_inches: float,
 ) -> None:
-    """Token labels on the axes, thinned to ``max_labels``; None hides that axis' labels."""
+    """Token labels on the axes, every one up to ``max_labels`` (then every k-th), in a font
+    small enough to fit ``axis_inches``; None hides that axis' labels."""
+    count = min(max_labels, len(rows if rows is not None else cols or []))
+    fontsize = tick_fontsize(count, axis_inches)
     if cols is None:
         ax.set_xticks([])
     else:
         positions, labels = thin_labels(cols, max_labels)
-        ax.set_xticks(positions, labels, rotation=90)
+        ax.set_xticks(positions, labels, rotation=90, fontsize=fontsize)
     if rows is None:
         ax.set_yticks([])
     else:
         positions, labels = thin_labels(rows, max_labels)
-        ax.set_yticks(positions, labels)
+        ax.set_yticks(positions, labels, fontsize=fontsize)
     ax.tick_params(length=2)
 
 
@@ -142,13 +178,20 @@ def _heatmap(
     norm: Normalize,
     cmap: str,
     max_labels: int,
+    axis_inches: float,
     annotate: bool,
     rows: bool = True,
     cols: bool = True,
 ):
     """Draw one (K, K) matrix with its labels and segment separators; return the image."""
     image = ax.imshow(matrix, cmap=cmap, norm=norm, interpolation="nearest", aspect="equal")
-    _label_axes(ax, display.labels if rows else None, display.labels if cols else None, max_labels)
+    _label_axes(
+        ax,
+        display.labels if rows else None,
+        display.labels if cols else None,
+        max_labels,
+        axis_inches,
+    )
     for boundary in _segment_boundaries(display.token_type_ids):
         _separator(ax, boundary)
     if annotate:
@@ -157,22 +200,23 @@ def _heatmap(
 
 
 def _single_heatmap(
-    matrix, display, title, colorbar_label, cmap, vmax, annotate, max_labels, max_size
+    matrix, display, title, subtitle, colorbar_label, cmap, vmax, annotate, max_labels, max_size
 ) -> Figure:
-    """One (K, K) heatmap with axis titles and a colour bar."""
+    """One (K, K) heatmap: the title in words, the array it shows in small type below it."""
     side = len(display.labels) * _CELL_INCHES
     wanted = (side + 3.5, side + 2.5)  # room for labels, titles and the colour bar
     width, height = figure_size(*wanted, max_size)
     fig = Figure(figsize=(width, height), layout="constrained")
     ax = fig.add_subplot()
-    norm = _color_norm(matrix, vmax)
+    norm, note = color_scale(matrix, vmax)
     axis_inches = side * min(width / wanted[0], height / wanted[1])
-    labels = _fitting_labels(max_labels, axis_inches)
-    image = _heatmap(ax, matrix, display, norm, cmap, labels, annotate)
+    image = _heatmap(ax, matrix, display, norm, cmap, max_labels, axis_inches, annotate)
     ax.set_xlabel("key (attended to)")
     ax.set_ylabel("query (attending)")
-    ax.set_title(title)
-    fig.colorbar(image, ax=ax, label=colorbar_label, shrink=0.8)
+    fig.suptitle(title)
+    if subtitle:
+        ax.set_title(subtitle, fontsize=13, color="0.3")
+    fig.colorbar(image, ax=ax, label=_colorbar_label(colorbar_label, note), shrink=0.8)
     return fig
 
 
@@ -188,26 +232,28 @@ def _grid(
     max_labels,
     max_size,
 ) -> Figure:
-    """Small multiples: one (K, K) heatmap per panel, one shared colour bar.
+    """Small multiples: one (K, K) heatmap per panel, one shared colour bar, no empty cell.
 
-    Labels are printed on the left column and bottom row only, thinned to what a panel fits.
+    Labels are printed on the left column and bottom row only, every token up to
+    ``max_labels``, in the font size that fits a panel. The "compressed" layout packs the
+    square panels and their title together, so no blank band opens under the title.
     """
     n_panels, size = matrices.shape[0], len(display.labels)
     n_cols = math.ceil(math.sqrt(n_panels))
     n_rows = math.ceil(n_panels / n_cols)
-    panel = min(4.0, max(1.6, size * _LABEL_INCHES))
-    label_room, colorbar_room = 2.0, 1.5
+    panel = min(4.0, max(2.0, size * _LABEL_INCHES))
+    label_room, colorbar_room = 1.8, 1.5
     wanted_width = n_cols * panel + label_room + colorbar_room
-    width, height = figure_size(wanted_width, n_rows * (panel + 0.4) + label_room + 0.8, max_size)
-    fig = Figure(figsize=(width, height), layout="constrained")
-    axes = fig.subplots(n_rows, n_cols, squeeze=False)
-    panel_labels = _fitting_labels(max_labels, panel * width / wanted_width)
-    norm = _color_norm(matrices, vmax)
+    wanted_height = n_rows * (panel + 0.45) + label_room + 0.7
+    width, height = figure_size(wanted_width, wanted_height, max_size)
+    fig = Figure(figsize=(width, height), layout="compressed")
+    # Exactly n_panels axes: a last row with fewer panels is left-aligned, with no blank cell.
+    grid = fig.add_gridspec(n_rows, n_cols)
+    axes = [fig.add_subplot(grid[index // n_cols, index % n_cols]) for index in range(n_panels)]
+    axis_inches = panel * min(width / wanted_width, height / wanted_height)
+    norm, note = color_scale(matrices, vmax)
     image = None
-    for index, ax in enumerate(axes.flat):
-        if index >= n_panels:
-            ax.set_axis_off()
-            continue
+    for index, ax in enumerate(axes):
         left_column = index % n_cols == 0
         bottom = index + n_cols >= n_panels  # no panel below this one
         image = _heatmap(
@@ -216,14 +262,15 @@ def _grid(
             display,
             norm,
             cmap,
-            panel_labels,
+            max_labels,
+            axis_inches,
             annotate,
             rows=left_column,
             cols=bottom,
         )
         ax.set_title(panel_titles[index], fontsize="medium")
     fig.suptitle(title)
-    fig.colorbar(image, ax=axes, label=colorbar_label, shrink=0.6)
+    fig.colorbar(image, ax=axes, label=_colorbar_label(colorbar_label, note), shrink=0.6)
     return fig
 
 
@@ -235,7 +282,7 @@ def _model_grid(matrices, display, title, cmap, vmax, max_size) -> Figure:
     """
     n_layers, n_heads = matrices.shape[:2]
     panel = min(2.0, max(0.8, len(display.labels) * 0.08))
-    left, right, top, bottom, gap = 0.9, 1.6, 1.0, 0.2, 0.08  # inches
+    left, right, top, bottom, gap = 1.0, 1.9, 0.8, 0.2, 0.08  # inches
     width, height = figure_size(
         left + right + n_heads * (panel + gap), top + bottom + n_layers * (panel + gap), max_size
     )
@@ -253,19 +300,21 @@ def _model_grid(matrices, display, title, cmap, vmax, max_size) -> Figure:
             "hspace": 0.08,
         },
     )
-    norm = _color_norm(matrices, vmax)
+    norm, note = color_scale(matrices, vmax)
     image = None
     for (layer, head), ax in np.ndenumerate(axes):
         image = ax.imshow(matrices[layer, head], cmap=cmap, norm=norm, interpolation="nearest")
         ax.set_xticks([])
         ax.set_yticks([])
         if layer == 0:
-            ax.set_title(f"Head {head}", fontsize="small")
+            ax.set_title(f"head {head + 1}", fontsize="small")
         if head == 0:
-            ax.set_ylabel(f"Layer {layer}", fontsize="small")
+            ax.set_ylabel(f"layer {layer + 1}", fontsize="small")
     fig.suptitle(title, y=1 - 0.1 / height, va="top")
     colorbar_axes = fig.add_axes((1 - (right - 0.3) / width, 0.25, 0.25 / width, 0.5))
-    fig.colorbar(image, cax=colorbar_axes, label="attention probability")
+    fig.colorbar(
+        image, cax=colorbar_axes, label=_colorbar_label("attention probability", note)
+    )
     return fig
 
 
@@ -281,14 +330,14 @@ def _token_panels(display, index, direction, title, cmap, vmax, max_labels, max_
     shown = list(panels) if direction == "both" else [direction]
     width, height = figure_size(
         len(shown) * (size * 0.3 + 2.5) + 1.5,
-        n_layers * n_heads * 0.15 + 3.0,
+        n_layers * n_heads * 0.15 + 3.5,
         max_size,
         keep_aspect=False,
     )
     fig = Figure(figsize=(width, height), layout="constrained")
-    panel_labels = _fitting_labels(max_labels, (width - 1.5) / len(shown) - 2.5)
+    axis_inches = (width - 1.5) / len(shown) - 2.5
     axes = fig.subplots(1, len(shown), squeeze=False)[0]
-    norm = _color_norm(np.stack([panels[name][0] for name in shown]), vmax)
+    norm, note = color_scale(np.stack([panels[name][0] for name in shown]), vmax)
     image = None
     for ax, name in zip(axes, shown, strict=True):
         values, panel_title = panels[name]
@@ -299,30 +348,38 @@ def _token_panels(display, index, direction, title, cmap, vmax, max_labels, max_
             interpolation="nearest",
             aspect="auto",
         )
-        positions, labels = thin_labels(display.labels, panel_labels)
+        positions, labels = thin_labels(display.labels, max_labels)
         if index not in positions:
             # Always name the chosen token: it takes the place of the nearest printed label.
             nearest = min(range(len(positions)), key=lambda k: abs(positions[k] - index))
             positions[nearest], labels[nearest] = index, label
-        ax.set_xticks(positions, labels, rotation=90)
+        ax.set_xticks(
+            positions, labels, rotation=90, fontsize=tick_fontsize(len(positions), axis_inches)
+        )
         for tick, position in zip(ax.get_xticklabels(), positions, strict=True):
             if position == index:
                 tick.set_fontweight("bold")
-        # One block of N rows per layer, head 0 on top; label the block centres.
+        # One block of N rows per layer, head 1 on top; label the block centres.
         ax.set_yticks(
             [layer * n_heads + (n_heads - 1) / 2 for layer in range(n_layers)],
-            [f"Layer {layer}" for layer in range(n_layers)],
+            [f"layer {layer + 1}" for layer in range(n_layers)],
         )
         for layer in range(1, n_layers):
             ax.axhline(layer * n_heads - 0.5, color="white", linewidth=1.5)
         ax.set_xlabel("key (attended to)" if name == "attends_to" else "query (attending)")
         ax.set_title(panel_title)
     if n_heads > 1:
-        axes[0].set_ylabel(f"heads 0..{n_heads - 1} within each layer")
-    if title is not None:
-        fig.suptitle(title)
-    fig.colorbar(image, ax=axes, label="attention probability", shrink=0.8)
+        axes[0].set_ylabel(f"heads 1 to {n_heads}, top to bottom")
+    fig.suptitle(title or f"{label!r} in all {n_layers} layers × {n_heads} heads")
+    fig.colorbar(
+        image, ax=axes, label=_colorbar_label("attention probability", note), shrink=0.8
+    )
     return fig
+
+
+def _layer_words(layer: int, n_layers: int) -> str:
+    """'Layer 2 of 2': counted from 1, as a student reads; the array index is layer - 1."""
+    return f"Layer {layer + 1} of {n_layers}"
 
 
 def attention_figure(
@@ -341,7 +398,7 @@ def attention_figure(
     direction: str = "both",
     batch_index: int = 0,
     annotate: bool = False,
-    vmax: float | None = None,
+    vmax: float | str = 1.0,
     cmap: str = ATTENTION_CMAP,
     max_labels: int = 40,
     max_size: tuple[float, float] = MAX_FIGURE_SIZE,
@@ -356,14 +413,15 @@ def attention_figure(
         tokens: (T,) WordPiece tokens, padding included, e.g. from
             ``tokenizer.convert_ids_to_tokens(input_ids[0])``.
         view: what to draw:
-            ``"head"``    one head (needs layer and head), title "Layer l · Head h";
+            ``"head"``    one head (needs layer and head), title "Layer 2 of 6 · head 1 of 12";
             ``"layer"``   every head of one layer as a grid (needs layer);
             ``"model"``   layers as rows and heads as columns, small multiples;
             ``"token"``   what one token attends to and what attends to it, in every
                           layer and head (needs token; see ``direction``);
             ``"average"`` the mean over heads, of one layer or of every layer;
             ``"rollout"`` attention rollout up to a layer (the last one by default).
-        layer, head: counted from 0, as in ``out.attentions[layer][:, head]``.
+        layer, head: counted from 0, as in ``out.attentions[layer][:, head]`` (titles count
+            from 1 in words and show this index underneath).
         token: for ``view="token"``, a token as shown (a word when ``merge_pieces``; the
             first occurrence) or an int position in ``tokens``.
         token_type_ids: optional (T,) or (B, T); a line is drawn between sentences A and B.
@@ -379,10 +437,13 @@ def attention_figure(
         direction: token view panels: ``"both"``, ``"attends_to"`` or ``"attended_by"``.
         batch_index: which example of the batch to draw.
         annotate: print each value in its cell (for small inputs).
-        vmax: top of the colour scale; by default the largest value drawn, shared by all
-            panels of the figure so that panels compare.
+        vmax: top of the colour scale, shared by all panels of the figure: 1.0 by default,
+            so equal colours are equal probabilities in every figure and a near-uniform map
+            looks uniform; a smaller number or ``"auto"`` (the largest value drawn)
+            stretches it, and the colour bar then says so.
         cmap: colour map name; the default cividis reads in grayscale (see viz_style).
-        max_labels: most token labels per axis; longer inputs print every k-th label.
+        max_labels: most token labels per axis: every token is labelled up to this many
+            (the font shrinks to fit), longer inputs print every k-th label.
         max_size: largest figure size (inches); long inputs shrink the cells to fit.
         title: replaces the default title.
         special_tokens: the tokens ``hide_special`` acts on.
@@ -400,8 +461,7 @@ def attention_figure(
         raise ValueError(
             f"direction must be one of {', '.join(TOKEN_DIRECTIONS)}, got {direction!r}"
         )
-    if isinstance(max_labels, bool) or not isinstance(max_labels, int) or max_labels < 1:
-        raise ValueError(f"max_labels must be a positive int, got {max_labels!r}")
+    check_int("max_labels", max_labels, minimum=1)
     if cmap not in colormaps:
         raise ValueError(f"cmap must be a matplotlib colour map name, got {cmap!r}")
     _check_view_arguments(view, {"layer": layer, "head": head, "token": token})
@@ -425,7 +485,8 @@ def attention_figure(
             return _single_heatmap(
                 display.matrices,
                 display,
-                title or f"Layer {layer} · Head {head}",
+                title or f"{_layer_words(layer, n_layers)} · head {head + 1} of {n_heads}",
+                f"out.attentions[{layer}][:, {head}]",
                 "attention probability",
                 cmap,
                 vmax,
@@ -438,8 +499,8 @@ def attention_figure(
             return _grid(
                 display.matrices,
                 display,
-                [f"Head {h}" for h in range(n_heads)],
-                title or f"Layer {layer} · all {n_heads} heads",
+                [f"head {h + 1}" for h in range(n_heads)],
+                title or f"{_layer_words(layer, n_layers)}: its {n_heads} heads",
                 "attention probability",
                 cmap,
                 vmax,
@@ -452,7 +513,7 @@ def attention_figure(
             return _model_grid(
                 display.matrices,
                 display,
-                title or f"All {n_layers} layers × {n_heads} heads",
+                title or f"All {n_layers} layers × {n_heads} heads, counted from 1",
                 cmap,
                 vmax,
                 max_size,
@@ -468,7 +529,8 @@ def attention_figure(
                 return _single_heatmap(
                     display.matrices,
                     display,
-                    title or f"Layer {layer} · mean of {n_heads} heads",
+                    title or f"{_layer_words(layer, n_layers)} · mean of its {n_heads} heads",
+                    f"out.attentions[{layer}].mean(axis=1)",
                     "mean attention over heads",
                     cmap,
                     vmax,
@@ -480,8 +542,8 @@ def attention_figure(
             return _grid(
                 display.matrices,
                 display,
-                [f"Layer {l}" for l in range(n_layers)],
-                title or f"Mean of {n_heads} heads, every layer",
+                [f"layer {l + 1}" for l in range(n_layers)],
+                title or f"Mean of {n_heads} heads, in each of the {n_layers} layers",
                 "mean attention over heads",
                 cmap,
                 vmax,
@@ -494,7 +556,8 @@ def attention_figure(
         return _single_heatmap(
             display.matrices,
             display,
-            title or f"Attention rollout, layers 0..{last}",
+            title or f"Attention rollout through layers 1 to {last + 1} of {n_layers}",
+            f"attention_rollout(...)[{last}]",
             "rollout weight",
             cmap,
             vmax,

@@ -24,6 +24,7 @@ import matplotlib
 from matplotlib import cycler
 from matplotlib.figure import Figure
 
+from minibert.checks import check_int, check_real
 from minibert.io.fileio import atomic_write_bytes
 
 __all__ = [
@@ -101,8 +102,7 @@ def save_figure(fig: Figure, path: str | os.PathLike, dpi: int = DEFAULT_DPI) ->
             f"path must end in one of {', '.join('.' + f for f in SAVE_FORMATS)}; "
             f"got {str(path)!r} (extension {path.suffix!r})"
         )
-    if isinstance(dpi, bool) or not isinstance(dpi, (int, float)) or not dpi > 0:
-        raise ValueError(f"dpi must be a positive number, got {dpi!r}")
+    check_real("dpi", dpi, 0.0, above=True)
     buffer = io.BytesIO()
     # TrueType fonts in PDF (read when saving, not when drawing) keep text editable in slides.
     with matplotlib.rc_context({"pdf.fonttype": 42}):
@@ -121,8 +121,7 @@ def thin_labels(labels: Sequence[str], max_labels: int = 40) -> tuple[list[int],
         (positions, labels) of the labels to print; every ``ceil(T / max_labels)``-th one,
         starting at position 0, so all labels are printed when T <= max_labels.
     """
-    if isinstance(max_labels, bool) or not isinstance(max_labels, int) or max_labels < 1:
-        raise ValueError(f"max_labels must be a positive int, got {max_labels!r}")
+    check_int("max_labels", max_labels, minimum=1)
     stride = max(1, math.ceil(len(labels) / max_labels))
     positions = list(range(0, len(labels), stride))
     return positions, [labels[i] for i in positions]

@@ -5,13 +5,13 @@ and the learning rate, with training steps and held-out evaluations told apart.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping, Sequence
 
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
+from minibert.checks import is_real
 from minibert.viz.style import MAX_FIGURE_SIZE, figure_size, lecture_style
 
 __all__ = ["HISTORY_PANELS", "history_series", "training_curves_figure"]
@@ -39,7 +39,7 @@ def _as_number(value) -> float | None:
     """A plain float from a Python or NumPy scalar (NaN for inf); None for anything else."""
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not is_real(value):
         return None
     return float(value) if math.isfinite(value) else math.nan
 
@@ -64,7 +64,7 @@ def history_series(history: Sequence[Mapping]) -> dict[str, dict[str, tuple[np.n
         if not isinstance(entry, Mapping):
             raise TypeError(f"history[{index}] must be a dict, got {type(entry).__name__}")
         step = entry.get("step", index)
-        if isinstance(step, bool) or not isinstance(step, numbers.Real):
+        if not is_real(step):
             raise TypeError(f"history[{index}]['step'] must be a number, got {step!r}")
         split = entry.get("split", "train")
         if not isinstance(split, str):
@@ -96,10 +96,41 @@ def _split_order(split: str) -> tuple[int, str]:
 
 
 def _split_style(split: str, evaluation_splits: list[str]) -> dict:
-    """Solid for training; each evaluation split its own dashes and marker, in every panel."""
+    """Training thin and light underneath; each evaluation split drawn on top of it, thick,
+    with its own dashes and white-edged markers, so held-out points stay visible."""
     if split == "train":
-        return {"linestyle": "-"}
-    return _SPLIT_STYLES[evaluation_splits.index(split) % len(_SPLIT_STYLES)]
+        return {"linestyle": "-", "linewidth": 1.6, "alpha": 0.55, "zorder": 2}
+    style = _SPLIT_STYLES[evaluation_splits.index(split) % len(_SPLIT_STYLES)]
+    return {**style, "linewidth": 2.8, "markeredgecolor": "white", "zorder": 3}
+
+
+def _constant_lr(series: dict) -> float | None:
+    """The learning rate when it never changed (one number), else None."""
+    values = np.concatenate([values for _, values in series.get("lr", {}).values()])
+    finite = values[np.isfinite(values)]
+    if finite.size and np.all(finite == finite[0]):
+        return float(finite[0])
+    return None
+
+
+def _panel_layout(n_panels: int) -> list[list[int]]:
+    """A mosaic with no empty cell: 2 columns up to 4 panels, then 3; when the grid has a
+    spare cell, the first panel (the loss, the one a lecture talks about) takes it."""
+    n_cols = 1 if n_panels == 1 else 2 if n_panels <= 4 else 3
+    n_rows = math.ceil(n_panels / n_cols)
+    spare = n_rows * n_cols - n_panels
+    cells = [0] * (spare + 1) + list(range(1, n_panels))
+    return [cells[row * n_cols : (row + 1) * n_cols] for row in range(n_rows)]
+
+
+def _lr_axis(ax, steps_values: dict) -> None:
+    """Plot the learning rate in units of its power of ten: "learning rate (× 1e-3)" on the
+    axis label, plain ticks (no offset text floating above the axis)."""
+    top = max(float(np.nanmax(np.abs(values))) for _, values in steps_values.values())
+    exponent = math.floor(math.log10(top)) if top > 0 else 0
+    for split, (steps, values) in steps_values.items():
+        ax.plot(steps, values / 10.0**exponent, label=split, linestyle="-")
+    ax.set_ylabel(f"learning rate (× 1e{exponent})" if exponent else "learning rate")
 
 
 def training_curves_figure(
@@ -114,11 +145,18 @@ def training_curves_figure(
         title: optional figure title.
         max_size: largest figure size (inches).
     Returns:
-        a ``matplotlib.figure.Figure`` with one panel per quantity present in the history;
-        training is drawn as solid lines, each evaluation split dashed with markers.
+        a ``matplotlib.figure.Figure`` with one panel per quantity present in the history
+        and no empty cell (the loss panel widens to fill the grid). Training is drawn thin
+        and light, each evaluation split thick and dashed with markers on top of it. A
+        learning rate that never changed gets no panel: its value goes into the title.
     """
     series = history_series(history)
-    panels = [panel for panel in HISTORY_PANELS if any(key in series for key in panel[1])]
+    constant_lr = _constant_lr(series) if "lr" in series else None
+    panels = [
+        panel
+        for panel in HISTORY_PANELS
+        if any(key in series for key in panel[1]) and not (panel[1] == ("lr",) and constant_lr)
+    ]
     if not panels:
         wanted = ", ".join(sorted(_PLOTTED_KEYS))
         found = ", ".join(sorted(series)) or "nothing numeric"
@@ -126,16 +164,23 @@ def training_curves_figure(
     evaluation_splits = sorted(
         {split for splits in series.values() for split in splits if split != "train"}
     )
-    n_cols = 1 if len(panels) == 1 else 2
-    n_rows = math.ceil(len(panels) / n_cols)
+    layout = _panel_layout(len(panels))
+    n_rows, n_cols = len(layout), len(layout[0])
     with lecture_style():
         fig = Figure(
-            figsize=figure_size(6.5 * n_cols, 4.5 * n_rows, max_size), layout="constrained"
+            figsize=figure_size(6.5 * n_cols, 4.5 * n_rows, max_size, keep_aspect=False),
+            layout="constrained",
         )
-        axes = fig.subplots(n_rows, n_cols, squeeze=False).ravel()
+        mosaic = fig.subplot_mosaic(layout)
         colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
-        for ax, (panel_title, keys, ylabel) in zip(axes, panels, strict=False):
+        for index, (panel_title, keys, ylabel) in enumerate(panels):
+            ax = mosaic[index]
+            ax.set_ylabel(ylabel)
+            if keys == ("lr",):
+                _lr_axis(ax, series["lr"])
             for color, key in zip(colors, keys, strict=False):
+                if key == "lr":
+                    continue
                 for split in sorted(series.get(key, {}), key=_split_order):
                     steps, values = series[key][split]
                     name = split if len(keys) == 1 else f"{_KEY_NAMES.get(key, key)} · {split}"
@@ -148,15 +193,14 @@ def training_curves_figure(
                     )
             ax.set_title(panel_title)
             ax.set_xlabel("step")
-            ax.set_ylabel(ylabel)
             ax.grid(alpha=0.3)
+            ax.ticklabel_format(axis="both", useOffset=False)
             if ylabel == "accuracy":
                 ax.set_ylim(0.0, max(1.02, ax.get_ylim()[1]))
-            if keys == ("lr",):
-                ax.ticklabel_format(axis="y", style="sci", scilimits=(0, 0))
             ax.legend()
-        for ax in axes[len(panels) :]:
-            ax.set_axis_off()
+        if constant_lr is not None:
+            note = f"learning rate {constant_lr:g} throughout"
+            title = f"{title} · {note}" if title else note
         if title is not None:
             fig.suptitle(title)
     return fig
