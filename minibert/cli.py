@@ -389,11 +389,14 @@ def _add_attention(subparsers) -> None:
                              "or tiny-toy, the reference checkpoint shipped with minibert")
     parser.add_argument("--pair", metavar="TEXT", help="sentence B")
     parser.add_argument("--view", default=None,
-                        help="head, layer, model, token, average or rollout (default: head "
+                        help="head, layer, model, token, average, rollout, or saliency (which "
+                             "words made the model fill the [MASK] of TEXT; default: head "
                              "when --head is given, else layer)")
     parser.add_argument("--layer", type=int, help="layer index, from 0")
     parser.add_argument("--head", type=int, help="head index, from 0")
-    parser.add_argument("--token", help="for --view token: a word of the text or a position")
+    parser.add_argument("--token", help="for --view token: a word of the text or a position; "
+                                        "for --view saliency: the word to explain (default: "
+                                        "the top prediction)")
     parser.add_argument("--hide-special", default="keep",
                         help="keep, hide or renormalize [CLS]/[SEP] (padding is always dropped)")
     parser.add_argument("--merge-pieces", action="store_true",
@@ -421,6 +424,8 @@ def _run_attention(args) -> int:
         raise ValueError(f"-o {excerpt(args.output)}: the extension must be one of "
                          f"{', '.join('.' + f for f in viz.SAVE_FORMATS)}")
     view = args.view or ("head" if args.head is not None else "layer")
+    if view == "saliency":
+        return _run_saliency(args)
     if view not in viz.VIEWS:
         raise ValueError(f"--view must be one of {', '.join(viz.VIEWS)}, got {excerpt(view)}")
     folder = _model_folder(args.model, "--model")
@@ -449,6 +454,28 @@ def _run_attention(args) -> int:
     with _file_access("-o must name a file in a folder you can write to"):
         path = viz.save_figure(fig, args.output, dpi=args.dpi)
     print(f"wrote {path} ({view} view, {len(tokens)} tokens)")
+    return 0
+
+
+def _run_saliency(args) -> int:
+    """--view saliency: gradient × input, integrated gradients and rollout for the [MASK]."""
+    import warnings
+
+    from minibert import viz
+    from minibert.io.checkpoint import load_tokenizer
+    from minibert.model import BertForMaskedLM
+
+    folder = _model_folder(args.model, "--model")
+    with _file_access("--model must be a readable model folder"):
+        tokenizer = load_tokenizer(folder)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the next-sentence head is not needed
+            model = BertForMaskedLM.from_pretrained(folder)
+    fig = viz.fill_mask_saliency_figure(model.eval(), tokenizer, args.text, args.pair,
+                                        word=args.token)
+    with _file_access("-o must name a file in a folder you can write to"):
+        path = viz.save_figure(fig, args.output, dpi=args.dpi)
+    print(f"wrote {path} (saliency view)")
     return 0
 
 

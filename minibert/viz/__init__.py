@@ -7,6 +7,7 @@ One import for everything drawn with matplotlib; the pieces live in their own mo
 - :mod:`minibert.viz.heatmaps`   :func:`attention_figure`, every attention view;
 - :mod:`minibert.viz.training`   :func:`training_curves_figure` from the trainer's history;
 - :mod:`minibert.viz.embeddings` :func:`contextual_similarity_figure`, one word across contexts;
+- :mod:`minibert.viz.saliency`   :func:`saliency_figure`, token attributions beside attention;
 - :mod:`minibert.viz.style`      :func:`lecture_style` and :func:`save_figure` (PNG, SVG, PDF).
 
 Arguments count layers and heads from 0, as in ``out.attentions[layer][:, head]``; titles
@@ -38,6 +39,7 @@ from minibert.viz.embeddings import (
     word_vectors,
 )
 from minibert.viz.heatmaps import TOKEN_DIRECTIONS, VIEWS, attention_figure
+from minibert.viz.saliency import fill_mask_saliency_figure, saliency_figure
 from minibert.viz.style import (
     ATTENTION_CMAP,
     DEFAULT_DPI,
@@ -62,12 +64,14 @@ __all__ = [
     "contextual_similarity",
     "contextual_similarity_figure",
     "figure_size",
+    "fill_mask_saliency_figure",
     "for_display",
     "head_average",
     "history_series",
     "lecture_style",
     "merge_word_pieces",
     "renormalize_rows",
+    "saliency_figure",
     "save_figure",
     "select_tokens",
     "stack_attentions",
