@@ -109,3 +109,20 @@ def test_saved_model_opens_in_transformers_and_round_trips(hf, tmp_path):
         back = mb.BertForPreTraining.from_pretrained(hf_folder)
     for name, value in model.named_parameters():
         np.testing.assert_array_equal(dict(back.named_parameters())[name], value)
+
+
+def test_config_labels_read_the_same_both_ways(hf, tmp_path):
+    """id2label / label2id in config.json: what minibert writes, transformers reads, and back."""
+    config = mb.BertConfig.preset("tiny", vocab_size=50, id2label=["neg", "neu", "pos"])
+    config.to_json_file(tmp_path / "config.json")
+    theirs = hf.transformers.BertConfig.from_pretrained(tmp_path)
+    assert theirs.num_labels == 3 and theirs.id2label == config.id2label
+    assert theirs.label2id == config.label2id
+    for labels in (dict(num_labels=5), dict(id2label={0: "no", 1: "yes"}), {}):
+        folder = tmp_path / f"hf{len(labels)}{next(iter(labels), '')}"
+        hf.transformers.BertConfig(vocab_size=50, **labels).save_pretrained(folder)
+        ours = mb.BertConfig.from_json_file(folder / "config.json")
+        reference = hf.transformers.BertConfig.from_pretrained(folder)
+        assert ours.num_labels == reference.num_labels and ours.id2label == reference.id2label
+        # Given id2label alone, transformers leaves label2id None; here it is the inverse.
+        assert reference.label2id in (None, ours.label2id)
