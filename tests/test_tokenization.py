@@ -241,6 +241,74 @@ def test_wordpiece_matches_plain_reference_on_random_vocabularies():
             assert wordpiece.tokenize(word) == reference_wordpiece(word, vocab, 12), (vocab, word)
 
 
+# ----------------------------------------------------------------- the references' own tests
+# The cases of google-research/bert's tokenization_test.py and HF transformers'
+# tests/models/bert/test_tokenization_bert.py, with their vocabulary.
+REFERENCE_VOCAB = ["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]", "want", "##want", "##ed",
+                   "wa", "un", "runn", "##ing", ",", "low", "lowest"]  # fmt: skip
+SHOUTED = " \tHeLLo!how  \n Are yoU?  "
+SHOUTED_ACCENTED = " \tHäLLo!how  \n Are yoU?  "
+
+
+def test_reference_wordpiece_splits_whitespace_separated_text():
+    wordpiece = WordpieceTokenizer(REFERENCE_VOCAB)
+    assert wordpiece.tokenize("") == []
+    assert wordpiece.tokenize("unwanted running") == ["un", "##want", "##ed", "runn", "##ing"]
+    assert wordpiece.tokenize("unwantedX running") == ["[UNK]", "runn", "##ing"]
+    # Any whitespace separates words, as str.split() has it; spans point into the text.
+    assert wordpiece.tokenize_with_spans(" unwanted\u3000\trunn") == [
+        ("un", 1, 3), ("##want", 3, 7), ("##ed", 7, 9), ("runn", 11, 15),
+    ]  # fmt: skip
+    assert wordpiece.split_word("unwanted") == [("un", 0, 2), ("##want", 2, 6), ("##ed", 6, 8)]
+
+
+def test_reference_full_tokenizer():
+    tok = BertTokenizer(REFERENCE_VOCAB)
+    tokens = tok.tokenize("UNwant\u00e9d,running")
+    assert tokens == ["un", "##want", "##ed", ",", "runn", "##ing"]
+    assert tok.convert_tokens_to_ids(tokens) == [9, 6, 7, 12, 10, 11]
+    # Soft hyphen (Cf) is dropped; "test" is not in the vocabulary.
+    assert [tok.tokenize(text) for text in ["Test", "\xad", "test"]] == [["[UNK]"], [], ["[UNK]"]]
+
+
+@pytest.mark.parametrize("options, text, expected", [
+    ({}, SHOUTED, ["hello", "!", "how", "are", "you", "?"]),
+    ({}, "H\u00e9llo", ["hello"]),
+    ({"strip_accents": False}, SHOUTED_ACCENTED, ["hällo", "!", "how", "are", "you", "?"]),
+    ({"strip_accents": False}, "H\u00e9llo", ["h\u00e9llo"]),
+    ({"strip_accents": True}, SHOUTED_ACCENTED, ["hallo", "!", "how", "are", "you", "?"]),
+    ({}, SHOUTED_ACCENTED, ["hallo", "!", "how", "are", "you", "?"]),
+    ({"do_lower_case": False}, SHOUTED, ["HeLLo", "!", "how", "Are", "yoU", "?"]),
+    ({"do_lower_case": False, "strip_accents": False}, SHOUTED_ACCENTED,
+     ["HäLLo", "!", "how", "Are", "yoU", "?"]),
+    ({"do_lower_case": False, "strip_accents": True}, SHOUTED_ACCENTED,
+     ["HaLLo", "!", "how", "Are", "yoU", "?"]),
+    ({"do_lower_case": False, "never_split": ["[UNK]"]}, SHOUTED + "[UNK]",
+     ["HeLLo", "!", "how", "Are", "yoU", "?", "[UNK]"]),
+    ({}, "ah\u535a\u63a8zz", ["ah", "\u535a", "\u63a8", "zz"]),
+    ({}, "a\n'll !!to?'d of, can't.",
+     ["a", "'", "ll", "!", "!", "to", "?", "'", "d", "of", ",", "can", "'", "t", "."]),
+])  # fmt: skip
+def test_reference_basic_tokenizer(options, text, expected):
+    assert BasicTokenizer(**options).tokenize(text) == expected
+
+
+def test_reference_character_classes():
+    assert all(is_whitespace(char) for char in " \t\r\n\u00a0")
+    assert not any(is_whitespace(char) for char in "A-")
+    assert is_control("\u0005")
+    assert not any(is_control(char) for char in "A \t\r\U0001f4a9")
+    assert all(is_punctuation(char) for char in "-$`.")
+    assert not any(is_punctuation(char) for char in "A ")
+
+
+def test_cleaning_drops_every_category_c_character_as_hf_not_only_cc_cf_as_google():
+    # Private use (Co), unassigned (Cn) and a lone surrogate (Cs): HF's Python tokenizer drops
+    # them, Google's keeps them inside the word (only Cc and Cf are controls there).
+    assert [is_control(char) for char in "\ue000\u0378\ud800\U000f0000"] == [True] * 4
+    assert BasicTokenizer().tokenize("a\ue000b c\u0378d e\U000f0000f") == ["ab", "cd", "ef"]
+
+
 # ----------------------------------------------------------------- vocabulary
 def test_vocabulary_attributes(tok):
     assert tok.vocab_size == len(tok) == len(SPECIALS) + len(PIECES)
@@ -459,6 +527,16 @@ def test_save_vocabulary_round_trip(tok, tmp_path):
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["vocab.txt"]  # no temp files
 
 
+SETTINGS = ("do_lower_case", "strip_accents", "tokenize_chinese_chars", "model_max_length",
+            "unk_token", "sep_token", "pad_token", "cls_token", "mask_token",
+            "additional_special_tokens", "all_special_tokens")
+
+
+def settings_of(tok):
+    return {name: getattr(tok, name) for name in SETTINGS} | {
+        "max_input_chars_per_word": tok.wordpiece_tokenizer.max_input_chars_per_word}
+
+
 def test_save_and_load_pretrained_keeps_settings(vocab_file, tmp_path):
     tok = BertTokenizer(vocab_file, do_lower_case=False, model_max_length=64)
     tok.save_pretrained(tmp_path)
@@ -468,6 +546,47 @@ def test_save_and_load_pretrained_keeps_settings(vocab_file, tmp_path):
     assert loaded.do_lower_case is False and loaded.model_max_length == 64
     assert loaded.tokenize("The Fox") == tok.tokenize("The Fox") == ["[UNK]", "[UNK]"]
     assert BertTokenizer.from_pretrained(tmp_path, do_lower_case=True).tokenize("Fox") == ["fox"]
+
+
+def test_save_and_load_pretrained_keeps_every_setting(tmp_path):
+    vocab = ["<pad>", "<unk>", "<s>", "</s>", "<mask>", "[X]", "école", "中文", "a", "##a"]
+    tok = BertTokenizer(vocab, do_lower_case=True, strip_accents=False,
+                        tokenize_chinese_chars=False, max_input_chars_per_word=5,
+                        unk_token="<unk>", sep_token="</s>", pad_token="<pad>",
+                        cls_token="<s>", mask_token="<mask>", additional_special_tokens=["[X]"],
+                        model_max_length=40)
+    tok.save_pretrained(tmp_path)
+    loaded = BertTokenizer.from_pretrained(tmp_path)
+    assert settings_of(loaded) == settings_of(tok)
+    assert loaded.strip_accents is False
+    text = "École 中文 aaa aaaaaa[X]"
+    assert loaded.tokenize(text) == tok.tokenize(text) == [
+        "école", "中文", "a", "##a", "##a", "<unk>", "[X]"]  # fmt: skip
+    assert loaded.decode(loaded.encode(text), skip_special_tokens=True) == "école 中文 aaa"
+    # Keyword arguments override the file.
+    assert BertTokenizer.from_pretrained(tmp_path, strip_accents=True).tokenize("École") == [
+        "<unk>"]
+
+
+def test_from_pretrained_reads_hf_settings_files(vocab_file, tmp_path):
+    (tmp_path / "vocab.txt").write_bytes(vocab_file.read_bytes())
+    added = {"content": "mask", "lstrip": False, "normalized": False, "rstrip": False,
+             "single_word": False, "special": True}
+    # transformers 5 lists extra specials as extra_special_tokens; transformers 4 wrote
+    # special tokens as objects, extra_special_tokens as an object of named tokens, and
+    # nulls for defaults.
+    for settings in (
+        {"extra_special_tokens": ["mask"], "never_split": None, "do_basic_tokenize": True,
+         "strip_accents": None, "added_tokens_decoder": {"0": added}, "backend": "custom"},
+        {"additional_special_tokens": [added], "mask_token": {**added, "content": "[MASK]"},
+         "extra_special_tokens": {}, "name_or_path": "x", "never_split": []},
+        {"extra_special_tokens": {"marker": "mask"}, "model_max_length": 10**30},
+    ):
+        (tmp_path / "tokenizer_config.json").write_text(json.dumps(settings))
+        tok = BertTokenizer.from_pretrained(tmp_path)
+        assert tok.additional_special_tokens == ["mask"] and tok.mask_token == "[MASK]"
+        assert tok.tokenize("a Mask mask") == ["a", "mask", "mask"]
+        assert tok.decode(tok.encode("a mask"), skip_special_tokens=True) == "a"
 
 
 # ----------------------------------------------------------------- bad input
@@ -556,10 +675,29 @@ def test_vocab_with_duplicate_lines_names_the_lines(tmp_path):
 def test_missing_vocab_file(tmp_path):
     with pytest.raises(ValueError, match="vocab file .*nope.txt.* does not exist"):
         BertTokenizer(tmp_path / "nope.txt")
-    with pytest.raises(ValueError, match="is not a directory"):
+    with pytest.raises(FileNotFoundError, match="tokenizer folder .*nowhere' does not exist"):
         BertTokenizer.from_pretrained(tmp_path / "nowhere")
+    (tmp_path / "notes.txt").write_text("not a folder")
+    with pytest.raises(NotADirectoryError, match="notes.txt' is a file; expected a folder"):
+        BertTokenizer.from_pretrained(tmp_path / "notes.txt")
+    with pytest.raises(FileNotFoundError, match="has no vocab.txt"):
+        BertTokenizer.from_pretrained(tmp_path)
     with pytest.raises(TypeError, match="vocab must be"):
         BertTokenizer(42)
+
+
+@pytest.mark.parametrize("options, error, message", [
+    ({"do_lower_case": "yes"}, TypeError, "do_lower_case must be True or False, got str 'yes'"),
+    ({"strip_accents": 0}, TypeError, "strip_accents must be True or False, got int 0"),
+    ({"tokenize_chinese_chars": None}, TypeError, "tokenize_chinese_chars must be True or"),
+    ({"model_max_length": 0}, ValueError, "model_max_length must be >= 1, got 0"),
+    ({"max_input_chars_per_word": 2.0}, TypeError, "max_input_chars_per_word must be an int"),
+    ({"cache_size": True}, TypeError, "cache_size must be an int, got bool True"),
+    ({"additional_special_tokens": "mask"}, TypeError, "must be a list of str, got the str"),
+])  # fmt: skip
+def test_settings_are_checked(vocab_file, options, error, message):
+    with pytest.raises(error, match=message):
+        BertTokenizer(vocab_file, **options)
 
 
 def test_special_tokens_must_be_strings(vocab_file):

@@ -1,9 +1,11 @@
-"""Checkpoints as HuggingFace writes them: config.json + model.safetensors (+ vocab.txt).
+"""Checkpoints as HuggingFace writes them: config.json + model.safetensors (+ the tokenizer).
 
 ``save_pretrained`` writes a folder that ``transformers`` opens with ``from_pretrained``;
 ``load_pretrained`` reads such a folder (ours, or a real BERT checkpoint) into any
-minibert model class. Pickle-based checkpoints (``pytorch_model.bin``) are refused,
-never unpickled. See docs/checkpoints.md.
+minibert model class. The tokenizer files (vocab.txt, tokenizer_config.json) are the
+tokenizer's own business: ``BertTokenizer.save_pretrained`` writes them and
+``BertTokenizer.from_pretrained`` reads them, here too. Pickle-based checkpoints
+(``pytorch_model.bin``) are refused, never unpickled. See docs/checkpoints.md.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from minibert.io import safetensors
 from minibert.config import BertConfig
+from minibert.io import safetensors
 from minibert.io.fileio import atomic_write_json
 
 __all__ = [
@@ -36,7 +38,6 @@ CONFIG_NAME = "config.json"
 WEIGHTS_NAME = "model.safetensors"
 WEIGHTS_INDEX_NAME = "model.safetensors.index.json"  # sharded checkpoints
 VOCAB_NAME = "vocab.txt"
-TOKENIZER_CONFIG_NAME = "tokenizer_config.json"
 PICKLE_CHECKPOINTS = (
     "pytorch_model.bin",
     "pytorch_model.bin.index.json",
@@ -55,11 +56,14 @@ _CONVERT_HINT = (
 
 
 def save_pretrained(model, directory: str | os.PathLike, tokenizer=None) -> Path:
-    """Write ``config.json`` and ``model.safetensors`` (and ``vocab.txt`` given a tokenizer).
+    """Write ``config.json`` and ``model.safetensors``, and the tokenizer's files if given.
 
     Tied weights are stored once, under their canonical names (the decoder reuses
-    ``bert.embeddings.word_embeddings.weight``), as HF does. Each file is written
-    atomically. Returns the folder.
+    ``bert.embeddings.word_embeddings.weight``), as HF does. A tokenizer is written by its
+    own ``save_pretrained`` (vocab.txt and tokenizer_config.json with all its settings),
+    with one change: a ``model_max_length`` above the model's ``max_position_embeddings``
+    is written as ``max_position_embeddings``, the longest input the model beside it reads.
+    Each file is written atomically. Returns the folder.
     """
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
@@ -73,15 +77,8 @@ def save_pretrained(model, directory: str | os.PathLike, tokenizer=None) -> Path
     config["torch_dtype"] = str(np.dtype(model.dtype))
     atomic_write_json(directory / CONFIG_NAME, config)
     if tokenizer is not None:
-        tokenizer.save_vocabulary(directory)
-        atomic_write_json(
-            directory / TOKENIZER_CONFIG_NAME,
-            {
-                "do_lower_case": bool(getattr(tokenizer, "do_lower_case", True)),
-                "tokenizer_class": "BertTokenizer",
-                "model_max_length": int(model.config.max_position_embeddings),
-            },
-        )
+        tokenizer.save_pretrained(directory, model_max_length=min(
+            tokenizer.model_max_length, model.config.max_position_embeddings))
     return directory
 
 
@@ -278,34 +275,15 @@ def load_pretrained(
 
 
 def load_tokenizer(directory: str | os.PathLike):
-    """The BertTokenizer of a checkpoint folder (its vocab.txt and tokenizer_config.json)."""
+    """The BertTokenizer of a model folder: ``BertTokenizer.from_pretrained(directory)``.
+
+    Only the folder check is this module's (a missing folder, or a file given instead, is
+    named as a model folder); vocab.txt and tokenizer_config.json are read as
+    ``from_pretrained`` reads them, settings and all.
+    """
     from minibert.tokenization import BertTokenizer
 
-    directory = _existing_folder(directory, "model folder")
-    vocab = directory / VOCAB_NAME
-    if not vocab.exists():
-        raise FileNotFoundError(
-            f"model folder {str(directory)!r} has no {VOCAB_NAME}; save "
-            f"the model with save_pretrained(dir, tokenizer=...)"
-        )
-    do_lower_case = True
-    settings = directory / TOKENIZER_CONFIG_NAME
-    if settings.exists():
-        where = f"tokenizer settings {str(settings)!r}"
-        with safetensors.open_to_read(settings, "tokenizer settings") as handle:
-            raw = handle.read()
-        try:
-            values = json.loads(raw.decode("utf-8"))
-        except (ValueError, RecursionError) as error:
-            raise ValueError(f"{where} is not valid UTF-8 JSON ({type(error).__name__})") from None
-        if not isinstance(values, dict):
-            raise ValueError(f"{where} must hold a JSON object, got {type(values).__name__}")
-        do_lower_case = values.get("do_lower_case", True)
-        if not isinstance(do_lower_case, bool):
-            raise ValueError(
-                f"{where}: do_lower_case must be true or false, got {str(do_lower_case)[:40]!r}"
-            )
-    return BertTokenizer(vocab, do_lower_case=do_lower_case)
+    return BertTokenizer.from_pretrained(_existing_folder(directory, "model folder"))
 
 
 def checkpoint_summary(directory: str | os.PathLike) -> dict:

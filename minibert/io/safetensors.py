@@ -28,6 +28,7 @@ from typing import IO
 
 import numpy as np
 
+from minibert.checks import check_bool, is_int
 from minibert.io.fileio import DuplicateKeyError, atomic_open, strict_json_loads
 
 __all__ = [
@@ -365,8 +366,7 @@ def load_file(path: str | os.PathLike, mmap: bool = True) -> dict[str, np.ndarra
              tensor if the file is malformed, before any tensor is created
     """
     path = _check_path(path, "path")
-    if not isinstance(mmap, bool):
-        raise TypeError(f"mmap must be True or False, got {_describe(mmap)}")
+    mmap = check_bool("mmap", mmap)
     with open_to_read(path, "safetensors file") as handle:
         size = os.fstat(handle.fileno()).st_size
         tensor_infos, _, data_start = _read_header(handle, size, str(path))
@@ -585,8 +585,8 @@ def _check_coverage(
 
 
 def _is_count(value: object) -> bool:
-    # JSON true/false arrive as bool, which Python counts as int.
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    # JSON true/false arrive as bool, which Python counts as int: is_int refuses them.
+    return is_int(value) and value >= 0
 
 
 def _json_type(value: object) -> str:

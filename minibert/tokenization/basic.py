@@ -1,17 +1,23 @@
 """Basic tokenization: BERT's text cleaning, lowercasing, accent stripping and punctuation split.
 
 This is the first of BERT's two tokenization stages; the second, WordPiece, lives in
-``tokenization_wordpiece.py``. It turns raw text into words the way the reference
-``BasicTokenizer`` of google-research/bert and HuggingFace transformers' slow ``BertTokenizer``
-do, character for character:
+``wordpiece.py``. It turns raw text into words the way HuggingFace transformers' pure-Python
+``BertTokenizer`` does, character for character (tests/parity/ checks it on 1,200 texts):
 
 1. split out special tokens written literally in the text (``"[MASK]"`` stays one word);
-2. clean: drop NUL, U+FFFD and control characters, turn every whitespace character into a space;
+2. clean: drop NUL, U+FFFD and every character of Unicode category C (controls Cc, formats
+   Cf, surrogates Cs, private use Co, unassigned Cn) except tab, newline and carriage
+   return; turn every whitespace character into a space;
 3. put spaces around CJK ideographs, so that each becomes a word of its own;
-4. split on whitespace and NFC-normalize each chunk (HF's slow tokenizer composes characters;
-   Google's code does not);
+4. split on whitespace and NFC-normalize each chunk;
 5. per chunk: lowercase and strip accents (NFD, then drop the combining marks, category Mn);
 6. cut every punctuation character out as a word of its own.
+
+The reference ``BasicTokenizer`` of google-research/bert differs in four places: step 2
+drops only Cc and Cf there, so private-use and unassigned code points stay inside their
+word (which WordPiece then usually makes ``[UNK]``); it has no step 1 (``"[MASK]"`` in the
+text becomes ``[``, ``mask``, ``]``) and no step 4 (with accents kept, ``e`` + U+0301 stays
+two characters); accents are stripped exactly when lowercasing (no ``strip_accents``).
 
 Every word keeps the characters of the original text it came from, so that encodings can
 report offsets into the original string. See docs/tokenization.md.
@@ -23,6 +29,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
+
+from minibert.checks import check_bool
 
 __all__ = [
     "BasicTokenizer",
@@ -40,7 +48,10 @@ def is_whitespace(char: str) -> bool:
 
 
 def is_control(char: str) -> bool:
-    """Whether ``char`` is a control character (category C*), other than tab, newline and CR."""
+    """Whether ``char`` is dropped as a control character: category C*, but not tab, LF, CR.
+
+    As HF transformers; Google's reference counts only Cc and Cf (see the module docstring).
+    """
     # Tab, newline and carriage return are Cc too, but BERT treats them as whitespace.
     return char not in "\t\n\r" and unicodedata.category(char).startswith("C")
 
@@ -151,17 +162,21 @@ class BasicTokenizer:
         tokenize_chinese_chars: bool = True,
         never_split: Iterable[str] = (),
     ):
-        self.do_lower_case = bool(do_lower_case)
-        self.strip_accents = strip_accents
-        self.tokenize_chinese_chars = bool(tokenize_chinese_chars)
+        self.do_lower_case = check_bool("do_lower_case", do_lower_case)
+        self.strip_accents = (None if strip_accents is None
+                              else check_bool("strip_accents", strip_accents))
+        self.tokenize_chinese_chars = check_bool("tokenize_chinese_chars", tokenize_chinese_chars)
+        if isinstance(never_split, str):
+            raise TypeError(f"never_split must be a collection of str, got the str "
+                            f"{never_split!r}")
         self.never_split = frozenset(never_split)
         for token in self.never_split:
             if not isinstance(token, str) or not token:
                 raise TypeError(f"never_split must hold non-empty strings, got {token!r}")
-        if do_lower_case:
-            self._remove_accents = strip_accents is not False
+        if self.do_lower_case:
+            self._remove_accents = self.strip_accents is not False
         else:
-            self._remove_accents = bool(strip_accents)
+            self._remove_accents = bool(self.strip_accents)
         self._cleaning_table = _CLEANING_TABLES[self.tokenize_chinese_chars]
         # Longest first, so that a special token that starts another one cannot shadow it.
         alternatives = sorted(self.never_split, key=lambda token: (-len(token), token))

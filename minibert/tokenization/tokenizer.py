@@ -1,7 +1,7 @@
 """BertTokenizer: text to input_ids, token_type_ids and attention_mask, and back.
 
 Tokenization runs in two stages, each in its own file: basic tokenization into words
-(``tokenization_basic.py``) and WordPiece into vocabulary pieces (``tokenization_wordpiece.py``).
+(``basic.py``) and WordPiece into vocabulary pieces (``wordpiece.py``).
 This file holds the vocabulary and everything around it: special tokens, pairs, truncation,
 padding, offsets, decoding, saving. Behaviour follows HuggingFace transformers' slow Python
 ``BertTokenizer`` token for token; docs/tokenization.md lists the few deliberate differences.
@@ -12,7 +12,6 @@ Dimension legend: B batch, T sequence length.
 from __future__ import annotations
 
 import io
-import json
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -20,6 +19,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from minibert.checks import check_int, is_int
+from minibert.config import read_json_object
 from minibert.io.fileio import atomic_write_json, atomic_write_text
 from minibert.io.safetensors import open_to_read
 from minibert.tokenization.basic import BasicTokenizer
@@ -173,6 +174,9 @@ class BertTokenizer:
             "cls_token": cls_token,
             "mask_token": mask_token,
         }
+        if isinstance(additional_special_tokens, str):
+            raise TypeError(f"additional_special_tokens must be a list of str, got the str "
+                            f"{additional_special_tokens!r}")
         additional_special_tokens = list(additional_special_tokens)
         for index, token in enumerate(additional_special_tokens):
             named_specials[f"additional_special_tokens[{index}]"] = token
@@ -201,19 +205,17 @@ class BertTokenizer:
             )
         self.all_special_ids = [self.vocab[token] for token in self.all_special_tokens]
 
-        _check_positive_int("model_max_length", model_max_length)
-        _check_positive_int("cache_size", cache_size)
-        self.do_lower_case = bool(do_lower_case)
-        self.strip_accents = strip_accents
-        self.tokenize_chinese_chars = bool(tokenize_chinese_chars)
-        self.model_max_length = model_max_length
-        self.cache_size = cache_size
+        self.model_max_length = check_int("model_max_length", model_max_length, minimum=1)
+        self.cache_size = check_int("cache_size", cache_size, minimum=1)
         self.basic_tokenizer = BasicTokenizer(
             do_lower_case=do_lower_case,
             strip_accents=strip_accents,
             tokenize_chinese_chars=tokenize_chinese_chars,
             never_split=self.all_special_tokens,
         )
+        self.do_lower_case = self.basic_tokenizer.do_lower_case
+        self.strip_accents = self.basic_tokenizer.strip_accents
+        self.tokenize_chinese_chars = self.basic_tokenizer.tokenize_chinese_chars
         self.wordpiece_tokenizer = WordpieceTokenizer(
             self.vocab, unk_token=unk_token, max_input_chars_per_word=max_input_chars_per_word
         )
@@ -291,7 +293,7 @@ class BertTokenizer:
         self, ids: int | Sequence[int] | np.ndarray, skip_special_tokens: bool = False
     ) -> str | list[str]:
         """Id(s) to token(s). ``ids`` may be an int, a list or a 1-D integer array (T,)."""
-        if _is_integer(ids):
+        if is_int(ids):
             return self.ids_to_tokens[self._check_id(ids)]
         skipped = set(self.all_special_ids) if skip_special_tokens else ()
         return [
@@ -301,7 +303,7 @@ class BertTokenizer:
         ]
 
     def _check_id(self, token_id) -> int:
-        if not _is_integer(token_id):
+        if not is_int(token_id):
             raise TypeError(f"ids must hold integers, got {type(token_id).__name__}: {token_id!r}")
         token_id = int(token_id)
         if not 0 <= token_id < len(self.ids_to_tokens):
@@ -322,7 +324,7 @@ class BertTokenizer:
         tokens, spans, word_numbers = [], [], []
         words = self.basic_tokenizer.split_chunk(chunk)
         for word_number, word in enumerate(words):
-            for piece, start, end in self.wordpiece_tokenizer.tokenize_with_spans(word.text):
+            for piece, start, end in self.wordpiece_tokenizer.split_word(word.text):
                 tokens.append(piece)
                 spans.append((word.char_starts[start], word.char_ends[end - 1]))
                 word_numbers.append(word_number)
@@ -429,7 +431,7 @@ class BertTokenizer:
         padding_strategy = _padding_strategy(padding)
         truncation_strategy = _truncation_strategy(truncation, max_length, padding_strategy)
         if max_length is not None:
-            _check_positive_int("max_length", max_length)
+            check_int("max_length", max_length, minimum=1)
         elif truncation_strategy != "do_not_truncate" or padding_strategy == "max_length":
             max_length = self.model_max_length
         if return_tensors not in (None, "np"):
@@ -580,57 +582,73 @@ class BertTokenizer:
         atomic_write_text(path, "".join(token + "\n" for token in tokens))
         return str(path)
 
-    def save_pretrained(self, directory: str | os.PathLike) -> str:
+    def save_pretrained(self, directory: str | os.PathLike, *,
+                        model_max_length: int | None = None) -> str:
         """Write ``vocab.txt`` and an HF-style ``tokenizer_config.json`` into ``directory``.
 
-        ``BertTokenizer.from_pretrained(directory)`` (and HF transformers) read them back
-        with the same settings. Returns the directory.
+        The file holds every setting of the constructor (casing, accents, CJK, special
+        tokens, ``max_input_chars_per_word``, ``model_max_length``), so that
+        ``BertTokenizer.from_pretrained(directory)`` builds the same tokenizer, and HF
+        transformers' ``BertTokenizer.from_pretrained`` one with the same settings.
+        ``model_max_length`` writes another limit than the tokenizer's own (a model saved
+        beside it that reads fewer positions). Returns the directory.
         """
+        if model_max_length is None:
+            model_max_length = self.model_max_length
+        model_max_length = check_int("model_max_length", model_max_length, minimum=1)
         self.save_vocabulary(directory)
-        config = {
+        settings = {
             "tokenizer_class": "BertTokenizer",
             "do_lower_case": self.do_lower_case,
             "strip_accents": self.strip_accents,
             "tokenize_chinese_chars": self.tokenize_chinese_chars,
-            "model_max_length": self.model_max_length,
-            "unk_token": self.unk_token,
-            "sep_token": self.sep_token,
-            "pad_token": self.pad_token,
-            "cls_token": self.cls_token,
-            "mask_token": self.mask_token,
+            "max_input_chars_per_word": self.wordpiece_tokenizer.max_input_chars_per_word,
+            "model_max_length": model_max_length,
+            **{name: getattr(self, name) for name in _SPECIAL_TOKEN_DEFAULTS},
             "additional_special_tokens": self.additional_special_tokens,
+            # HF's defaults, written out so that HF reads exactly what minibert does.
+            "do_basic_tokenize": True,
+            "never_split": None,
+            "clean_up_tokenization_spaces": True,
         }
-        atomic_write_json(Path(directory) / TOKENIZER_CONFIG_NAME, config)
+        atomic_write_json(Path(directory) / TOKENIZER_CONFIG_NAME, settings)
         return str(directory)
 
     @classmethod
-    def from_pretrained(cls, directory: str | os.PathLike, **kwargs) -> BertTokenizer:
-        """Load ``directory/vocab.txt`` with the settings of ``tokenizer_config.json`` if present.
+    def from_pretrained(cls, directory: str | os.PathLike, **overrides) -> BertTokenizer:
+        """Load ``directory/vocab.txt`` with the settings of its ``tokenizer_config.json``.
 
-        Keyword arguments override the file's settings (e.g. ``do_lower_case=False``).
+        Reads the folders ``save_pretrained`` writes and those of HF transformers (4 and 5:
+        special tokens as plain strings or as HF's ``{"content": ...}`` objects, extra
+        special tokens under ``additional_special_tokens`` or ``extra_special_tokens``); a
+        folder with only ``vocab.txt`` gets the defaults. Keyword arguments override the
+        file's settings (e.g. ``do_lower_case=False``). Settings minibert cannot follow
+        (``do_basic_tokenize: false``, a ``never_split`` list) raise ValueError rather
+        than being ignored.
         """
+        if not isinstance(directory, (str, os.PathLike)):
+            raise TypeError(f"directory must be a str or os.PathLike, got "
+                            f"{type(directory).__name__}")
         directory = Path(directory)
+        if not directory.exists():
+            raise FileNotFoundError(f"tokenizer folder {str(directory)!r} does not exist")
         if not directory.is_dir():
-            raise ValueError(f"directory {str(directory)!r} is not a directory")
-        settings = {}
-        config_path = directory / TOKENIZER_CONFIG_NAME
-        if config_path.is_file():
-            config = json.loads(config_path.read_text(encoding="utf-8"))
-            known = (
-                "do_lower_case",
-                "strip_accents",
-                "tokenize_chinese_chars",
-                "model_max_length",
-                "unk_token",
-                "sep_token",
-                "pad_token",
-                "cls_token",
-                "mask_token",
-                "additional_special_tokens",
-            )
-            settings = {key: config[key] for key in known if config.get(key) is not None}
-        settings.update(kwargs)
-        return cls(directory / VOCAB_FILE_NAME, **settings)
+            raise NotADirectoryError(f"tokenizer folder {str(directory)!r} is a file; expected "
+                                     f"a folder holding {VOCAB_FILE_NAME}")
+        vocab = directory / VOCAB_FILE_NAME
+        if not vocab.exists():
+            raise FileNotFoundError(
+                f"folder {str(directory)!r} has no {VOCAB_FILE_NAME}; write one with "
+                f"tokenizer.save_pretrained(folder) or model.save_pretrained(folder, tokenizer)")
+        settings_file = directory / TOKENIZER_CONFIG_NAME
+        if not settings_file.exists():
+            return cls(vocab, **overrides)
+        settings = _settings_from_file(settings_file)
+        try:
+            return cls(vocab, **{**settings, **overrides})
+        except (TypeError, ValueError) as error:
+            kind = TypeError if isinstance(error, TypeError) else ValueError
+            raise kind(f"{error} (settings read from {str(settings_file)!r})") from None
 
     # ----------------------------------------------------------------- training
     @classmethod
@@ -685,6 +703,55 @@ _SPECIAL_TOKEN_DEFAULTS = {
     "cls_token": "[CLS]",
     "mask_token": "[MASK]",
 }
+# tokenizer_config.json keys that are constructor arguments, passed on as the file has them.
+_SETTINGS = ("do_lower_case", "strip_accents", "tokenize_chinese_chars",
+             "max_input_chars_per_word", "model_max_length")
+
+
+def _settings_from_file(path: Path) -> dict:
+    """The constructor arguments a ``tokenizer_config.json`` (minibert's or HF's) holds.
+
+    Other keys (``tokenizer_class``, ``added_tokens_decoder``, ``name_or_path``...) describe
+    nothing the constructor takes and are skipped; null values mean "the default".
+    """
+    where = f"tokenizer settings {str(path)!r}"
+    data = read_json_object(path, "tokenizer settings")
+    basic = data.get("do_basic_tokenize")
+    if basic is not None and basic is not True:
+        raise ValueError(f"{where}: do_basic_tokenize must be true (minibert always runs "
+                         f"basic tokenization), got {basic!r}")
+    if data.get("never_split"):
+        raise ValueError(f"{where}: never_split {data['never_split']!r} is not supported; "
+                         f"list such tokens under additional_special_tokens instead")
+    # null stands for the default (for strip_accents: follow do_lower_case).
+    settings = {key: data[key] for key in _SETTINGS if data.get(key) is not None}
+    settings.update({key: _token_text(where, key, data[key])
+                     for key in _SPECIAL_TOKEN_DEFAULTS if data.get(key) is not None})
+    extra = []
+    for key in ("additional_special_tokens", "extra_special_tokens"):
+        tokens = data.get(key)
+        if tokens is None:
+            continue
+        # transformers 4 wrote extra_special_tokens as an object of named tokens.
+        tokens = list(tokens.values()) if isinstance(tokens, dict) else tokens
+        if not isinstance(tokens, list):
+            raise ValueError(f"{where}: {key} must be a list of tokens, got "
+                             f"{type(tokens).__name__} {tokens!r:.60}")
+        extra += [_token_text(where, f"{key}[{index}]", token)
+                  for index, token in enumerate(tokens)]
+    if extra:
+        settings["additional_special_tokens"] = list(dict.fromkeys(extra))
+    return settings
+
+
+def _token_text(where: str, key: str, token) -> str:
+    """A special token as written in a settings file: a str, or HF's {"content": str, ...}."""
+    if isinstance(token, dict) and isinstance(token.get("content"), str):
+        return token["content"]
+    if not isinstance(token, str):
+        raise ValueError(f"{where}: {key} must be a token (a string, or an object with a "
+                         f"string 'content'), got {type(token).__name__} {token!r:.60}")
+    return token
 
 
 def _index_tokens(tokens: list[str], where) -> dict[str, int]:
@@ -702,10 +769,6 @@ def _index_tokens(tokens: list[str], where) -> dict[str, int]:
             )
         vocab[token] = index
     return vocab
-
-
-def _is_integer(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def _as_id_sequence(ids):
@@ -737,13 +800,6 @@ def _check_texts(name: str, value, is_batch: bool) -> list[str]:
                 f"{name}[{index}] must be a str, got {type(item).__name__}: {item!r:.80}"
             )
     return list(value)
-
-
-def _check_positive_int(name: str, value) -> None:
-    if not _is_integer(value):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
 
 
 def _padding_strategy(padding) -> str:

@@ -39,6 +39,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from minibert.checks import check_int
 from minibert.tokenization.basic import BasicTokenizer
 
 __all__ = ["Merge", "WordPieceTrainer"]
@@ -88,15 +89,10 @@ class WordPieceTrainer:
         tokenize_chinese_chars: bool = True,
         max_input_chars_per_word: int = 100,
     ):
-        for name, value in (
-            ("vocab_size", vocab_size),
-            ("min_frequency", min_frequency),
-            ("max_input_chars_per_word", max_input_chars_per_word),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
-            if value < 1:
-                raise ValueError(f"{name} must be >= 1, got {value}")
+        vocab_size = check_int("vocab_size", vocab_size, minimum=1)
+        min_frequency = check_int("min_frequency", min_frequency, minimum=1)
+        max_input_chars_per_word = check_int(
+            "max_input_chars_per_word", max_input_chars_per_word, minimum=1)
         if isinstance(special_tokens, str):
             raise TypeError(
                 f"special_tokens must be a sequence of str, got the str {special_tokens!r}"

@@ -1,19 +1,29 @@
-"""WordPiece: split one word into vocabulary pieces, greedy longest-match-first.
+"""WordPiece: split words into vocabulary pieces, greedy longest-match-first.
 
-The second of BERT's two tokenization stages (the first is ``tokenization_basic.py``). Start
-at the first character and take the longest prefix that is in the vocabulary; continue from
+The second of BERT's two tokenization stages (the first is ``basic.py``). Start at the first
+character of a word and take the longest prefix that is in the vocabulary; continue from
 where it ended, now looking for pieces spelled with the ``##`` continuation prefix. If at some
 point no piece matches, the whole word becomes ``[UNK]`` (not just the unmatched part), as in
 BERT's reference code. Example with BERT's uncased vocabulary::
 
     "unbelievably" -> ["un", "##bel", "##ie", "##va", "##bly"]
+
+``tokenize`` takes text and splits it on whitespace first, as the ``WordpieceTokenizer`` of
+google-research/bert and of HF transformers do; ``split_word`` is the loop for one word,
+which ``BertTokenizer`` calls directly on the words of basic tokenization.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Container
 
+from minibert.checks import check_int
+
 __all__ = ["WordpieceTokenizer"]
+
+# The whitespace of ``str.split()``, which the reference code splits on.
+_WORD_PATTERN = re.compile(r"\S+")
 
 
 class WordpieceTokenizer:
@@ -34,31 +44,33 @@ class WordpieceTokenizer:
         max_input_chars_per_word: int = 100,
         continuation_prefix: str = "##",
     ):
-        if isinstance(max_input_chars_per_word, bool) or not isinstance(
-            max_input_chars_per_word, int
-        ):
-            raise TypeError(
-                "max_input_chars_per_word must be an int, got "
-                f"{type(max_input_chars_per_word).__name__}"
-            )
-        if max_input_chars_per_word < 1:
-            raise ValueError(
-                f"max_input_chars_per_word must be >= 1, got {max_input_chars_per_word}"
-            )
         self.vocab = vocab
         self.unk_token = unk_token
-        self.max_input_chars_per_word = max_input_chars_per_word
+        self.max_input_chars_per_word = check_int(
+            "max_input_chars_per_word", max_input_chars_per_word, minimum=1)
         self.continuation_prefix = continuation_prefix
         # No piece is longer than the longest vocabulary entry, so never try longer ones:
         # this turns the quadratic search on long words into a linear one.
         self._longest_piece = max((len(token) for token in vocab), default=0)
 
-    def tokenize(self, word: str) -> list[str]:
-        """Split one word (no whitespace) into pieces; ``[unk_token]`` if it cannot be spelled."""
-        return [piece for piece, _, _ in self.tokenize_with_spans(word)]
+    def tokenize(self, text: str) -> list[str]:
+        """Split whitespace-separated ``text`` into pieces, word by word.
 
-    def tokenize_with_spans(self, word: str) -> list[tuple[str, int, int]]:
-        """Like ``tokenize``, but each piece comes with its ``(start, end)`` span in ``word``."""
+        ``"unwanted running"`` -> ``['un', '##want', '##ed', 'runn', '##ing']`` with the
+        reference tests' vocabulary; a word that cannot be spelled is one ``unk_token``.
+        """
+        return [piece for word in text.split() for piece, _, _ in self.split_word(word)]
+
+    def tokenize_with_spans(self, text: str) -> list[tuple[str, int, int]]:
+        """Like ``tokenize``, but each piece comes with its ``(start, end)`` span in ``text``."""
+        return [
+            (piece, match.start() + start, match.start() + end)
+            for match in _WORD_PATTERN.finditer(text)
+            for piece, start, end in self.split_word(match.group())
+        ]
+
+    def split_word(self, word: str) -> list[tuple[str, int, int]]:
+        """The pieces of one word (no whitespace in it), each with its span in ``word``."""
         if len(word) > self.max_input_chars_per_word:
             return [(self.unk_token, 0, len(word))]
         vocab = self.vocab

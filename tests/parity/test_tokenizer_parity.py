@@ -389,3 +389,42 @@ def test_vocabulary_and_special_tokens_match(ours, slow):
     for name in ("cls", "sep", "pad", "mask", "unk"):
         assert getattr(ours, f"{name}_token") == getattr(slow, f"{name}_token")
         assert getattr(ours, f"{name}_token_id") == getattr(slow, f"{name}_token_id")
+
+
+# ----------------------------------------------------------------- settings files, both ways
+SETTINGS = dict(do_lower_case=True, strip_accents=False, tokenize_chinese_chars=False,
+                additional_special_tokens=["[unused0]"], model_max_length=64)
+
+
+def hf_settings(tokenizer) -> dict:
+    basic = tokenizer.basic_tokenizer if hasattr(tokenizer, "basic_tokenizer") else None
+    settings = {"model_max_length": tokenizer.model_max_length,
+                "all_special_tokens": list(tokenizer.all_special_tokens)}
+    if basic is not None:
+        settings.update(do_lower_case=basic.do_lower_case, strip_accents=basic.strip_accents,
+                        tokenize_chinese_chars=basic.tokenize_chinese_chars)
+    return settings
+
+
+def test_saved_settings_open_in_transformers(model_dir, slow, texts, tmp_path):
+    ours = BertTokenizer(model_dir / "vocab.txt", **SETTINGS)
+    ours.save_pretrained(tmp_path)
+    python = type(slow).from_pretrained(str(tmp_path))
+    rust = transformers.AutoTokenizer.from_pretrained(str(tmp_path))
+    expected = {"model_max_length": 64, "all_special_tokens": ours.all_special_tokens,
+                "do_lower_case": True, "strip_accents": False, "tokenize_chinese_chars": False}
+    assert hf_settings(python) == expected
+    assert hf_settings(rust) == {key: expected[key] for key in hf_settings(rust)}
+    for text in texts[:300] + ["Héllo 中文 x[unused0]y"]:
+        assert ours.tokenize(text) == python.tokenize(text), repr(text)
+
+
+def test_transformers_saved_settings_open_here(model_dir, slow, texts, tmp_path):
+    reference = type(slow)(str(model_dir / "vocab.txt"), **SETTINGS)
+    reference.save_pretrained(str(tmp_path))
+    ours = BertTokenizer.from_pretrained(tmp_path)
+    assert hf_settings(ours) == hf_settings(reference)
+    for text in texts[:300] + ["Héllo 中文 x[unused0]y"]:
+        assert ours.tokenize(text) == reference.tokenize(text), repr(text)
+    assert ours.decode(ours.encode("a [unused0] b"), skip_special_tokens=True) == (
+        reference.decode(reference.encode("a [unused0] b"), skip_special_tokens=True))
