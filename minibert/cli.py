@@ -349,8 +349,8 @@ def _run_fill_mask(args) -> int:
     import json
     import warnings
 
-    from minibert.io.checkpoint import load_tokenizer
     from minibert.fill_mask import fill_mask
+    from minibert.io.checkpoint import load_tokenizer
     from minibert.model import BertForMaskedLM
 
     folder = _model_folder(args.model, "--model")
@@ -415,8 +415,8 @@ def _run_attention(args) -> int:
     import warnings
 
     from minibert import viz
-    from minibert.io.checkpoint import load_tokenizer
     from minibert.fill_mask import excerpt
+    from minibert.io.checkpoint import load_tokenizer
     from minibert.model import BertModel
 
     suffix = args.output.rsplit(".", 1)[-1].lower() if "." in args.output else ""
@@ -479,13 +479,54 @@ def _run_saliency(args) -> int:
     return 0
 
 
-# -- wiring ----------------------------------------------------------------------------------
+# -- finetune --------------------------------------------------------------------------------
 
 def _add_finetune(subparsers) -> None:
-    from minibert.training.finetune import add_finetune_command
+    from minibert.training.finetune import FinetuneConfig
 
-    add_finetune_command(subparsers)
+    defaults = FinetuneConfig()
+    parser = subparsers.add_parser(
+        "finetune", help="fine-tune a pretrained (or fresh) BERT on a toy task",
+        description="Fine-tune on a labelled toy task drawn from the toy world: classify "
+                    "(topic of a sentence), tag (BIO entities) or qa (extractive questions, "
+                    "some unanswerable). Writes OUT/config.json, model.safetensors, "
+                    "vocab.txt, metrics.json and history.json.")
+    parser.add_argument("--task", required=True, help="classify, tag or qa")
+    parser.add_argument("--model", metavar="DIR",
+                        help="pretrained folder with vocab.txt (e.g. from pretrain); "
+                             "omit to start from random weights")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--train-size", type=int, default=defaults.train_size)
+    parser.add_argument("--test-size", type=int, default=defaults.test_size)
+    parser.add_argument("--epochs", type=int, default=defaults.epochs)
+    parser.add_argument("--min-steps", type=int, default=defaults.min_steps,
+                        help="train at least this many steps (more epochs for small sets)")
+    parser.add_argument("--lr", type=float, default=defaults.learning_rate,
+                        help="peak learning rate")
+    parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
+    parser.add_argument("--max-length", type=int, default=None,
+                        help="tokens per example (default: 48, or 128 for qa)")
+    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace a model already in --out")
+    parser.set_defaults(handler=_run_finetune)
 
+
+def _run_finetune(args) -> int:
+    import json
+
+    from minibert.training.finetune import finetune
+
+    metrics = finetune(args.task, args.model, args.out, train_size=args.train_size,
+                       seed=args.seed, overwrite=args.overwrite, test_size=args.test_size,
+                       epochs=args.epochs, min_steps=args.min_steps, learning_rate=args.lr,
+                       batch_size=args.batch_size, max_length=args.max_length,
+                       progress=_progress)
+    print(json.dumps(metrics, indent=2, sort_keys=True))
+    return 0
+
+
+# -- wiring ----------------------------------------------------------------------------------
 
 _COMMANDS: list[Callable] = [_add_gradcheck, _add_pretrain, _add_fill_mask, _add_attention,
                              _add_finetune, _add_info]
@@ -520,7 +561,7 @@ def _one_line(error: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from minibert.training.pretrain import TrainingDiverged
+    from minibert.training.loop import TrainingDiverged
 
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:

@@ -6,32 +6,30 @@ hand-made logits; the job end to end on a few examples with a small vocabulary.
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import numpy as np
 import pytest
 
-from minibert.training import finetune as finetune_module
+from minibert import cli
+from minibert.checks import IGNORE_INDEX
 from minibert.data import tasks
 from minibert.data.templates import TOPICS
-from minibert.training.finetune import (
-    HEADS,
-    FinetuneConfig,
+from minibert.heads import BertForSequenceClassification, BertForTokenClassification
+from minibert.tokenization import BertTokenizer
+from minibert.training import finetune as finetune_module
+from minibert.training.finetune import HEADS, FinetuneConfig, finetune
+from minibert.training.loop import TrainingDiverged
+from minibert.training.metrics import (
     accuracy,
-    add_finetune_command,
     bio_entities,
     decode_spans,
     entity_f1,
     exact_match_score,
-    finetune,
     normalize_answer,
     span_f1_score,
     squad_scores,
 )
-from minibert.heads import BertForSequenceClassification, BertForTokenClassification
-from minibert.model import IGNORE_INDEX
-from minibert.tokenization import BertTokenizer
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 # "elmford" splits into elm ##ford; "omar's" is omar ' s.
@@ -300,7 +298,7 @@ def test_decode_spans_bad_input():
     start, end, context = one_row([0.0, 1.0], [0.0, 1.0], [0, 1])
     with pytest.raises(ValueError, match="one shape"):
         decode_spans(start, end[:, :1], context)
-    with pytest.raises(ValueError, match="max_answer_length must be an int >= 1, got 0"):
+    with pytest.raises(ValueError, match="max_answer_length must be >= 1, got 0"):
         decode_spans(start, end, context, max_answer_length=0)
 
 
@@ -364,17 +362,18 @@ def test_finetune_tagging_reports_entity_f1(tmp_path):
 
 
 def test_finetune_config_validation():
-    with pytest.raises(ValueError, match="learning_rate must be a positive number"):
+    with pytest.raises(ValueError, match="learning_rate must be a finite number > 0"):
         FinetuneConfig(learning_rate=0)
-    with pytest.raises(ValueError, match="max_length must be None or an integer >= 8"):
+    with pytest.raises(ValueError, match="max_length must be >= 8, got 4"):
         FinetuneConfig(max_length=4)
-    with pytest.raises(ValueError, match="epochs must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match="epochs must be >= 1, got 0"):
         FinetuneConfig(epochs=0)
+    with pytest.raises(TypeError, match="batch_size must be an int, got float 8.0"):
+        FinetuneConfig(batch_size=8.0)
 
 
 def test_command_line_registration(tmp_path, capsys, monkeypatch):
-    parser = argparse.ArgumentParser(prog="minibert")
-    add_finetune_command(parser.add_subparsers(dest="command"))
+    parser = cli.build_parser()
     out = tmp_path / "cli"
     args = parser.parse_args(["finetune", "--task", "classify", "--out", str(out),
                               "--train-size", "8", "--test-size", "8", "--epochs", "1",
@@ -389,11 +388,6 @@ def test_command_line_registration(tmp_path, capsys, monkeypatch):
 
 
 def test_command_line_errors_are_one_line(tmp_path, capsys):
-    from minibert import cli
-
-    parser = cli.build_parser()
-    if "finetune" not in parser._subparsers._group_actions[0].choices:
-        pytest.skip("finetune is not wired into minibert.cli yet")
     status = cli.main(["finetune", "--task", "sentiment", "--out", str(tmp_path / "x")])
     error = capsys.readouterr().err.strip()
     assert status == 2 and len(error.splitlines()) == 1
@@ -401,8 +395,6 @@ def test_command_line_errors_are_one_line(tmp_path, capsys):
 
 
 def test_a_diverging_run_stops_with_a_clear_error(tmp_path):
-    from minibert.training.pretrain import TrainingDiverged
-
     with pytest.raises(TrainingDiverged, match="smaller learning rate"):
         finetune("classify", None, tmp_path / "diverged", train_size=8,
                  progress=lambda m: None, **{**QUICK, "learning_rate": 1e30})

@@ -2,7 +2,8 @@
 
 Every writer in minibert goes through here: write a temporary file in the destination
 folder, flush and fsync it, then ``os.replace`` it over the target (atomic on POSIX and
-Windows when both live on one file system).
+Windows when both live on one file system). ``atomic_folder`` does the same for a folder
+of files: fill a staging folder, then swap it in by two renames.
 
 The result has the permissions a plain ``open(path, "w")`` would give: a new file gets
 0666 minus the user's umask (``tempfile.mkstemp`` would make every file 0600, unreadable
@@ -15,13 +16,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
 __all__ = ["DuplicateKeyError", "atomic_open", "atomic_write_bytes", "atomic_write_text",
-           "atomic_write_json", "strict_json_loads"]
+           "atomic_write_json", "atomic_folder", "folder_versions", "remove_folder",
+           "strict_json_loads"]
 
 
 @contextlib.contextmanager
@@ -100,6 +103,51 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
 def atomic_write_json(path: str | os.PathLike, obj, indent: int = 2) -> None:
     """Write ``obj`` as pretty JSON (sorted keys, trailing newline) atomically."""
     atomic_write_text(path, json.dumps(obj, indent=indent, sort_keys=True) + "\n")
+
+
+def _swap_folders(path: Path) -> tuple[Path, Path]:
+    """The staging and the old folder of ``atomic_folder``: ``.<name>.new``, ``.<name>.old``."""
+    return path.parent / f".{path.name}.new", path.parent / f".{path.name}.old"
+
+
+@contextlib.contextmanager
+def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
+    """Fill a staging folder beside ``path``; on success, swap it in for ``path``.
+
+    The body writes into the yielded folder (``.<name>.new``). If it raises, that folder is
+    removed and ``path`` is untouched. On success the old ``path`` is renamed to
+    ``.<name>.old``, the new folder to ``path``, and the old one deleted: at every moment a
+    complete version exists, under ``path`` or, if the process dies between the two
+    renames, under ``.<name>.old`` (``folder_versions`` lists both).
+    """
+    path = Path(path)
+    staging, previous = _swap_folders(path)
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        staging.mkdir(parents=True)
+        yield staging
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)  # a full disk keeps no partial copy
+        raise
+    shutil.rmtree(previous, ignore_errors=True)
+    if path.exists():
+        os.replace(path, previous)
+    os.replace(staging, path)
+    shutil.rmtree(previous, ignore_errors=True)
+
+
+def folder_versions(path: str | os.PathLike) -> tuple[Path, Path]:
+    """Where a complete version of an ``atomic_folder`` may be, newest first: ``path``, then
+    the ``.<name>.old`` an interrupted swap leaves."""
+    path = Path(path)
+    return path, _swap_folders(path)[1]
+
+
+def remove_folder(path: str | os.PathLike) -> None:
+    """Delete an ``atomic_folder`` with its staging and old copies, if any."""
+    path = Path(path)
+    for folder in (path, *_swap_folders(path)):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 class DuplicateKeyError(ValueError):

@@ -9,26 +9,35 @@ Two variants of one algorithm (the derivations and their differences are in docs
   optimization.py): no bias correction, and ``weight_decay * param`` added to the Adam update
   before it is scaled by the learning rate.
 
-Both read the gradients from the model at every ``step()`` and update the parameter arrays in
-place, so the model keeps seeing its own arrays. LayerNorm weights and all biases get no
-weight decay (``no_weight_decay``), as in Google BERT.
+All parameters in one buffer, as llm.c keeps GPT-2's: on construction the optimizer moves
+the model's parameters into one flat array and their gradients into another
+(``flatten_parameters``). Every ``module.params[name]`` and ``module.grads[name]`` becomes a
+view of them, so the model computes exactly as before, and an update is a dozen in-place
+ufuncs over the whole model instead of a dozen per array. The decay group comes first in
+the buffer, so weight decay is one slice. ``adamw_reference`` and
+``adam_weight_decay_reference`` are the same updates for one array, written as the formulas
+read; tests/test_optim.py proves the flat updates equal to them bit for bit. LayerNorm
+weights and all biases get no weight decay (``no_weight_decay``), as in Google BERT.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from minibert.checks import check_bool, check_probability, check_real
 from minibert.training.schedules import ConstantSchedule
 
 __all__ = [
     "AdamW",
     "AdamWeightDecay",
     "OPTIMIZERS",
+    "adam_weight_decay_reference",
+    "adamw_reference",
     "clip_grad_norm",
+    "flatten_parameters",
     "make_optimizer",
     "no_weight_decay",
 ]
@@ -44,41 +53,116 @@ def no_weight_decay(name: str) -> bool:
     return "LayerNorm" in name or "layer_norm" in name or name.endswith("bias")
 
 
-def _real(arg_name: str, value, allowed: str, ok: Callable[[float], bool]) -> float:
-    """Return ``value`` as a float after checking it is a real number for which ``ok`` holds."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{arg_name} must be a real number, got {type(value).__name__} {value!r}")
-    if not (math.isfinite(value) and ok(value)):
-        raise ValueError(f"{arg_name} must be {allowed}, got {value!r}")
-    return float(value)
+# ------------------------------------------------------------------------------------------
+# The updates of one array, as the formulas read
+# ------------------------------------------------------------------------------------------
 
 
-def _nonneg(x: float) -> bool:
-    return x >= 0
+def adamw_reference(param, grad, exp_avg, exp_avg_sq, lr: float, step: int,
+                    betas: tuple[float, float], eps: float, weight_decay: float,
+                    bias_correction: bool = True) -> None:
+    """One AdamW update of one parameter array, in place; ``step`` is t = 1, 2, ...
+
+    The readable twin of ``AdamW.step``, which does the same over the flat buffers without
+    temporaries. The factors are grouped as ``step`` groups them, so the two agree exactly.
+    """
+    beta1, beta2 = betas
+    param *= 1.0 - lr * weight_decay
+    exp_avg[...] = beta1 * exp_avg + (1.0 - beta1) * grad  # m
+    exp_avg_sq[...] = beta2 * exp_avg_sq + (grad * grad) * (1.0 - beta2)  # v
+    if bias_correction:  # m_hat = m / (1 - beta1^t), v_hat = v / (1 - beta2^t)
+        step_size = lr / (1.0 - beta1**step)
+        denominator = np.sqrt(exp_avg_sq) / math.sqrt(1.0 - beta2**step) + eps
+    else:
+        step_size, denominator = lr, np.sqrt(exp_avg_sq) + eps
+    param -= exp_avg / denominator * step_size  # p = p - lr * m_hat / (sqrt(v_hat) + eps)
 
 
-def _unit_interval(x: float) -> bool:
-    return 0 <= x < 1
+def adam_weight_decay_reference(param, grad, exp_avg, exp_avg_sq, lr: float,
+                                betas: tuple[float, float], eps: float,
+                                weight_decay: float) -> None:
+    """One Google BERT update of one parameter array, in place (``AdamWeightDecay.step``)."""
+    beta1, beta2 = betas
+    exp_avg[...] = beta1 * exp_avg + (1.0 - beta1) * grad
+    exp_avg_sq[...] = beta2 * exp_avg_sq + (grad * grad) * (1.0 - beta2)
+    update = exp_avg / (np.sqrt(exp_avg_sq) + eps) + param * weight_decay
+    param -= update * lr
 
 
-def _is_model(obj) -> bool:
-    return hasattr(obj, "named_parameters") and hasattr(obj, "named_gradients")
+# ------------------------------------------------------------------------------------------
+# One buffer for all parameters
+# ------------------------------------------------------------------------------------------
 
 
-def _check_gradient(name: str, param: np.ndarray, grad) -> None:
-    if not isinstance(grad, np.ndarray):
-        raise TypeError(f"gradient of {name!r} must be a numpy array, got {type(grad).__name__}")
-    if grad.shape != param.shape or grad.dtype != param.dtype:
-        raise ValueError(
-            f"gradient of {name!r} must have the parameter's shape {param.shape} and dtype "
-            f"{param.dtype}, got shape {grad.shape} and dtype {grad.dtype}"
-        )
+def flatten_parameters(model, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Move the named parameters of ``model`` and their gradients into one flat buffer each.
+
+    The buffers hold the arrays one after the other in the order of ``names``. Every
+    ``module.params[...]`` and ``module.grads[...]`` entry of the model that held one of
+    these arrays then holds a view of the buffer, with the array's shape and values; the
+    holders of a tied array all get the same view, so it stays one array.
+    Inputs: model, a minibert Module with floating-point parameters of one dtype; names,
+    each name of ``model.named_parameters()`` once.
+    Outputs: (params, grads), two flat arrays (P,), P the number of scalar parameters.
+    """
+    params, grads = dict(model.named_parameters()), dict(model.named_gradients())
+    if sorted(names) != sorted(params):
+        raise ValueError("names must list every parameter of the model once")
+    dtypes = {params[name].dtype for name in names}
+    if len(dtypes) != 1:
+        raise TypeError(f"the parameters must share one dtype to share one buffer, got "
+                        f"{sorted(str(dtype) for dtype in dtypes)}")
+    total, dtype = sum(params[name].size for name in names), dtypes.pop()
+    flat_params, flat_grads = np.empty(total, dtype), np.empty(total, dtype)
+    moved = {}  # id(old array) -> its view in the buffer
+    start = 0
+    for name in names:
+        for old, flat in ((params[name], flat_params), (grads[name], flat_grads)):
+            view = flat[start:start + old.size].reshape(old.shape)
+            view[...] = old
+            moved[id(old)] = view
+        start += params[name].size
+    for _, module in model.named_modules():
+        for table in (module.params, module.grads):
+            for key, array in list(table.items()):
+                table[key] = moved.get(id(array), array)
+    return flat_params, flat_grads
+
+
+def _views(flat: np.ndarray, shapes: dict[str, tuple]) -> dict[str, np.ndarray]:
+    """name -> view of ``flat`` with that shape, consecutive in the order of ``shapes``."""
+    views, start = {}, 0
+    for name, shape in shapes.items():
+        size = math.prod(shape)
+        views[name] = flat[start:start + size].reshape(shape)
+        start += size
+    return views
+
+
+def _check_model(model) -> None:
+    if not all(hasattr(model, attr) for attr in ("named_modules", "named_parameters",
+                                                   "named_gradients")):
+        raise TypeError(f"model must be a minibert Module (its parameters move into one "
+                        f"buffer), got {type(model).__name__}")
+    for (name, param), (_, grad) in zip(model.named_parameters(), model.named_gradients(),
+                                        strict=True):
+        if not isinstance(grad, np.ndarray) or grad.shape != param.shape \
+                or grad.dtype != param.dtype:
+            raise ValueError(f"gradient of {name!r} must be an array of the parameter's shape "
+                             f"{param.shape} and dtype {param.dtype}, got "
+                             f"{getattr(grad, 'shape', type(grad).__name__)} "
+                             f"{getattr(grad, 'dtype', '')}")
+
+
+# ------------------------------------------------------------------------------------------
+# The optimizers
+# ------------------------------------------------------------------------------------------
 
 
 class AdamW:
     """Adam with decoupled weight decay, in torch.optim.AdamW's order of operations.
 
-    For each parameter p with gradient g, at update t = 1, 2, ... with learning rate lr:
+    For every parameter p with gradient g, at update t = 1, 2, ... with learning rate lr:
 
         p = p * (1 - lr * weight_decay)              # only for decay_names
         m = beta1 * m + (1 - beta1) * g
@@ -89,9 +173,9 @@ class AdamW:
     update (see AdamWeightDecay).
 
     Inputs:
-        params: a model (anything with ``named_parameters()`` and ``named_gradients()``, HF
-            names; gradients are read from it at every step), or a list of
-            ``(name, param, grad)`` triples whose grad arrays are filled in place.
+        model: a minibert Module; its parameters and gradient buffers move into the
+            optimizer's flat buffers (``flat_params``, ``flat_grads``), the module keeping
+            views of them. One optimizer per model: a second one moves them again.
         lr: a float >= 0, or a schedule (an object with ``lr_at(step)``, see
             minibert.training.schedules); ``step`` is the number of updates already made.
         betas: (beta1, beta2), each in [0, 1).
@@ -101,168 +185,95 @@ class AdamW:
         no_decay: name -> bool, True for parameters trained without weight decay.
     """
 
-    # Parameter-sized working arrays one update needs (see _update).
-    _scratch_rows = 1
+    _scratch_rows = 1  # parameter-sized working arrays one update needs
 
-    def __init__(
-        self,
-        params,
-        lr=1e-4,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0.01,
-        bias_correction: bool = True,
-        no_decay: Callable[[str], bool] = no_weight_decay,
-    ):
-        if hasattr(lr, "lr_at"):
-            self.schedule = lr
-        else:
-            self.schedule = ConstantSchedule(_real("lr", lr, "a finite number >= 0", _nonneg))
+    def __init__(self, model, lr=1e-4, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.01, bias_correction: bool = True,
+                 no_decay: Callable[[str], bool] = no_weight_decay):
+        self.schedule = lr if hasattr(lr, "lr_at") else ConstantSchedule(lr)
         if not (isinstance(betas, (tuple, list)) and len(betas) == 2):
             raise TypeError(f"betas must be a pair (beta1, beta2), got {betas!r}")
-        self.betas = (
-            _real("betas[0]", betas[0], "in [0, 1)", _unit_interval),
-            _real("betas[1]", betas[1], "in [0, 1)", _unit_interval),
-        )
-        self.eps = _real("eps", eps, "a finite number > 0", lambda x: x > 0)
-        self.weight_decay = _real("weight_decay", weight_decay, "a finite number >= 0", _nonneg)
-        if not isinstance(bias_correction, bool):
-            raise TypeError(f"bias_correction must be a bool, got {bias_correction!r}")
-        self.bias_correction = bias_correction
+        self.betas = tuple(check_probability(f"betas[{i}]", beta, open_at_one=True)
+                           for i, beta in enumerate(betas))
+        self.eps = check_real("eps", eps, 0, above=True)
+        self.weight_decay = check_real("weight_decay", weight_decay, 0)
+        self.bias_correction = check_bool("bias_correction", bias_correction)
         if not callable(no_decay):
             raise TypeError(f"no_decay must be a callable name -> bool, got {no_decay!r}")
-
-        self._model = params if _is_model(params) else None
-        named = self._read_params(params)
-        self._params = {n: p for n, p, _ in named}
-        self._fixed_grads = None if self._model is not None else {n: g for n, _, g in named}
-        self.decay_names = tuple(n for n in self._params if not no_decay(n))
-        self.no_decay_names = tuple(n for n in self._params if no_decay(n))
-        self._decay = set(self.decay_names)
+        _check_model(model)
+        shapes = {name: param.shape for name, param in model.named_parameters()}
+        if not shapes:
+            raise ValueError("model must have at least one parameter, got none")
+        self.decay_names = tuple(name for name in shapes if not no_decay(name))
+        self.no_decay_names = tuple(name for name in shapes if no_decay(name))
+        layout = {name: shapes[name] for name in self.decay_names + self.no_decay_names}
+        self.model = model
+        self.flat_params, self.flat_grads = flatten_parameters(model, list(layout))
+        self._params = dict(model.named_parameters())  # the views the model must keep holding
+        self._grads = dict(model.named_gradients())
+        self._num_decay = sum(math.prod(layout[name]) for name in self.decay_names)
         self.step_count = 0
-        self.exp_avg = {n: np.zeros_like(p) for n, p in self._params.items()}
-        self.exp_avg_sq = {n: np.zeros_like(p) for n, p in self._params.items()}
-        # Scratch buffers reused by every update, one set per dtype, as large as the largest
-        # parameter: step() then allocates nothing of parameter size.
-        largest = {}
-        for p in self._params.values():
-            largest[p.dtype] = max(largest.get(p.dtype, 0), p.size)
-        self._scratch = {
-            dtype: np.empty((self._scratch_rows, size), dtype=dtype)
-            for dtype, size in largest.items()
-        }
-
-    def _read_params(self, params) -> list[tuple[str, np.ndarray, np.ndarray | None]]:
-        """Validate ``params``; return (name, param, grad) triples, grad None for a model."""
-        if self._model is not None:
-            items = [(n, p, None) for n, p in params.named_parameters()]
-        elif isinstance(params, Iterable) and not isinstance(params, (str, bytes, np.ndarray)):
-            items = list(params)
-            for item in items:
-                if not (isinstance(item, tuple) and len(item) == 3):
-                    raise TypeError(
-                        "params must be a model or a list of (name, param, grad) triples, "
-                        f"got an item {item!r}"
-                    )
-        else:
-            raise TypeError(
-                "params must be a model (with named_parameters() and named_gradients()) or a "
-                f"list of (name, param, grad) triples, got {type(params).__name__}"
-            )
-        if not items:
-            raise ValueError("params must contain at least one parameter, got none")
-        seen_names, seen_arrays = set(), set()
-        for name, param, grad in items:
-            if not isinstance(name, str):
-                raise TypeError(f"parameter names must be str, got {name!r}")
-            if not isinstance(param, np.ndarray) or not np.issubdtype(param.dtype, np.floating):
-                raise TypeError(
-                    f"parameter {name!r} must be a floating-point numpy array, got "
-                    f"{type(param).__name__} {getattr(param, 'dtype', '')}"
-                )
-            if name in seen_names:
-                raise ValueError(f"parameter name {name!r} is listed twice in params")
-            if id(param) in seen_arrays:
-                raise ValueError(
-                    f"parameter {name!r} is an array already listed under another name; "
-                    "list tied arrays once"
-                )
-            seen_names.add(name)
-            seen_arrays.add(id(param))
-            if grad is not None:
-                _check_gradient(name, param, grad)
-        return items
-
-    def _gradients(self) -> dict[str, np.ndarray]:
-        """The current gradient of every parameter, checked against the parameters."""
-        if self._model is None:
-            return self._fixed_grads
-        params = dict(self._model.named_parameters())
-        grads = dict(self._model.named_gradients())
-        for name, param in self._params.items():
-            if params.get(name) is not param:
-                raise ValueError(
-                    f"the model's parameter {name!r} is no longer the array the optimizer was "
-                    "built with; parameters must be updated in place, not rebound"
-                )
-            if name not in grads:
-                raise ValueError(f"the model gives no gradient for parameter {name!r}")
-            _check_gradient(name, param, grads[name])
-        return grads
+        self.flat_exp_avg = np.zeros_like(self.flat_params)  # m
+        self.flat_exp_avg_sq = np.zeros_like(self.flat_params)  # v
+        self.exp_avg = _views(self.flat_exp_avg, layout)
+        self.exp_avg_sq = _views(self.flat_exp_avg_sq, layout)
+        # Working memory reused by every update: step() allocates nothing of parameter size.
+        self._scratch = np.empty((self._scratch_rows, self.flat_params.size),
+                                 self.flat_params.dtype)
 
     @property
     def current_lr(self) -> float:
         """The learning rate the next ``step()`` will use."""
         return float(self.schedule.lr_at(self.step_count))
 
-    def step(self) -> None:
-        """Update every parameter in place from its current gradient."""
-        grads = self._gradients()
-        lr = self.current_lr
-        self.step_count += 1
-        for name, param in self._params.items():
-            scratch = self._scratch[param.dtype][:, : param.size]
-            self._update(
-                param,
-                grads[name],
-                self.exp_avg[name],
-                self.exp_avg_sq[name],
-                lr,
-                self.weight_decay if name in self._decay else 0.0,
-                [row.reshape(param.shape) for row in scratch],
-            )
+    def _check_buffers(self) -> None:
+        """Refuse to update a model that no longer holds views of the buffers."""
+        for kind, named, views in (("parameter", self.model.named_parameters(), self._params),
+                                   ("gradient", self.model.named_gradients(), self._grads)):
+            for name, array in named:
+                if views.get(name) is not array:
+                    raise ValueError(
+                        f"the model's {kind} {name!r} is no longer the array the optimizer "
+                        f"was built with; update arrays in place, never rebind them")
 
-    def _update(self, param, grad, exp_avg, exp_avg_sq, lr, weight_decay, scratch) -> None:
-        """One AdamW update of one parameter, in place; ``scratch`` is free working memory."""
+    def _update_moments(self, tmp: np.ndarray) -> None:
+        """m = beta1 m + (1 - beta1) g and v = beta2 v + (1 - beta2) g², in place."""
         beta1, beta2 = self.betas
-        (tmp,) = scratch
-        # Scalars stay Python floats so float32 arrays are updated in float32 arithmetic.
-        if weight_decay != 0.0:
-            param *= 1.0 - lr * weight_decay
+        grad, exp_avg, exp_avg_sq = self.flat_grads, self.flat_exp_avg, self.flat_exp_avg_sq
+        # Scalars stay Python floats, so float32 arrays are updated in float32 arithmetic.
         exp_avg *= beta1
         np.multiply(grad, 1.0 - beta1, out=tmp)
-        exp_avg += tmp  # m = beta1 * m + (1 - beta1) * g
+        exp_avg += tmp
         exp_avg_sq *= beta2
         np.multiply(grad, grad, out=tmp)
         tmp *= 1.0 - beta2
-        exp_avg_sq += tmp  # v = beta2 * v + (1 - beta2) * g^2
-        np.sqrt(exp_avg_sq, out=tmp)
+        exp_avg_sq += tmp
+
+    def step(self) -> None:
+        """Update every parameter in place from its current gradient."""
+        self._check_buffers()
+        lr = self.current_lr
+        self.step_count += 1
+        beta1, beta2 = self.betas
+        param, (tmp,) = self.flat_params, self._scratch
+        if self.weight_decay:
+            param[: self._num_decay] *= 1.0 - lr * self.weight_decay  # the decay group
+        self._update_moments(tmp)
+        np.sqrt(self.flat_exp_avg_sq, out=tmp)
         step_size = lr
         if self.bias_correction:
             # m / (1 - beta1^t) and v / (1 - beta2^t) undo the bias towards the zero start;
             # folded into the step size and the denominator so m and v are never copied.
             step_size = lr / (1.0 - beta1**self.step_count)
             tmp /= math.sqrt(1.0 - beta2**self.step_count)
-        tmp += self.eps  # denominator sqrt(v_hat) + eps
-        np.divide(exp_avg, tmp, out=tmp)
+        tmp += self.eps  # sqrt(v_hat) + eps
+        np.divide(self.flat_exp_avg, tmp, out=tmp)
         tmp *= step_size
-        param -= tmp
+        param -= tmp  # p = p - lr * m_hat / (sqrt(v_hat) + eps)
 
     def zero_grad(self) -> None:
         """Set every gradient to zero in place."""
-        grads = self._gradients()
-        for name in self._params:
-            grads[name].fill(0)
+        self.flat_grads.fill(0)
 
     def state_dict(self) -> dict[str, np.ndarray]:
         """A flat copy of the optimizer state, ready for safetensors.
@@ -285,53 +296,45 @@ class AdamW:
         """
         if not isinstance(state, dict):
             raise TypeError(f"state must be a dict of arrays, got {type(state).__name__}")
-        expected = {"step"}
+        targets = {"step": None}
         for name in self._params:
-            expected.update((f"exp_avg.{name}", f"exp_avg_sq.{name}"))
-        missing = sorted(expected - state.keys())
+            targets[f"exp_avg.{name}"] = self.exp_avg[name]
+            targets[f"exp_avg_sq.{name}"] = self.exp_avg_sq[name]
+        missing = sorted(targets.keys() - state.keys())
         if missing:
             raise ValueError(f"state is missing key {missing[0]!r} ({len(missing)} missing)")
-        unexpected = sorted(state.keys() - expected)
+        unexpected = sorted(state.keys() - targets.keys())
         if unexpected:
-            raise ValueError(
-                f"state has unexpected key {unexpected[0]!r}; allowed: 'step', "
-                "'exp_avg.<name>' and 'exp_avg_sq.<name>' for this optimizer's parameters"
-            )
+            raise ValueError(f"state has unexpected key {unexpected[0]!r}; allowed: 'step', "
+                             "'exp_avg.<name>' and 'exp_avg_sq.<name>' for this optimizer's "
+                             "parameters")
         step = np.asarray(state["step"])
         if step.shape != () or not np.issubdtype(step.dtype, np.integer) or step < 0:
-            raise ValueError(
-                f"state key 'step' must be a 0-d integer array >= 0, got {state['step']!r}"
-            )
-        for key in sorted(expected - {"step"}):
+            raise ValueError(f"state key 'step' must be a 0-d integer array >= 0, "
+                             f"got {state['step']!r}")
+        for key in sorted(targets.keys() - {"step"}):
             value = state[key]
-            target = self.exp_avg_sq if key.startswith("exp_avg_sq.") else self.exp_avg
-            param_shape = target[key.split(".", 1)[1]].shape
             if not isinstance(value, np.ndarray) or not np.issubdtype(value.dtype, np.floating):
-                raise ValueError(
-                    f"state key {key!r} must be a floating-point numpy array, got "
-                    f"{type(value).__name__} {getattr(value, 'dtype', '')}"
-                )
-            if value.shape != param_shape:
-                raise ValueError(
-                    f"state key {key!r} must have shape {param_shape}, got {value.shape}"
-                )
+                raise ValueError(f"state key {key!r} must be a floating-point numpy array, got "
+                                 f"{type(value).__name__} {getattr(value, 'dtype', '')}")
+            if value.shape != targets[key].shape:
+                raise ValueError(f"state key {key!r} must have shape {targets[key].shape}, "
+                                 f"got {value.shape}")
             if not np.all(np.isfinite(value)):
                 raise ValueError(f"state key {key!r} must be finite, got NaN or inf")
             if key.startswith("exp_avg_sq.") and np.any(value < 0):
-                raise ValueError(
-                    f"state key {key!r} holds squared gradients and must be >= 0, "
-                    f"got minimum {float(value.min())}"
-                )
-        for key in expected - {"step"}:
-            target = self.exp_avg_sq if key.startswith("exp_avg_sq.") else self.exp_avg
-            np.copyto(target[key.split(".", 1)[1]], state[key])
+                raise ValueError(f"state key {key!r} holds squared gradients and must be >= 0, "
+                                 f"got minimum {float(value.min())}")
+        for key, target in targets.items():
+            if target is not None:
+                np.copyto(target, state[key])
         self.step_count = int(step)
 
 
 class AdamWeightDecay(AdamW):
     """Google BERT's AdamWeightDecayOptimizer: Adam without bias correction, decay in the update.
 
-    For each parameter p with gradient g and learning rate lr (google-research/bert,
+    For every parameter p with gradient g and learning rate lr (google-research/bert,
     optimization.py):
 
         m = beta1 * m + (1 - beta1) * g
@@ -345,37 +348,27 @@ class AdamWeightDecay(AdamW):
     Inputs: as AdamW, without bias_correction; eps defaults to Google's 1e-6.
     """
 
-    # The update and the weight-decay term are both needed before they are added.
-    _scratch_rows = 2
+    _scratch_rows = 2  # the update and the weight-decay term are both needed before adding
 
-    def __init__(
-        self,
-        params,
-        lr=1e-4,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-6,
-        weight_decay: float = 0.01,
-        no_decay: Callable[[str], bool] = no_weight_decay,
-    ):
-        super().__init__(params, lr, betas, eps, weight_decay, False, no_decay)
+    def __init__(self, model, lr=1e-4, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-6, weight_decay: float = 0.01,
+                 no_decay: Callable[[str], bool] = no_weight_decay):
+        super().__init__(model, lr, betas, eps, weight_decay, False, no_decay)
 
-    def _update(self, param, grad, exp_avg, exp_avg_sq, lr, weight_decay, scratch) -> None:
-        """One Google BERT update of one parameter, in place, in Google's order of operations."""
-        beta1, beta2 = self.betas
-        update, tmp = scratch
-        exp_avg *= beta1
-        np.multiply(grad, 1.0 - beta1, out=tmp)
-        exp_avg += tmp  # m = beta1 * m + (1 - beta1) * g
-        exp_avg_sq *= beta2
-        np.multiply(grad, grad, out=tmp)
-        tmp *= 1.0 - beta2
-        exp_avg_sq += tmp  # v = beta2 * v + (1 - beta2) * g^2
-        np.sqrt(exp_avg_sq, out=update)
+    def step(self) -> None:
+        """Update every parameter in place, in Google's order of operations."""
+        self._check_buffers()
+        lr = self.current_lr
+        self.step_count += 1
+        param, (update, tmp) = self.flat_params, self._scratch
+        self._update_moments(tmp)
+        np.sqrt(self.flat_exp_avg_sq, out=update)
         update += self.eps
-        np.divide(exp_avg, update, out=update)  # m / (sqrt(v) + eps)
-        if weight_decay != 0.0:
-            np.multiply(param, weight_decay, out=tmp)
-            update += tmp
+        np.divide(self.flat_exp_avg, update, out=update)  # m / (sqrt(v) + eps)
+        if self.weight_decay:
+            decay = slice(0, self._num_decay)
+            np.multiply(param[decay], self.weight_decay, out=tmp[decay])
+            update[decay] += tmp[decay]  # + weight_decay * p, the decay group
         update *= lr
         param -= update
 
@@ -383,16 +376,28 @@ class AdamWeightDecay(AdamW):
 OPTIMIZERS = {"adamw": AdamW, "adam_weight_decay": AdamWeightDecay}
 
 
-def make_optimizer(name: str, params, **kwargs) -> AdamW:
+def make_optimizer(name: str, model, **kwargs) -> AdamW:
     """Build an optimizer by name.
 
-    Inputs: name, "adamw" (torch.optim.AdamW) or "adam_weight_decay" (Google BERT); params and
+    Inputs: name, "adamw" (torch.optim.AdamW) or "adam_weight_decay" (Google BERT); model and
     keyword arguments as for that class.
     Outputs: the optimizer.
     """
     if name not in OPTIMIZERS:
         raise ValueError(f"name must be one of {tuple(OPTIMIZERS)}, got {name!r}")
-    return OPTIMIZERS[name](params, **kwargs)
+    return OPTIMIZERS[name](model, **kwargs)
+
+
+# ------------------------------------------------------------------------------------------
+# Gradient clipping
+# ------------------------------------------------------------------------------------------
+
+
+def _sum_of_squares(array: np.ndarray) -> float:
+    # Summed in float64 (as torch does on CPU): float32 sums of millions of squares lose
+    # digits, and squares above 3.4e38 would overflow.
+    flat = array.reshape(-1)
+    return float(np.einsum("i,i->", flat, flat, dtype=np.float64))
 
 
 def clip_grad_norm(grads, max_norm: float = 1.0) -> float:
@@ -401,36 +406,31 @@ def clip_grad_norm(grads, max_norm: float = 1.0) -> float:
     torch.nn.utils.clip_grad_norm_'s rule: with ``total`` the L2 norm of all gradients
     concatenated, multiply every gradient by ``min(1, max_norm / (total + 1e-6))``.
 
-    Inputs: grads, a dict name -> gradient array or a model with ``named_gradients()``;
-    max_norm, > 0.
+    Inputs: grads, the gradients: an optimizer (its flat gradient buffer, so the norm is one
+    dot product), a model with ``named_gradients()``, or a dict name -> array; max_norm, > 0.
     Outputs: total, the norm before clipping (float).
     """
-    max_norm = _real("max_norm", max_norm, "a finite number > 0", lambda x: x > 0)
-    if hasattr(grads, "named_gradients"):
-        grads = dict(grads.named_gradients())
-    if not isinstance(grads, dict):
-        raise TypeError(
-            f"grads must be a dict name -> array or a model, got {type(grads).__name__}"
-        )
-    squares = {}
-    for name, grad in grads.items():
-        if not isinstance(grad, np.ndarray) or not np.issubdtype(grad.dtype, np.floating):
-            raise TypeError(
-                f"gradient {name!r} must be a floating-point numpy array, got "
-                f"{type(grad).__name__} {getattr(grad, 'dtype', '')}"
-            )
-        flat = grad.reshape(-1)
-        # Sum the squares in float64 (as torch does on CPU): float32 sums of millions of
-        # squares lose digits, and squares above 3.4e38 would overflow.
-        squares[name] = float(np.einsum("i,i->", flat, flat, dtype=np.float64))
-    total = math.sqrt(sum(squares.values()))
+    max_norm = check_real("max_norm", max_norm, 0, above=True)
+    if isinstance(grads, AdamW):
+        named, buffers = grads._grads, [grads.flat_grads]
+    else:
+        named = dict(grads.named_gradients()) if hasattr(grads, "named_gradients") else grads
+        if not isinstance(named, dict):
+            raise TypeError(f"grads must be an optimizer, a model or a dict name -> array, "
+                            f"got {type(grads).__name__}")
+        for name, grad in named.items():
+            if not isinstance(grad, np.ndarray) or not np.issubdtype(grad.dtype, np.floating):
+                raise TypeError(f"gradient {name!r} must be a floating-point numpy array, got "
+                                f"{type(grad).__name__} {getattr(grad, 'dtype', '')}")
+        buffers = list(named.values())
+    total = math.sqrt(sum(_sum_of_squares(buffer) for buffer in buffers))
     if not math.isfinite(total):
-        bad = next(name for name, square in squares.items() if not math.isfinite(square))
-        raise ValueError(
-            f"gradients must be finite to be clipped, got NaN or inf in gradient {bad!r}"
-        )
+        bad = next((name for name, grad in named.items()
+                    if not math.isfinite(_sum_of_squares(grad))), "(their sum overflows)")
+        raise ValueError(f"gradients must be finite to be clipped, got NaN or inf in "
+                         f"gradient {bad!r}")
     coef = max_norm / (total + 1e-6)
     if coef < 1.0:
-        for grad in grads.values():
-            grad *= coef
+        for buffer in buffers:
+            buffer *= coef
     return total

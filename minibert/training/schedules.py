@@ -9,29 +9,10 @@ See docs/optim.md for the formulas and a comparison with Google BERT's schedule.
 
 from __future__ import annotations
 
-import math
-import numbers
+from minibert.checks import check_int, check_real
 
 __all__ = ["ConstantSchedule", "LinearWarmupDecaySchedule", "WarmupStableDecaySchedule",
            "make_schedule", "SCHEDULES"]
-
-
-def _learning_rate(arg_name: str, value) -> float:
-    """Return ``value`` as a float after checking it is a finite number >= 0."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{arg_name} must be a real number, got {type(value).__name__} {value!r}")
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{arg_name} must be a finite number >= 0, got {value!r}")
-    return float(value)
-
-
-def _step_count(arg_name: str, value) -> int:
-    """Return ``value`` as an int after checking it is an integer >= 0."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{arg_name} must be an integer, got {type(value).__name__} {value!r}")
-    if value < 0:
-        raise ValueError(f"{arg_name} must be >= 0, got {value!r}")
-    return int(value)
 
 
 class ConstantSchedule:
@@ -41,11 +22,11 @@ class ConstantSchedule:
     """
 
     def __init__(self, lr: float):
-        self.lr = _learning_rate("lr", lr)
+        self.lr = check_real("lr", lr, 0)
 
     def lr_at(self, step: int) -> float:
         """Learning rate for the update made after ``step`` updates (step >= 0)."""
-        _step_count("step", step)
+        check_int("step", step, minimum=0)
         return self.lr
 
     def __repr__(self) -> str:
@@ -70,19 +51,14 @@ class LinearWarmupDecaySchedule:
     """
 
     def __init__(self, peak_lr: float, warmup_steps: int, total_steps: int):
-        self.peak_lr = _learning_rate("peak_lr", peak_lr)
-        self.total_steps = _step_count("total_steps", total_steps)
-        if self.total_steps == 0:
-            raise ValueError(f"total_steps must be > 0, got {total_steps!r}")
-        self.warmup_steps = _step_count("warmup_steps", warmup_steps)
-        if self.warmup_steps > self.total_steps:
-            raise ValueError(
-                f"warmup_steps must be <= total_steps ({self.total_steps}), got {warmup_steps!r}"
-            )
+        self.peak_lr = check_real("peak_lr", peak_lr, 0)
+        self.total_steps = check_int("total_steps", total_steps, minimum=1)
+        self.warmup_steps = check_int("warmup_steps", warmup_steps, minimum=0,
+                                      maximum=self.total_steps)
 
     def lr_at(self, step: int) -> float:
         """Learning rate for the update made after ``step`` updates (step >= 0)."""
-        step = _step_count("step", step)
+        step = check_int("step", step, minimum=0)
         if step < self.warmup_steps:
             return self.peak_lr * (step / max(1, self.warmup_steps))
         decay_steps = max(1, self.total_steps - self.warmup_steps)
@@ -113,12 +89,10 @@ class WarmupStableDecaySchedule:
     """
 
     def __init__(self, peak_lr: float, warmup_steps: int, decay_steps: int, total_steps: int):
-        self.peak_lr = _learning_rate("peak_lr", peak_lr)
-        self.total_steps = _step_count("total_steps", total_steps)
-        if self.total_steps == 0:
-            raise ValueError(f"total_steps must be > 0, got {total_steps!r}")
-        self.warmup_steps = _step_count("warmup_steps", warmup_steps)
-        self.decay_steps = _step_count("decay_steps", decay_steps)
+        self.peak_lr = check_real("peak_lr", peak_lr, 0)
+        self.total_steps = check_int("total_steps", total_steps, minimum=1)
+        self.warmup_steps = check_int("warmup_steps", warmup_steps, minimum=0)
+        self.decay_steps = check_int("decay_steps", decay_steps, minimum=0)
         if self.warmup_steps + self.decay_steps > self.total_steps:
             raise ValueError(
                 f"warmup_steps + decay_steps must be <= total_steps ({self.total_steps}), "
@@ -127,7 +101,7 @@ class WarmupStableDecaySchedule:
 
     def lr_at(self, step: int) -> float:
         """Learning rate for the update made after ``step`` updates (step >= 0)."""
-        step = _step_count("step", step)
+        step = check_int("step", step, minimum=0)
         if step < self.warmup_steps:
             return self.peak_lr * (step / max(1, self.warmup_steps))
         decay_start = self.total_steps - self.decay_steps

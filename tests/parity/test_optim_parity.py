@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from minibert.layers import Module
 from minibert.training.optim import AdamW, clip_grad_norm
 from minibert.training.schedules import LinearWarmupDecaySchedule
 
@@ -24,22 +25,15 @@ SHAPES = {
 TOLERANCE = {np.float64: 1e-12, np.float32: 1e-6}
 
 
-class FakeModel:
-    """Named parameters and gradient buffers with HF names, like a BERT model."""
+class FakeModel(Module):
+    """A Module of named parameters and gradient buffers with HF names, like a BERT."""
 
     def __init__(self, rng, dtype):
+        super().__init__()
         # Magnitudes in [0.5, 1.5], random signs: away from 0 so relative errors mean something.
-        self.params = {
-            name: (rng.choice([-1.0, 1.0], shape) * rng.uniform(0.5, 1.5, shape)).astype(dtype)
-            for name, shape in SHAPES.items()
-        }
-        self.grads = {name: np.zeros_like(p) for name, p in self.params.items()}
-
-    def named_parameters(self):
-        return iter(self.params.items())
-
-    def named_gradients(self):
-        return iter(self.grads.items())
+        for name, shape in SHAPES.items():
+            self.add_parameter(
+                name, (rng.choice([-1.0, 1.0], shape) * rng.uniform(0.5, 1.5, shape)).astype(dtype))
 
 
 def hf_linear_lambda(step, warmup_steps, total_steps):
@@ -95,7 +89,7 @@ def test_adamw_with_schedule_and_clipping_matches_torch(dtype):
             model.grads[name][...] = grad
             param.grad = torch.from_numpy(grad.copy())
 
-        total = clip_grad_norm(model, max_norm)
+        total = clip_grad_norm(optimizer, max_norm)  # the flat buffer, as train_step clips
         torch_total = torch.nn.utils.clip_grad_norm_(list(torch_params.values()), max_norm)
         assert total == pytest.approx(torch_total.item(), rel=tol, abs=0), step
         for name, param in torch_params.items():

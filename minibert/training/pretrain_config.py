@@ -1,0 +1,90 @@
+"""The settings of a pretraining run: ``TrainingConfig``, saved with every checkpoint.
+
+A run is a pure function of its TrainingConfig: corpus, vocabulary, instances, initial
+weights, batch order, masks and dropout all come from generators seeded by ``seed``.
+The defaults are the run of ``make demo``; docs/results.md gives its metrics and time,
+and the measured comparisons behind the choice of steps, batch shape, schedule and dropout.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from minibert.checks import check_int, check_probability, check_real
+from minibert.config import PRESETS
+from minibert.data import OBJECTIVES
+from minibert.training.optim import OPTIMIZERS
+from minibert.training.schedules import SCHEDULES
+
+__all__ = ["TrainingConfig"]
+
+
+@dataclass(frozen=True)
+class TrainingConfig:
+    """Everything that determines a pretraining run."""
+
+    preset: str = "tiny"  # model size from BertConfig.preset
+    objective: str = "nsp"  # "nsp" (BERT), "sop" (ALBERT) or "mlm" (MLM only)
+    steps: int = 3000  # optimizer steps
+    batch_size: int = 64  # sequences per step
+    max_seq_length: int = 32  # T of the pretraining instances
+    vocab_size: int = 5000  # WordPiece vocabulary cap
+    learning_rate: float = 1e-3  # peak of the schedule
+    # "warmup_stable_decay" (the peak rate, then a linear decay to 0 over the last
+    # decay_fraction of the steps), "constant" (the peak rate throughout) or "linear"
+    # (warmup, then decay to 0 over all the rest: BERT's); see minibert.training.schedules.
+    schedule: str = "warmup_stable_decay"
+    warmup_fraction: float = 0.0  # share of steps warming up from 0 (not for "constant")
+    decay_fraction: float = 0.2  # "warmup_stable_decay" only: share of steps of the final decay
+    optimizer: str = "adamw"  # "adamw" or "adam_weight_decay" (Google's)
+    weight_decay: float = 0.01  # decoupled; not applied to LayerNorm and biases
+    max_grad_norm: float = 1.0  # global-norm clipping threshold
+    dropout: float = 0.0  # hidden and attention-probability dropout of the model (BERT: 0.1)
+    dupe_factor: int = 5  # passes over the corpus when cutting instances (static masks)
+    dynamic_masking: bool = False  # re-mask every epoch (RoBERTa) instead of static masks
+    masked_lm_prob: float = 0.15  # share of tokens chosen as MLM targets
+    max_predictions_per_seq: int = 10  # cap on MLM targets per sequence (Google: 20 for T=128)
+    num_documents: int = 2600  # toy-corpus training documents (~230k words)
+    num_heldout_documents: int = 260  # toy-corpus held-out documents
+    corpus: str | None = None  # a text file in BERT's format instead of the toy corpus
+    eval_every: int = 250  # held-out evaluation period in steps (and at the end)
+    eval_batches: int = 8  # held-out batches per evaluation
+    log_every: int = 10  # history and progress-line period in steps
+    # Resumable checkpoints, on by default so that Ctrl-C or a killed job loses little: the
+    # first after step 1 (an --out that cannot be written fails at once), then after every
+    # save_seconds of training, or every save_every steps when set; save_seconds 0 and
+    # save_every 0 write none. The checkpoint is removed when the run finishes.
+    save_seconds: float = 60.0
+    save_every: int = 0
+    seed: int = 0  # seeds corpus, vocabulary, instances, weights, batches and dropout
+
+    def __post_init__(self) -> None:
+        for name, allowed in (("preset", list(PRESETS)), ("objective", list(OBJECTIVES)),
+                              ("schedule", list(SCHEDULES)), ("optimizer", list(OPTIMIZERS))):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        for name in ("steps", "batch_size", "max_seq_length", "vocab_size", "dupe_factor",
+                     "max_predictions_per_seq", "num_documents", "eval_every", "eval_batches",
+                     "log_every"):
+            check_int(name, getattr(self, name), minimum=1)
+        for name in ("save_every", "num_heldout_documents", "seed"):
+            check_int(name, getattr(self, name), minimum=0)
+        check_real("learning_rate", self.learning_rate, 0, above=True)
+        check_real("weight_decay", self.weight_decay, 0)
+        check_real("max_grad_norm", self.max_grad_norm, 0, above=True)
+        check_real("save_seconds", self.save_seconds, 0)
+        for name in ("warmup_fraction", "dropout"):
+            check_probability(name, getattr(self, name), open_at_one=True)
+        check_probability("decay_fraction", self.decay_fraction)
+        if self.warmup_fraction + self.decay_fraction > 1:
+            raise ValueError(f"warmup_fraction + decay_fraction must be <= 1, got "
+                             f"{self.warmup_fraction!r} + {self.decay_fraction!r}")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TrainingConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
