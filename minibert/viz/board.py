@@ -1,0 +1,217 @@
+"""The pictures a lecturer draws on the board, drawn by code so that they are regenerated
+with the model and never pasted: the input embedding as a sum, one encoder block as a
+computation graph with shapes and the backward flow, the multi-head split and merge, a
+bidirectional mask beside a causal one, and learned position embeddings.
+
+Shapes use the dimension legend of the whole package: B batch, T tokens, H hidden size,
+N heads, D head size (H/N), I intermediate size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+
+from minibert.checks import check_int
+from minibert.viz.attention import as_float_array
+from minibert.viz.heatmaps import tick_fontsize
+from minibert.viz.style import ATTENTION_CMAP, lecture_style
+
+__all__ = [
+    "embedding_sum_figure",
+    "encoder_block_figure",
+    "multihead_figure",
+    "attention_masks_figure",
+    "position_embeddings_figure",
+]
+
+_FORWARD, _BACKWARD, _RESIDUAL = "#000000", "#D55E00", "#0072B2"
+_HEAD_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
+
+
+def embedding_sum_figure(tokens: Sequence[str], word, segment, position, summed,
+                         dims: int = 16) -> Figure:
+    """Token + segment + position = the input of the first layer, one column per token.
+
+    Inputs: tokens (T,); word, segment, position, summed: (T, H) vectors (the three table
+    rows and their sum, before LayerNorm); dims: how many of the H dimensions to draw.
+    """
+    rows = {"token embedding": word, "segment embedding": segment,
+            "position embedding": position, "sum (then LayerNorm)": summed}
+    arrays = {name: as_float_array(value, name)[:, :dims].T for name, value in rows.items()}
+    top = max(float(np.abs(a).max()) for a in arrays.values()) or 1.0
+    width = max(8.0, 0.55 * len(tokens) + 3.0)
+    with lecture_style():
+        fig = Figure(figsize=(width, 9.0), layout="constrained")
+        axes = fig.subplots(4, 1, sharex=True)
+        for ax, (name, array), sign in zip(axes, arrays.items(), ["", "+", "+", "="],
+                                           strict=True):
+            image = ax.imshow(array, cmap="RdBu_r", vmin=-top, vmax=top, aspect="auto",
+                              interpolation="nearest")
+            ax.set_yticks([])
+            ax.set_ylabel(f"{sign} {name}".strip(), rotation=0, ha="right", va="center")
+            ax.set_xticks(range(len(tokens)), list(tokens), rotation=90,
+                          fontsize=tick_fontsize(len(tokens), width - 3.0))
+            ax.tick_params(axis="x", labelbottom=ax is axes[-1])
+        fig.colorbar(image, ax=axes, shrink=0.6, label=f"value (first {dims} of H dimensions)")
+        fig.suptitle("The input of layer 1: three table rows added, per token")
+    return fig
+
+
+def _box(ax, x, y, text, color="white", width=3.2, height=0.62):
+    ax.add_patch(FancyBboxPatch((x - width / 2, y - height / 2), width, height,
+                                boxstyle="round,pad=0.05", facecolor=color, edgecolor="black"))
+    ax.text(x, y, text, ha="center", va="center", fontsize=12)
+
+
+def _arrow(ax, start, end, color, style="-", rad=0.0):
+    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=16, color=color,
+                                 linestyle=style, linewidth=2,
+                                 connectionstyle=f"arc3,rad={rad}"))
+
+
+def encoder_block_figure(hidden_size: int = 768, num_heads: int = 12,
+                         intermediate_size: int = 3072) -> Figure:
+    """One BERT encoder block as a computation graph: forward down (black) with the shape of
+    every tensor, residual paths (blue), and the backward flow up (vermillion, dashed)."""
+    hidden = check_int("hidden_size", hidden_size, minimum=1)
+    heads = check_int("num_heads", num_heads, minimum=1)
+    inter = check_int("intermediate_size", intermediate_size, minimum=1)
+    head_size = hidden // heads
+    steps = [
+        ("hidden_states x", f"(B, T, H={hidden})"),
+        ("Q, K, V = x Wᵀ + b", f"3 × (B, T, H={hidden})"),
+        ("split heads", f"(B, N={heads}, T, D={head_size})"),
+        ("scores = Q Kᵀ / √D  (+ mask)", "(B, N, T, T)"),
+        ("softmax → attention_probs", "(B, N, T, T)"),
+        ("context = probs · V, merge", f"(B, T, H={hidden})"),
+        ("dense, dropout", f"(B, T, H={hidden})"),
+        ("LayerNorm(x + ·)", f"(B, T, H={hidden})"),
+        ("dense + GELU", f"(B, T, I={inter})"),
+        ("dense, dropout", f"(B, T, H={hidden})"),
+        ("LayerNorm(a + ·)  → next block", f"(B, T, H={hidden})"),
+    ]
+    gap = 1.0
+    ys = [-(i * gap) for i in range(len(steps))]
+    with lecture_style():
+        fig = Figure(figsize=(11.0, 12.0), layout="constrained")
+        ax = fig.add_subplot()
+        for (label, shape), y in zip(steps, ys, strict=True):
+            color = "#f0f0f0" if "LayerNorm" in label else "white"
+            _box(ax, 0.0, y, label, color=color, width=4.4)
+            ax.text(2.5, y, shape, ha="left", va="center", fontsize=12, family="monospace")
+        for upper, lower in zip(ys, ys[1:]):
+            _arrow(ax, (0.0, upper - 0.33), (0.0, lower + 0.33), _FORWARD)
+            _arrow(ax, (-2.55, lower + 0.2), (-2.55, upper - 0.2), _BACKWARD, style="--")
+        # Residual paths: x to the first Add & LayerNorm, a to the second.
+        _arrow(ax, (-2.3, ys[0]), (-2.3, ys[7]), _RESIDUAL, rad=0.35)
+        _arrow(ax, (-2.3, ys[7] - 0.1), (-2.3, ys[10]), _RESIDUAL, rad=0.35)
+        ax.text(-3.9, (ys[0] + ys[7]) / 2, "residual\n(gradient\nadds here)", color=_RESIDUAL,
+                ha="center", va="center", fontsize=12)
+        ax.text(-3.9, (ys[7] + ys[10]) / 2, "residual", color=_RESIDUAL, ha="center",
+                va="center", fontsize=12)
+        ax.text(-2.9, ys[-1] - 0.75, "backward: d_out flows up, each box's backward\n"
+                "reads its forward cache; dashed arrows", color=_BACKWARD, fontsize=12,
+                ha="left")
+        ax.set_xlim(-4.8, 6.6)
+        ax.set_ylim(ys[-1] - 1.2, 0.6)
+        ax.set_axis_off()
+        fig.suptitle("One encoder block: forward with shapes, backward in reverse")
+    return fig
+
+
+def multihead_figure(num_heads: int = 4, head_size: int = 3, length: int = 5) -> Figure:
+    """The multi-head split and merge: (T, H) → N panels (T, D) → attention per head →
+    (T, H) again, with each head's columns in its own colour."""
+    heads = check_int("num_heads", num_heads, minimum=1, maximum=len(_HEAD_COLORS))
+    size = check_int("head_size", head_size, minimum=1)
+    length = check_int("length", length, minimum=1)
+    with lecture_style():
+        fig = Figure(figsize=(14.0, 3.8), layout="constrained")
+        ax = fig.add_subplot()
+        hidden = heads * size
+
+        def matrix(x0, y0, columns, color_of_column, label):
+            for column in range(columns):
+                for row in range(length):
+                    ax.add_patch(Rectangle((x0 + column, y0 - row), 1, 1,
+                                           facecolor=color_of_column(column), edgecolor="white"))
+            ax.text(x0 + columns / 2, y0 + 1.5, label, ha="center", fontsize=13)
+
+        matrix(0, 0, hidden, lambda c: _HEAD_COLORS[c // size], f"Q: (T, H={hidden})")
+        x = hidden + 3
+        for head in range(heads):
+            matrix(x, 0, size, lambda c, h=head: _HEAD_COLORS[h], f"head {head + 1}")
+            x += size + 1
+        matrix(x + 2, 0, hidden, lambda c: _HEAD_COLORS[c // size], f"context: (T, H={hidden})")
+        ax.annotate("", (hidden + 2.6, -length / 2 + 1), (hidden + 0.4, -length / 2 + 1),
+                    arrowprops={"arrowstyle": "-|>", "linewidth": 2})
+        ax.text(hidden + 1.5, -length / 2 + 1.6, "split\nreshape\n(T, N, D)", ha="center",
+                fontsize=11)
+        ax.annotate("", (x + 1.6, -length / 2 + 1), (x - 0.6, -length / 2 + 1),
+                    arrowprops={"arrowstyle": "-|>", "linewidth": 2})
+        ax.text(x + 0.5, -length / 2 + 1.6, "merge", ha="center", fontsize=11)
+        ax.text((hidden + 3 + x) / 2, -length - 0.6,
+                f"each head: softmax(Q_h K_hᵀ / √{size}) V_h on its own D = {size} columns",
+                ha="center", fontsize=13)
+        ax.set_xlim(-1, x + hidden + 3)
+        ax.set_ylim(-length - 1.4, 3.0)
+        ax.set_aspect("equal")
+        ax.set_axis_off()
+        fig.suptitle(f"Multi-head attention: H = N × D = {heads} × {size}, split then merged")
+    return fig
+
+
+def attention_masks_figure(tokens: Sequence[str], attention_mask=None) -> Figure:
+    """BERT's bidirectional mask beside GPT's causal one, on the same tokens (1 = may attend).
+
+    attention_mask: optional (T,) HF mask (1 = real token): padded keys are hidden in both.
+    """
+    length = len(tokens)
+    keys = np.ones(length) if attention_mask is None else as_float_array(attention_mask,
+                                                                           "attention_mask")
+    if keys.shape != (length,):
+        raise ValueError(f"attention_mask must have shape ({length},), got {keys.shape}")
+    bidirectional = np.broadcast_to(keys != 0, (length, length)).astype(float)
+    causal = np.tril(bidirectional)
+    fontsize = tick_fontsize(length, 4.5)
+    with lecture_style():
+        fig = Figure(figsize=(13.0, 6.5), layout="constrained")
+        axes = fig.subplots(1, 2)
+        titles = ("BERT: bidirectional\n(every token sees every real token)",
+                  "GPT: causal\n(a token sees itself and the past)")
+        for ax, mask, title in zip(axes, (bidirectional, causal), titles, strict=True):
+            ax.imshow(mask, cmap=ATTENTION_CMAP, vmin=0, vmax=1, interpolation="nearest")
+            ax.set_xticks(range(length), list(tokens), rotation=90, fontsize=fontsize)
+            ax.set_yticks(range(length), list(tokens), fontsize=fontsize)
+            ax.set_xlabel("key")
+            ax.set_ylabel("query")
+            ax.set_title(title)
+        fig.suptitle("Which keys a query may attend to (light = allowed, dark = masked)")
+    return fig
+
+
+def position_embeddings_figure(tables: Mapping[str, np.ndarray], positions: int = 64) -> Figure:
+    """Learned position embeddings: per model, the cosine similarity between the first
+    ``positions`` rows of ``bert.embeddings.position_embeddings.weight`` (P, H)."""
+    positions = check_int("positions", positions, minimum=2)
+    if not tables:
+        raise ValueError("tables must map at least one model name to its (P, H) table")
+    with lecture_style():
+        fig = Figure(figsize=(6.5 * len(tables) + 1.0, 6.5), layout="constrained")
+        axes = np.atleast_1d(fig.subplots(1, len(tables)))
+        image = None
+        for ax, (name, table) in zip(axes, tables.items(), strict=True):
+            rows = as_float_array(table, f"tables[{name!r}]")[:positions]  # (P, H)
+            unit = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+            image = ax.imshow(unit @ unit.T, cmap="RdBu_r", vmin=-1, vmax=1,
+                              interpolation="nearest")
+            ax.set_title(f"{name}: positions 0 to {len(rows) - 1}")
+            ax.set_xlabel("position")
+            ax.set_ylabel("position")
+        fig.colorbar(image, ax=list(axes), shrink=0.8, label="cosine similarity")
+        fig.suptitle("Learned position embeddings: neighbours are alike")
+    return fig

@@ -1,0 +1,72 @@
+"""The board pictures and the lecture set: what each picture states can be read back."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from minibert.viz import board  # noqa: E402
+
+TOKENS = ["[CLS]", "the", "bank", "[SEP]", "[PAD]"]
+
+
+def texts(fig):
+    return [t.get_text() for ax in fig.axes for t in ax.texts]
+
+
+def test_the_encoder_block_states_every_shape_from_the_config():
+    shown = texts(board.encoder_block_figure(768, 12, 3072))
+    for shape in ["(B, T, H=768)", "(B, N=12, T, D=64)", "(B, N, T, T)", "(B, T, I=3072)"]:
+        assert shape in shown
+
+
+def test_the_masks_are_bidirectional_and_causal_and_hide_padding():
+    fig = board.attention_masks_figure(TOKENS, [1, 1, 1, 1, 0])
+    bidirectional, causal = (np.asarray(ax.images[0].get_array()) for ax in fig.axes)
+    assert np.all(bidirectional[:, :4] == 1) and np.all(bidirectional[:, 4] == 0)
+    np.testing.assert_array_equal(causal, np.tril(bidirectional))
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == TOKENS
+
+
+def test_the_embedding_sum_draws_the_three_rows_and_their_sum():
+    rng = np.random.default_rng(0)
+    word, segment, position = (rng.normal(size=(5, 32)) for _ in range(3))
+    fig = board.embedding_sum_figure(TOKENS, word, segment, position, word + segment + position,
+                                     dims=8)
+    images = [np.asarray(ax.images[0].get_array()) for ax in fig.axes if ax.images]
+    np.testing.assert_allclose(images[3], (word + segment + position)[:, :8].T)
+
+
+def test_multihead_and_position_pictures():
+    fig = board.multihead_figure(num_heads=3, head_size=2, length=4)
+    assert len(fig.axes[0].patches) == 3 * 4 * 6  # Q, the three heads, the merged context
+    table = np.random.default_rng(1).normal(size=(10, 8))
+    fig = board.position_embeddings_figure({"toy": table}, positions=6)
+    similarity = np.asarray(fig.axes[0].images[0].get_array())
+    assert similarity.shape == (6, 6)
+    np.testing.assert_allclose(np.diag(similarity), 1.0)
+    with pytest.raises(ValueError, match="num_heads must be"):
+        board.multihead_figure(num_heads=9)
+
+
+@pytest.mark.slow
+def test_the_lecture_set_is_written_as_png_and_svg(tmp_path):
+    from minibert.viz.lecture_set import write_lecture_figures
+
+    paths = write_lecture_figures("tiny-toy", tmp_path, dpi=40)
+    names = {p.name for p in paths}
+    for name in ["head", "layer", "model", "rollout", "saliency", "training_curves",
+                 "board_encoder_block", "board_masks"]:
+        assert {f"{name}.png", f"{name}.svg"} <= names
+
+
+@pytest.mark.slow
+def test_the_figures_command(tmp_path):
+    from minibert.cli import main
+
+    assert main(["figures", "--model", "tiny-toy", "-o", str(tmp_path), "--formats", "png",
+                 "--dpi", "40"]) == 0
+    assert (tmp_path / "saliency.png").is_file() and not list(tmp_path.glob("*.svg"))
+    assert main(["figures", "--model", "tiny-toy", "-o", str(tmp_path), "--formats", "gif"]) != 0
