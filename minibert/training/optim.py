@@ -211,6 +211,8 @@ class AdamW:
         self.flat_params, self.flat_grads = flatten_parameters(model, list(layout))
         self._params = dict(model.named_parameters())  # the views the model must keep holding
         self._grads = dict(model.named_gradients())
+        self._view_ids = {id(view) for views in (self._params, self._grads)
+                          for view in views.values()}
         self._num_decay = sum(math.prod(layout[name]) for name in self.decay_names)
         self.step_count = 0
         self.flat_exp_avg = np.zeros_like(self.flat_params)  # m
@@ -227,14 +229,15 @@ class AdamW:
         return float(self.schedule.lr_at(self.step_count))
 
     def _check_buffers(self) -> None:
-        """Refuse to update a model that no longer holds views of the buffers."""
-        for kind, named, views in (("parameter", self.model.named_parameters(), self._params),
-                                   ("gradient", self.model.named_gradients(), self._grads)):
-            for name, array in named:
-                if views.get(name) is not array:
-                    raise ValueError(
-                        f"the model's {kind} {name!r} is no longer the array the optimizer "
-                        f"was built with; update arrays in place, never rebind them")
+        """Refuse to update a model whose modules no longer hold views of the buffers."""
+        for module_name, module in self.model.named_modules():
+            for kind, table in (("parameter", module.params), ("gradient", module.grads)):
+                for key, array in table.items():
+                    if id(array) not in self._view_ids:
+                        name = f"{module_name}.{key}" if module_name else key
+                        raise ValueError(
+                            f"the model's {kind} {name!r} is no longer the array the "
+                            f"optimizer was built with; update arrays in place, never rebind")
 
     def _update_moments(self, tmp: np.ndarray) -> None:
         """m = beta1 m + (1 - beta1) g and v = beta2 v + (1 - beta2) g², in place."""
