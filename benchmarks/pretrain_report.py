@@ -36,10 +36,10 @@ from pathlib import Path
 
 import numpy as np
 
-from minibert.io import safetensors
 from minibert.data import ToyCorpus, write_corpus
 from minibert.data.batches import collate_instances
 from minibert.demo import run_probes
+from minibert.io import safetensors
 from minibert.model import BertForPreTraining
 from minibert.training.pretrain import TrainingConfig, prepare_data, pretrain
 

@@ -7,28 +7,28 @@ by gradient checks (``minibert.gradcheck``); the layers compose into a real BERT
 
 from minibert import functional
 from minibert._kernels import fast_kernels, set_fast_kernels
-from minibert.io import safetensors
 from minibert.config import BertConfig
 from minibert.heads import (
     BertForQuestionAnswering,
     BertForSequenceClassification,
     BertForTokenClassification,
 )
+from minibert.io import safetensors
 from minibert.model import (
     BertForMaskedLM,
     BertForNextSentencePrediction,
     BertForPreTraining,
     BertModel,
 )
-from minibert.training.optim import AdamW, AdamWeightDecay, clip_grad_norm, make_optimizer
 from minibert.reference import load_reference, reference_path
+from minibert.tokenization import BertTokenizer
+from minibert.training.optim import AdamW, AdamWeightDecay, clip_grad_norm, make_optimizer
 from minibert.training.schedules import (
     ConstantSchedule,
     LinearWarmupDecaySchedule,
     WarmupStableDecaySchedule,
     make_schedule,
 )
-from minibert.tokenization import BertTokenizer
 
 __version__ = "0.1.0"
 

@@ -18,10 +18,10 @@ import sys
 import warnings
 from pathlib import Path
 
-from minibert.io.checkpoint import load_tokenizer
 from minibert.data import AMBIGUITY_PROBES
-from minibert.io.fileio import atomic_write_json, atomic_write_text
 from minibert.fill_mask import fill_mask
+from minibert.io.checkpoint import load_tokenizer
+from minibert.io.fileio import atomic_write_json, atomic_write_text
 from minibert.model import BertForMaskedLM, BertModel
 from minibert.training.pretrain import TrainingConfig, pretrain
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from minibert.checks import IGNORE_INDEX
 from minibert.heads import (
     BertForQuestionAnswering,
     BertForSequenceClassification,
     BertForTokenClassification,
 )
-from minibert.checks import IGNORE_INDEX
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
