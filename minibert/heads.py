@@ -80,55 +80,22 @@ def _check_num_labels(num_labels) -> int:
     return check_int("num_labels", num_labels, minimum=2)
 
 
-def _names_from(id2label) -> list[str]:
-    """Label names in id order, from a list or an HF ``id2label`` dict (int or str keys)."""
-    if isinstance(id2label, (list, tuple)):
-        return [str(name) for name in id2label]
-    if isinstance(id2label, dict):
-        try:
-            keys = sorted(int(key) for key in id2label)
-        except (TypeError, ValueError):
-            raise ValueError(f"id2label keys must be label ids 0..C-1, got "
-                             f"{sorted(map(str, id2label))}") from None
-        if keys != list(range(len(keys))):
-            raise ValueError(f"id2label keys must be the label ids 0..{len(keys) - 1}, "
-                             f"got {keys}")
-        by_id = {int(key): str(name) for key, name in id2label.items()}
-        return [by_id[i] for i in range(len(keys))]
-    raise TypeError(f"id2label must be a list of names or a dict id -> name, "
-                    f"got {type(id2label).__name__}")
-
-
 def label_config(config: BertConfig, num_labels=None, id2label=None) -> BertConfig:
-    """A copy of ``config`` whose ``extra`` holds ``id2label`` and ``label2id`` as HF writes them.
+    """A copy of ``config`` labelled for a classifier, its labels written as HF writes them.
 
-    The number of labels comes from ``num_labels``, else ``id2label``, else the config's own
-    ``extra["num_labels"]`` or ``extra["id2label"]``, else 2. Names the config already has
-    are kept when their count matches; otherwise labels are named ``LABEL_0``, ``LABEL_1``...
+    The labels come from ``num_labels``, else ``id2label``, else the config's own (see
+    ``BertConfig``: a ``num_labels`` that matches the config's count keeps its names; other
+    labels are named ``LABEL_0``, ``LABEL_1``...), else the default two. Unlike the config,
+    a classifier needs at least two labels.
     """
     if not isinstance(config, BertConfig):
         raise TypeError(f"config must be a BertConfig, got {type(config).__name__}")
-    names = _names_from(id2label) if id2label is not None else None
     if num_labels is not None:
-        num_labels = _check_num_labels(num_labels)
-        if names is not None and len(names) != num_labels:
-            raise ValueError(f"num_labels={num_labels} disagrees with id2label, which names "
-                             f"{len(names)} labels")
-    extra = {key: value for key, value in config.extra.items() if key != "num_labels"}
-    if names is None:
-        if num_labels is None:
-            num_labels = config.extra.get("num_labels")
-        if "id2label" in config.extra:
-            known = _names_from(config.extra["id2label"])
-            if num_labels is None or len(known) == num_labels:
-                names = known
-        if names is None:
-            count = _check_num_labels(2 if num_labels is None else num_labels)
-            names = [f"LABEL_{i}" for i in range(count)]
-    _check_num_labels(len(names))
-    extra["id2label"] = {str(i): name for i, name in enumerate(names)}
-    extra["label2id"] = {name: i for i, name in enumerate(names)}
-    return dataclasses.replace(config, extra=extra)
+        _check_num_labels(num_labels)
+    labelled = dataclasses.replace(config, num_labels=num_labels, id2label=id2label)
+    _check_num_labels(labelled.num_labels)
+    labelled.id2label = labelled.id2label  # written out even when they are the default two
+    return labelled
 
 
 def _checkpoint_head_rows(directory, key: str) -> int | None:
@@ -146,11 +113,11 @@ class _LabelledHead(BertWithHeads):
 
     @property
     def num_labels(self) -> int:
-        return len(self.config.extra["id2label"])
+        return self.config.num_labels
 
     @property
     def id2label(self) -> dict[int, str]:
-        return {int(key): name for key, name in self.config.extra["id2label"].items()}
+        return self.config.id2label
 
     @classmethod
     def from_pretrained(cls, directory, dtype=np.float32, seed: int = 0, num_labels=None,
@@ -209,7 +176,7 @@ class BertForSequenceClassification(_LabelledHead):
 
     Works on single sentences and on pairs (give ``token_type_ids``). ``num_labels`` comes
     from the argument, else ``id2label``, else the config (see ``label_config``); the
-    label names are kept in ``config.extra["id2label"]``, so ``save_pretrained`` writes
+    label names are kept in the config (``config.id2label``), so ``save_pretrained`` writes
     them into config.json as HF does.
     """
 
@@ -296,7 +263,7 @@ class BertForQuestionAnswering(BertWithHeads):
     over the T positions. An unanswerable question points both at [CLS] (position 0), as
     in SQuAD 2.0. A position equal to T is ignored, as HF ignores the value its clamp gives
     any position past the end; other positions outside [0, T) raise ValueError instead of
-    being clamped silently. Span decoding is ``minibert.training.finetune.decode_spans``.
+    being clamped silently. Span decoding is ``minibert.training.metrics.decode_spans``.
     """
 
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
