@@ -81,12 +81,12 @@ class _BertFields:
             value = getattr(self, name)
             if not is_real(value) or not 0.0 <= value < 1.0:
                 raise ValueError(f"{name} must be a number in [0, 1), got {_short(value)}")
-            setattr(self, name, float(value))
+            setattr(self, name, _exact_float(name, value))
         for name in ("initializer_range", "layer_norm_eps"):
             value = getattr(self, name)
             if not is_real(value) or not 0 < value < math.inf:
                 raise ValueError(f"{name} must be a finite number > 0, got {_short(value)}")
-            setattr(self, name, float(value))
+            setattr(self, name, _exact_float(name, value))
         if self.pad_token_id is not None:
             if not (is_int(self.pad_token_id) and 0 <= self.pad_token_id < self.vocab_size):
                 raise ValueError(f"pad_token_id must be an integer in [0, vocab_size="
@@ -237,6 +237,18 @@ class BertConfig(_BertFields):
 
 
 # -- labels ----------------------------------------------------------------------------------
+
+def _exact_float(name: str, value) -> float:
+    """``value`` as a float; an integer that float64 cannot hold exactly is refused."""
+    try:
+        as_float = float(value)
+    except OverflowError:
+        as_float = math.inf
+    if as_float != value:
+        raise ValueError(f"{name} must be a number that float64 holds exactly, got "
+                         f"{_short(value)}")
+    return as_float
+
 
 DEFAULT_LABELS = ("LABEL_0", "LABEL_1")  # HF's labels when none are given
 LABEL_KEYS = ("num_labels", "id2label", "label2id")
