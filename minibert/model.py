@@ -190,13 +190,13 @@ class BertSelfAttention(Module):
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """dout (B, T, H) -> d hidden_states (B, T, H)."""
-        dq, dk, dv = K.fast(F.attention_backward)(self._split_heads(dout), self.cache.attention)
-        dq, dk, dv = (self._merge_heads(g) for g in (dq, dk, dv))  # (B, T, H) each
+        head_grads = K.fast(F.attention_backward)(self._split_heads(dout),
+                                                  self.cache.attention)  # dq, dk, dv
         projections = (self.query, self.key, self.value)
         if self.cache.fused_qkv is None:
             # forward: q = query(x), k = key(x), v = value(x); x receives all three
-            return sum(p.backward(g) for p, g in zip(projections, (dq, dk, dv)))
-        d_hidden, grads = K.qkv_backward(dq, dk, dv, self.cache.fused_qkv)
+            return sum(p.backward(self._merge_heads(g)) for p, g in zip(projections, head_grads))
+        d_hidden, grads = K.qkv_backward(head_grads, self.cache.fused_qkv)
         for projection, (dweight, dbias) in zip(projections, grads):
             projection.grads["weight"] += dweight
             projection.grads["bias"] += dbias
@@ -559,7 +559,7 @@ class BertLMPredictionHead(Module):
         return logits
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        d_transformed, d_decoder_weight, d_bias = F.linear_backward(dout, self.cache)
+        d_transformed, d_decoder_weight, d_bias = K.fast(F.linear_backward)(dout, self.cache)
         self.word_embeddings.grads["weight"] += d_decoder_weight  # tied: gradients add
         self.grads["bias"] += d_bias
         return self.transform.backward(d_transformed)

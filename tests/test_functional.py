@@ -72,7 +72,7 @@ def test_checker_catches_a_wrong_backward():
     rng = np.random.default_rng(0)
 
     def layernorm_backward_missing_term(dout, cache):
-        x_hat, rstd, weight = cache
+        x_hat, rstd, weight = cache.x_hat, cache.rstd, cache.weight
         dx_hat = dout * weight
         dx = rstd * (dx_hat - dx_hat.mean(-1, keepdims=True))  # the x_hat term is dropped
         axes = tuple(range(dout.ndim - 1))

@@ -93,7 +93,7 @@ def test_layernorm_notebook_check_passes_solution_and_catches_mistakes(capsys):
     assert check(stub) == "not implemented yet"
 
     def forgets_the_mean(dout, cache):
-        x_hat, rstd, weight = cache
+        rstd, weight = cache.rstd, cache.weight
         dx, dweight, dbias = solution(dout, cache)
         dx_hat = dout * weight
         return dx + rstd * dx_hat.mean(axis=-1, keepdims=True), dweight, dbias
@@ -231,13 +231,11 @@ def test_cross_entropy_notebook_check_passes_solution_and_catches_mistakes(capsy
         return solution(1.0, cache)
 
     def divides_by_all_rows(dloss, cache):
-        log_probs, _, valid, count = cache
-        return solution(dloss, cache) * count / valid.size
+        return solution(dloss, cache) * cache.count / cache.valid.size
 
     def nan_when_all_ignored(dloss, cache):
-        log_probs, _, _, count = cache
-        if count == 0:
-            return np.full_like(log_probs, np.nan)
+        if cache.count == 0:
+            return np.full_like(cache.log_probs, np.nan)
         return solution(dloss, cache)
 
     assert check(ignores_dloss) == "fail"
