@@ -144,6 +144,11 @@ def instrument(profiler: Profiler, trainer: Trainer) -> None:
             K._TWINS[wrapped] = profiler.wrap(name, twins[reference])
     for name in ("qkv_forward", "qkv_backward"):
         setattr(K, name, profiler.wrap(name, getattr(K, name)))
+    # the twins that other twins call by name (qkv_backward calls linear_backward)
+    for wrapped_reference, wrapped_twin in list(K._TWINS.items()):
+        name = wrapped_reference.__wrapped__.__name__
+        if getattr(K, name, None) is wrapped_twin.__wrapped__:
+            setattr(K, name, wrapped_twin)
     # Bytes the whole-model operations must move, from the parameter count P (float32):
     # AdamW reads parameter, gradient and two moments and writes three of them back;
     # clipping reads every gradient once (and scales them only when clipping); zeroing

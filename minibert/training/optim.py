@@ -185,7 +185,8 @@ class AdamW:
         no_decay: name -> bool, True for parameters trained without weight decay.
     """
 
-    _scratch_rows = 1  # parameter-sized working arrays one update needs
+    _scratch_rows = 1  # working arrays one update needs
+    _block = 1 << 18  # values per pass of the update: 1 MiB of float32, so the passes stay in cache
 
     def __init__(self, model, lr=1e-4, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0.01, bias_correction: bool = True,
@@ -219,8 +220,9 @@ class AdamW:
         self.flat_exp_avg_sq = np.zeros_like(self.flat_params)  # v
         self.exp_avg = _views(self.flat_exp_avg, layout)
         self.exp_avg_sq = _views(self.flat_exp_avg_sq, layout)
-        # Working memory reused by every update: step() allocates nothing of parameter size.
-        self._scratch = np.empty((self._scratch_rows, self.flat_params.size),
+        # Working memory reused by every update, one block long: step() allocates nothing,
+        # and the update's extra memory stays a few MiB whatever the model's size.
+        self._scratch = np.empty((self._scratch_rows, min(self._block, self.flat_params.size)),
                                  self.flat_params.dtype)
 
     @property
@@ -239,10 +241,17 @@ class AdamW:
                             f"the model's {kind} {name!r} is no longer the array the "
                             f"optimizer was built with; update arrays in place, never rebind")
 
-    def _update_moments(self, tmp: np.ndarray) -> None:
-        """m = beta1 m + (1 - beta1) g and v = beta2 v + (1 - beta2) g², in place."""
+    def _blocks(self):
+        """Consecutive slices of the flat buffers, each at most ``_block`` long."""
+        size = self.flat_params.size
+        for start in range(0, size, self._block):
+            yield slice(start, min(start + self._block, size))
+
+    def _update_moments(self, block: slice, tmp: np.ndarray) -> None:
+        """m = beta1 m + (1 - beta1) g and v = beta2 v + (1 - beta2) g², in place, on a block."""
         beta1, beta2 = self.betas
-        grad, exp_avg, exp_avg_sq = self.flat_grads, self.flat_exp_avg, self.flat_exp_avg_sq
+        grad = self.flat_grads[block]
+        exp_avg, exp_avg_sq = self.flat_exp_avg[block], self.flat_exp_avg_sq[block]
         # Scalars stay Python floats, so float32 arrays are updated in float32 arithmetic.
         exp_avg *= beta1
         np.multiply(grad, 1.0 - beta1, out=tmp)
@@ -258,21 +267,23 @@ class AdamW:
         lr = self.current_lr
         self.step_count += 1
         beta1, beta2 = self.betas
-        param, (tmp,) = self.flat_params, self._scratch
         if self.weight_decay:
-            param[: self._num_decay] *= 1.0 - lr * self.weight_decay  # the decay group
-        self._update_moments(tmp)
-        np.sqrt(self.flat_exp_avg_sq, out=tmp)
+            self.flat_params[: self._num_decay] *= 1.0 - lr * self.weight_decay  # decay group
         step_size = lr
         if self.bias_correction:
             # m / (1 - beta1^t) and v / (1 - beta2^t) undo the bias towards the zero start;
             # folded into the step size and the denominator so m and v are never copied.
             step_size = lr / (1.0 - beta1**self.step_count)
-            tmp /= math.sqrt(1.0 - beta2**self.step_count)
-        tmp += self.eps  # sqrt(v_hat) + eps
-        np.divide(self.flat_exp_avg, tmp, out=tmp)
-        tmp *= step_size
-        param -= tmp  # p = p - lr * m_hat / (sqrt(v_hat) + eps)
+        for block in self._blocks():
+            tmp = self._scratch[0, : block.stop - block.start]
+            self._update_moments(block, tmp)
+            np.sqrt(self.flat_exp_avg_sq[block], out=tmp)
+            if self.bias_correction:
+                tmp /= math.sqrt(1.0 - beta2**self.step_count)
+            tmp += self.eps  # sqrt(v_hat) + eps
+            np.divide(self.flat_exp_avg[block], tmp, out=tmp)
+            tmp *= step_size
+            self.flat_params[block] -= tmp  # p = p - lr * m_hat / (sqrt(v_hat) + eps)
 
     def zero_grad(self) -> None:
         """Set every gradient to zero in place."""
@@ -363,17 +374,20 @@ class AdamWeightDecay(AdamW):
         self._check_buffers()
         lr = self.current_lr
         self.step_count += 1
-        param, (update, tmp) = self.flat_params, self._scratch
-        self._update_moments(tmp)
-        np.sqrt(self.flat_exp_avg_sq, out=update)
-        update += self.eps
-        np.divide(self.flat_exp_avg, update, out=update)  # m / (sqrt(v) + eps)
-        if self.weight_decay:
-            decay = slice(0, self._num_decay)
-            np.multiply(param[decay], self.weight_decay, out=tmp[decay])
-            update[decay] += tmp[decay]  # + weight_decay * p, the decay group
-        update *= lr
-        param -= update
+        for block in self._blocks():
+            size = block.stop - block.start
+            update, tmp = self._scratch[0, :size], self._scratch[1, :size]
+            param = self.flat_params[block]
+            self._update_moments(block, tmp)
+            np.sqrt(self.flat_exp_avg_sq[block], out=update)
+            update += self.eps
+            np.divide(self.flat_exp_avg[block], update, out=update)  # m / (sqrt(v) + eps)
+            decayed = max(0, min(size, self._num_decay - block.start))  # the decay group
+            if self.weight_decay and decayed:
+                np.multiply(param[:decayed], self.weight_decay, out=tmp[:decayed])
+                update[:decayed] += tmp[:decayed]  # + weight_decay * p
+            update *= lr
+            param -= update
 
 
 OPTIMIZERS = {"adamw": AdamW, "adam_weight_decay": AdamWeightDecay}
