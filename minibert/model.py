@@ -759,7 +759,14 @@ _MLM_DECODER_ALIASES = {
 }
 
 
-class BertForPreTraining(BertWithHeads):
+class _WithMLMDecoder(BertWithHeads):
+    """A model whose MLM decoder is tied to the word embeddings, listed under HF's aliases."""
+
+    def _tied_aliases(self) -> dict[str, str]:
+        return dict(_MLM_DECODER_ALIASES)
+
+
+class BertForPreTraining(_WithMLMDecoder):
     """BERT with both pretraining heads; loss = MLM cross-entropy + NSP cross-entropy.
 
     The MLM loss is the mean over positions whose label is not -100. Unlike HF (which
@@ -771,9 +778,6 @@ class BertForPreTraining(BertWithHeads):
         super().__init__()
         init = self._build_bert(config, seed, dtype)
         self.cls = BertPreTrainingHeads(init, self.bert.embeddings.word_embeddings)
-
-    def _tied_aliases(self) -> dict[str, str]:
-        return dict(_MLM_DECODER_ALIASES)
 
     def forward(
         self,
@@ -828,16 +832,13 @@ class BertForPreTraining(BertWithHeads):
         self.bert.backward(d_sequence, d_pooled)
 
 
-class BertForMaskedLM(BertWithHeads):
+class BertForMaskedLM(_WithMLMDecoder):
     """BERT (no pooler, as HF) with the MLM head only."""
 
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
         super().__init__()
         init = self._build_bert(config, seed, dtype, add_pooling_layer=False)
         self.cls = BertOnlyMLMHead(init, self.bert.embeddings.word_embeddings)
-
-    def _tied_aliases(self) -> dict[str, str]:
-        return dict(_MLM_DECODER_ALIASES)
 
     def forward(
         self,
