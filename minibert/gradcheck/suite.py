@@ -14,6 +14,7 @@ import numpy as np
 from minibert import _kernels as K
 from minibert import functional as F
 from minibert import layers
+from minibert.checks import IGNORE_INDEX
 from minibert.config import BertConfig
 from minibert.gradcheck import GradCheckTable, check_function, check_loss, check_module
 from minibert.layers import Module
@@ -82,7 +83,7 @@ def _function_specs(seed: int):
            lambda: {"mask": mask, "dropout_p": 0.2, "rng": np.random.default_rng(3),
                     "training": True})
     labels = rng.integers(0, classes, size=(batch, seq))
-    labels[0, 1] = labels[1, 3] = -100
+    labels[0, 1] = labels[1, 3] = IGNORE_INDEX
     yield ("cross_entropy", F.cross_entropy_forward, F.cross_entropy_backward,
            {"logits": normal((batch, seq, classes)), "labels": labels}, {})
 
@@ -159,8 +160,8 @@ def model_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTabl
             attention_mask = _padding_mask(rng, batch, seq)
             token_type_ids = (np.arange(seq)[None, :] >= seq // 2).astype(np.int64).repeat(
                 batch, 0) * attention_mask
-            labels = np.where(rng.random((batch, seq)) < 0.3, input_ids, -100)
-            labels[attention_mask == 0] = -100
+            labels = np.where(rng.random((batch, seq)) < 0.3, input_ids, IGNORE_INDEX)
+            labels[attention_mask == 0] = IGNORE_INDEX
             labels[:, 1] = input_ids[:, 1]  # at least one target per row
             next_sentence_label = rng.integers(0, 2, size=batch)
 
