@@ -7,8 +7,9 @@ holds the checks shared with the pipeline notebooks).
 Cheap checks run on the committed files: the cells were executed once, in order; no output is
 an error, a write to stderr or an absolute path of the machine that executed them; every code
 cell shows an output unless it only imports and defines functions or classes; the exercise
-cells are committed unsolved (their check prints "not implemented yet"); prose comes before
-every code cell.
+cells are committed unsolved (their check prints "not implemented yet"); without torch, the
+optional autograd cells of 02, 03 and 05 print one line and do nothing else, and the committed
+runs (with torch) show autograd agreeing to rounding; prose comes before every code cell.
 
 ``python tests/test_notebooks_layers.py [name ...]`` re-executes the notebooks (all of them,
 or the named ones, e.g. ``03_attention``) and writes them back with their new outputs.
@@ -84,6 +85,37 @@ def test_exercise_is_committed_unsolved(name):
     assert solution.name in "".join(source(cell) for cell in cells), (
         f"{name} does not point the reader to {solution.name}"
     )
+
+
+AUTOGRAD_TAG = "autograd-comparison"
+AUTOGRAD_NOTEBOOKS = ("02_embeddings_layernorm", "03_attention", "05_heads_and_losses")
+
+
+@pytest.mark.parametrize("name", AUTOGRAD_NOTEBOOKS)
+def test_autograd_comparison_is_optional(name, monkeypatch, capsys):
+    """Without torch the optional cell prints one line and touches nothing else."""
+    cells = [cell for cell in load(name)["cells"]
+             if AUTOGRAD_TAG in cell.get("metadata", {}).get("tags", [])]
+    assert len(cells) == 1, f"{name}: expected one {AUTOGRAD_TAG!r} cell, found {len(cells)}"
+    monkeypatch.setitem(sys.modules, "torch", None)  # makes `import torch` raise ImportError
+    namespace = {}
+    exec(compile(source(cells[0]), f"{name}:{AUTOGRAD_TAG}", "exec"), namespace)
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert printed == ["PyTorch is not installed: the optional autograd comparison is skipped."]
+    assert set(namespace) == {"__builtins__"}
+
+
+@pytest.mark.parametrize("name", AUTOGRAD_NOTEBOOKS)
+def test_committed_autograd_comparison_agrees_to_rounding(name):
+    """The committed run (with torch) shows autograd within 1e-12 and finite differences close."""
+    cell = next(cell for cell in load(name)["cells"]
+                if AUTOGRAD_TAG in cell.get("metadata", {}).get("tags", []))
+    lines = "".join(output_text(output) for output in cell["outputs"]).strip().splitlines()
+    assert "PyTorch autograd" in lines[0], f"{name}: committed without the comparison"
+    for line in lines[1:]:
+        _, finite_differences, autograd = line.split()
+        assert float(autograd) < 1e-12, line
+        assert float(finite_differences) < 1e-6, line
 
 
 def test_index_lists_every_notebook():
