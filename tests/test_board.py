@@ -70,3 +70,12 @@ def test_the_figures_command(tmp_path):
                  "--dpi", "40"]) == 0
     assert (tmp_path / "saliency.png").is_file() and not list(tmp_path.glob("*.svg"))
     assert main(["figures", "--model", "tiny-toy", "-o", str(tmp_path), "--formats", "gif"]) != 0
+
+
+def test_embedding_sum_colour_bar_names_how_many_dimensions_are_drawn():
+    rng = np.random.default_rng(0)
+    small = [rng.standard_normal((3, 8)) for _ in range(4)]
+    wide = [rng.standard_normal((3, 40)) for _ in range(4)]
+    labels = [board.embedding_sum_figure(["a", "b", "c"], *arrays).axes[-1].get_ylabel()
+              for arrays in (small, wide)]
+    assert labels == ["value (all H = 8 dimensions)", "value (first 16 of H = 40 dimensions)"]

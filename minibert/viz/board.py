@@ -56,7 +56,10 @@ def embedding_sum_figure(tokens: Sequence[str], word, segment, position, summed,
             ax.set_xticks(range(len(tokens)), list(tokens), rotation=90,
                           fontsize=tick_fontsize(len(tokens), width - 3.0))
             ax.tick_params(axis="x", labelbottom=ax is axes[-1])
-        fig.colorbar(image, ax=axes, shrink=0.6, label=f"value (first {dims} of H dimensions)")
+        hidden, shown = as_float_array(word, "word").shape[-1], len(arrays["token embedding"])
+        label = (f"value (all H = {hidden} dimensions)" if shown == hidden
+                 else f"value (first {shown} of H = {hidden} dimensions)")
+        fig.colorbar(image, ax=axes, shrink=0.6, label=label)
         fig.suptitle("The input of layer 1: three table rows added, per token")
     return fig
 
