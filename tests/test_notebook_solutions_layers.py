@@ -1,5 +1,8 @@
 """The exercise solutions of notebooks 02-05 are right, and the notebooks' checks can tell.
 
+Notebook 02 has two exercises (LayerNorm, embedding), 03 two (attention, softmax), 04 and 05
+one each.
+
 Each solution in ``notebooks/solutions/`` is compared with the backward in
 ``minibert.functional`` and checked against finite differences on inputs of its own. Then the
 notebook's own check cell (tagged ``exercise-check``) is run exactly as committed: it must say
@@ -34,15 +37,17 @@ def load_solution(stem: str, name: str):
 
 
 def notebook_check(stem: str, student_name: str, check_name: str, student):
-    """Run the notebook's committed check cell with ``student`` as the exercise function.
+    """Run the notebook's committed check cell (the one defining ``check_name``) with
+    ``student`` as the exercise function.
 
     Returns the cell's verdict and the check function it defines, so that the check can be
     called on other candidates.
     """
     notebook = json.loads((NOTEBOOK_DIR / f"{stem}.ipynb").read_text(encoding="utf-8"))
     cells = [cell for cell in notebook["cells"]
-             if "exercise-check" in cell.get("metadata", {}).get("tags", [])]
-    assert len(cells) == 1, f"{stem}: expected one exercise-check cell, found {len(cells)}"
+             if "exercise-check" in cell.get("metadata", {}).get("tags", [])
+             and f"def {check_name}(" in "".join(cell["source"])]
+    assert len(cells) == 1, f"{stem}: expected one exercise-check cell defining {check_name}"
     code = "".join(cells[0]["source"])
     namespace = {student_name: student}
     exec(compile(code, f"{stem}:exercise-check", "exec"), namespace)
@@ -105,6 +110,52 @@ def test_layernorm_notebook_check_passes_solution_and_catches_mistakes(capsys):
 
 
 # ----------------------------------------------------------------------------------------
+# 02: embedding
+# ----------------------------------------------------------------------------------------
+
+EMBEDDING = ("02_embeddings_layernorm", "my_embedding_backward", "check_embedding_backward")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_embedding_solution_matches_functional_and_finite_differences(dtype):
+    backward = load_solution(*EMBEDDING[:2])
+    rng = np.random.default_rng(3)
+    ids = rng.integers(0, 6, size=(3, 7))  # (B, T) with V = 9: repeats and unused rows
+    weight = rng.standard_normal((9, 4)).astype(dtype)  # (V, H)
+    out, cache = F.embedding_forward(ids, weight)
+    dout = rng.standard_normal(out.shape).astype(dtype)
+    got = backward(dout, cache)
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, F.embedding_backward(dout, cache), rtol=1e-6, atol=1e-6)
+    if dtype == np.float64:
+        check_function(F.embedding_forward, backward,
+                       {"ids": ids, "weight": weight}).assert_below(TOL)
+
+
+def test_embedding_notebook_check_passes_solution_and_catches_mistakes(capsys):
+    solution = load_solution(*EMBEDDING[:2])
+    verdict, check = notebook_check(*EMBEDDING, solution)
+    assert verdict == "pass"
+    assert capsys.readouterr().out.strip().endswith("pass")
+    assert check(stub) == "not implemented yet"
+
+    def buffered_one_liner(dout, cache):
+        dweight = np.zeros(cache.weight_shape, dtype=cache.dtype)
+        dweight[cache.ids] += dout  # keeps one gradient per repeated id
+        return dweight
+
+    def always_float64(dout, cache):
+        return solution(dout, cache).astype(np.float64)
+
+    assert check(buffered_one_liner) == "fail"
+    assert "rows [2, 3, 7] differ" in capsys.readouterr().out
+    assert check(always_float64) == "fail"
+    assert "use cache.dtype" in capsys.readouterr().out
+    assert check(modifies_dout(solution)) == "fail"
+    assert check(lambda dout, cache: solution(dout, cache)[:-1]) == "fail"
+
+
+# ----------------------------------------------------------------------------------------
 # 03: attention
 # ----------------------------------------------------------------------------------------
 
@@ -141,6 +192,49 @@ def test_attention_notebook_check_passes_solution_and_catches_mistakes(capsys):
         return dq / scale, dk, dv
 
     assert check(forgets_the_scale) == "fail"
+    assert check(modifies_dout(solution)) == "fail"
+
+
+# ----------------------------------------------------------------------------------------
+# 03: softmax
+# ----------------------------------------------------------------------------------------
+
+SOFTMAX = ("03_attention", "my_softmax_backward", "check_softmax_backward")
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 2])
+def test_softmax_solution_matches_functional_and_finite_differences(axis):
+    backward = load_solution(*SOFTMAX[:2])
+    rng = np.random.default_rng(9)
+    x = 2.0 * rng.standard_normal((3, 4, 5))
+    out, cache = F.softmax_forward(x, axis=axis)
+    dout = rng.standard_normal(out.shape)
+    assert rel_error(backward(dout, cache), F.softmax_backward(dout.copy(), cache)) < 1e-14
+    check_function(F.softmax_forward, backward, {"x": x},
+                   kwargs={"axis": axis}).assert_below(TOL)
+
+
+def test_softmax_notebook_check_passes_solution_and_catches_mistakes(capsys):
+    solution = load_solution(*SOFTMAX[:2])
+    verdict, check = notebook_check(*SOFTMAX, solution)
+    assert verdict == "pass"
+    assert capsys.readouterr().out.strip().endswith("pass")
+    assert check(stub) == "not implemented yet"
+
+    def forgets_the_coupling(dout, cache):
+        return cache.probs * dout  # the diagonal of the Jacobian only
+
+    def last_axis_only(dout, cache):
+        probs = cache.probs
+        return probs * (dout - (dout * probs).sum(axis=-1, keepdims=True))
+
+    def returns_zeros(dout, cache):  # passes a check whose upstream gradient is all ones
+        return np.zeros_like(cache.probs)
+
+    assert check(forgets_the_coupling) == "fail"
+    assert check(last_axis_only) == "fail"
+    assert "axis=1" in capsys.readouterr().out
+    assert check(returns_zeros) == "fail"
     assert check(modifies_dout(solution)) == "fail"
 
 

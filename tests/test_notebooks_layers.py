@@ -7,7 +7,7 @@ holds the checks shared with the pipeline notebooks).
 Cheap checks run on the committed files: the cells were executed once, in order; no output is
 an error, a write to stderr or an absolute path of the machine that executed them; every code
 cell shows an output unless it only imports and defines functions or classes; the exercise
-cells are committed unsolved (their check prints "not implemented yet"); without torch, the
+cells are committed unsolved (each check prints "not implemented yet"); without torch, the
 optional autograd cells of 02, 03 and 05 print one line and do nothing else, and the committed
 runs (with torch) show autograd agreeing to rounding; prose comes before every code cell.
 
@@ -73,13 +73,20 @@ def test_exercise_is_committed_unsolved(name):
     stubs = [cell for cell in cells if cell["cell_type"] == "code" and STUB_MARKER in source(cell)]
     checks = [cell for cell in cells
               if EXERCISE_TAG in cell.get("metadata", {}).get("tags", [])]
-    assert len(stubs) == 1, f"{name}: expected one exercise stub, found {len(stubs)}"
-    assert len(checks) == 1, f"{name}: expected one {EXERCISE_TAG!r} cell, found {len(checks)}"
-    assert cells.index(stubs[0]) < cells.index(checks[0]), "the stub comes before its check"
-    printed = "".join(output_text(output) for output in checks[0]["outputs"])
-    assert printed.strip() == "not implemented yet", (
-        f"{name}: the committed check cell printed {printed!r}; commit the exercise unsolved"
+    assert stubs, f"{name}: no exercise stub"
+    assert len(checks) == len(stubs), (
+        f"{name}: {len(stubs)} exercise stub(s) but {len(checks)} {EXERCISE_TAG!r} cell(s)"
     )
+    order = sorted([(cells.index(cell), "stub") for cell in stubs]
+                   + [(cells.index(cell), "check") for cell in checks])
+    assert [kind for _, kind in order] == ["stub", "check"] * len(stubs), (
+        f"{name}: each stub must come before its own check"
+    )
+    for check in checks:
+        printed = "".join(output_text(output) for output in check["outputs"])
+        assert printed.strip() == "not implemented yet", (
+            f"{name}: a committed check cell printed {printed!r}; commit the exercise unsolved"
+        )
     solution = NOTEBOOK_DIR / "solutions" / f"{name}_solutions.py"
     assert solution.is_file(), f"{solution} is missing"
     assert solution.name in "".join(source(cell) for cell in cells), (

@@ -1,7 +1,8 @@
-"""Solution to the exercise of notebooks/02_embeddings_layernorm.ipynb: LayerNorm's backward.
+"""Solutions to the exercises of notebooks/02_embeddings_layernorm.ipynb: LayerNorm's
+backward (section 7) and the embedding backward (section 8).
 
-Try the exercise before reading on. The derivation is in the notebook (section 4) and in
-docs/backprop.md#layernorm.
+Try the exercises before reading on. The derivations are in the notebook (sections 2 and 4)
+and in docs/backprop.md#layernorm and docs/backprop.md#embedding.
 """
 
 import numpy as np
@@ -29,3 +30,18 @@ def my_layernorm_backward(dout: np.ndarray, cache):
         - x_hat * (dx_hat * x_hat).mean(axis=-1, keepdims=True)
     )  # (..., H)
     return dx, dweight, dbias
+
+
+def my_embedding_backward(dout: np.ndarray, cache):
+    """Gradient of the lookup ``out = weight[ids]`` with respect to the table.
+
+    Inputs: dout (..., H), the gradient of the looked-up rows; cache from
+    ``minibert.functional.embedding_forward`` (fields ids, weight_shape, dtype).
+    Output: dweight (V, H) in the table's dtype.
+    """
+    dweight = np.zeros(cache.weight_shape, dtype=cache.dtype)  # (V, H)
+    width = cache.weight_shape[1]
+    # forward: out = weight[ids]. An id read k times receives k gradients: np.add.at performs
+    # every addition, where dweight[ids] += dout would keep only one per repeated id.
+    np.add.at(dweight, cache.ids.reshape(-1), dout.reshape(-1, width))
+    return dweight

@@ -1,7 +1,8 @@
-"""Solution to the exercise of notebooks/03_attention.ipynb: attention's backward, no dropout.
+"""Solutions to the exercises of notebooks/03_attention.ipynb: attention's backward without
+dropout (section 8) and the softmax backward along any axis (section 9).
 
-Try the exercise before reading on. The derivation is in the notebook (section 5) and in
-docs/backprop.md#attention.
+Try the exercises before reading on. The derivations are in the notebook (section 5) and in
+docs/backprop.md#attention and docs/backprop.md#softmax.
 """
 
 import numpy as np
@@ -28,3 +29,15 @@ def my_attention_backward(dout: np.ndarray, cache):
     dq = (d_scores @ k) * scale  # (B, N, T, D)
     dk = (d_scores.transpose(0, 1, 3, 2) @ q) * scale  # (B, N, T, D)
     return dq, dk, dv
+
+
+def my_softmax_backward(dout: np.ndarray, cache):
+    """Gradient of ``probs = softmax(x, axis)`` with respect to x.
+
+    Inputs: dout (...), the gradient of probs; cache from ``minibert.functional.softmax_forward``
+    (fields probs, axis). Output: dx (...), shaped like probs.
+    """
+    probs, axis = cache.probs, cache.axis
+    # forward: probs = exp(x) / sum(exp(x)) along axis. The Jacobian diag(p) - p p^T applied
+    # to dout collapses to p * (dout - sum(dout * p)), the sum taken along the same axis.
+    return probs * (dout - (dout * probs).sum(axis=axis, keepdims=True))
