@@ -106,7 +106,7 @@ def main() -> int:
                 worker.stdin.close()
                 worker.wait()
         finally:
-            for label, folder in folders.items():
+            for folder in folders.values():
                 if folder != ROOT:
                     subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                                     str(folder)], check=False)
