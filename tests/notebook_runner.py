@@ -16,7 +16,7 @@ notebook's own work.
 The checks on a committed file: the cells were executed once, in order; no output is an
 error, a write to stderr or an absolute path of the machine that executed them; every code
 cell shows an output unless it only imports and defines functions or classes; prose comes
-before every code cell.
+before every code cell; a notebook's exercises are committed unsolved.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ BUDGET_SECONDS = 90.0  # whole notebook, kernel start included, on a 2-core lapt
 CELL_TIMEOUT_SECONDS = 90
 # Paths that would tell a reader where the notebook was executed, not what it computed.
 ABSOLUTE_PATH = re.compile(r"(/work/|/home/|/tmp/|/Users/|/private/var/|[A-Z]:\\\\)")
+EXERCISE_TAG = "exercise-check"
+STUB_MARKER = 'raise NotImplementedError("your turn")'
 SINGLE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
                                         "MKL_NUM_THREADS")}
 
@@ -200,6 +202,34 @@ def check_prose_before_code(cells: list) -> None:
             assert cells[index - 1]["cell_type"] == "markdown", (
                 f"code cell at position {index} has no prose before it"
             )
+
+
+def check_exercises_committed_unsolved(name: str) -> None:
+    """Each exercise stub comes before its own check cell (tagged ``exercise-check``), every
+    committed check printed "not implemented yet", and the notebook names its solutions file."""
+    cells = load(name)["cells"]
+    stubs = [cell for cell in cells if cell["cell_type"] == "code" and STUB_MARKER in source(cell)]
+    checks = [cell for cell in cells
+              if EXERCISE_TAG in cell.get("metadata", {}).get("tags", [])]
+    assert stubs, f"{name}: no exercise stub"
+    assert len(checks) == len(stubs), (
+        f"{name}: {len(stubs)} exercise stub(s) but {len(checks)} {EXERCISE_TAG!r} cell(s)"
+    )
+    order = sorted([(cells.index(cell), "stub") for cell in stubs]
+                   + [(cells.index(cell), "check") for cell in checks])
+    assert [kind for _, kind in order] == ["stub", "check"] * len(stubs), (
+        f"{name}: each stub must come before its own check"
+    )
+    for check in checks:
+        printed = "".join(output_text(output) for output in check["outputs"])
+        assert printed.strip() == "not implemented yet", (
+            f"{name}: a committed check cell printed {printed!r}; commit the exercise unsolved"
+        )
+    solution = NOTEBOOK_DIR / "solutions" / f"{name}_solutions.py"
+    assert solution.is_file(), f"{solution} is missing"
+    assert solution.name in "".join(source(cell) for cell in cells), (
+        f"{name} does not point the reader to {solution.name}"
+    )
 
 
 def check_runs_within_budget(name: str) -> None:

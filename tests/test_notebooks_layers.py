@@ -23,6 +23,7 @@ import pytest
 from notebook_runner import (
     NOTEBOOK_DIR,
     check_committed_outputs,
+    check_exercises_committed_unsolved,
     check_prose_before_code,
     check_runs_within_budget,
     load,
@@ -40,8 +41,6 @@ NOTEBOOKS = (
 )
 EXERCISE_NOTEBOOKS = NOTEBOOKS[1:]
 MAX_FILE_BYTES = 1_000_000
-EXERCISE_TAG = "exercise-check"
-STUB_MARKER = 'raise NotImplementedError("your turn")'
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -69,29 +68,7 @@ def test_figures_are_modest_pngs(name):
 
 @pytest.mark.parametrize("name", EXERCISE_NOTEBOOKS)
 def test_exercise_is_committed_unsolved(name):
-    cells = load(name)["cells"]
-    stubs = [cell for cell in cells if cell["cell_type"] == "code" and STUB_MARKER in source(cell)]
-    checks = [cell for cell in cells
-              if EXERCISE_TAG in cell.get("metadata", {}).get("tags", [])]
-    assert stubs, f"{name}: no exercise stub"
-    assert len(checks) == len(stubs), (
-        f"{name}: {len(stubs)} exercise stub(s) but {len(checks)} {EXERCISE_TAG!r} cell(s)"
-    )
-    order = sorted([(cells.index(cell), "stub") for cell in stubs]
-                   + [(cells.index(cell), "check") for cell in checks])
-    assert [kind for _, kind in order] == ["stub", "check"] * len(stubs), (
-        f"{name}: each stub must come before its own check"
-    )
-    for check in checks:
-        printed = "".join(output_text(output) for output in check["outputs"])
-        assert printed.strip() == "not implemented yet", (
-            f"{name}: a committed check cell printed {printed!r}; commit the exercise unsolved"
-        )
-    solution = NOTEBOOK_DIR / "solutions" / f"{name}_solutions.py"
-    assert solution.is_file(), f"{solution} is missing"
-    assert solution.name in "".join(source(cell) for cell in cells), (
-        f"{name} does not point the reader to {solution.name}"
-    )
+    check_exercises_committed_unsolved(name)
 
 
 AUTOGRAD_TAG = "autograd-comparison"
