@@ -184,15 +184,6 @@ def gelu_backward(dout: np.ndarray, cache):
 # Sums over the rows as BLAS matrix-vector products
 # ----------------------------------------------------------------------------------------
 
-def _row_sums(x: np.ndarray) -> np.ndarray:
-    """Sum over the last axis, kept as a length-1 axis: x @ ones, a BLAS product (...,1).
-
-    NumPy's own reduction over a short last axis (T = 32 to 512 keys) pays a per-row
-    overhead; as a matrix-vector product it runs several times faster.
-    """
-    return (x @ np.ones(x.shape[-1], dtype=x.dtype))[..., None]
-
-
 def _column_sum(x2d: np.ndarray) -> np.ndarray:
     """Sum over the rows of a (rows, H) array, ones @ x: (H,), about 3x NumPy's sum(axis=0)."""
     return np.ones(x2d.shape[0], dtype=x2d.dtype) @ x2d
@@ -282,9 +273,7 @@ def attention_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
     """Twin of ``F.attention_forward``: scores, masking and softmax in one (B, N, T, T) buffer."""
     mask = F.check_attention_inputs(q, k, v, mask)
     scale = q.dtype.type(1.0 / math.sqrt(q.shape[-1]))
-    # q scaled (the smaller array); k^T made contiguous, which BLAS takes faster in the
-    # B x N small products than the transposed view
-    scores = (q * scale) @ np.ascontiguousarray(k.swapaxes(-1, -2))  # (B, N, T, T)
+    scores = (q * scale) @ k.swapaxes(-1, -2)  # (B, N, T, T); q scaled: the smaller array
     if mask is not None:
         hidden = mask == 0  # the mask's own (small) shape
         if hidden.any():
@@ -293,7 +282,7 @@ def attention_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
     row_max[~np.isfinite(row_max)] = 0.0  # a row with no visible key: avoid -inf - -inf
     scores -= row_max
     probs = np.exp(scores, out=scores)  # a hidden key: exp(-inf) = 0 exactly
-    row_sum = _row_sums(probs)  # (B, N, T, 1)
+    row_sum = probs.sum(axis=-1, keepdims=True)
     row_sum[row_sum == 0.0] = 1.0  # a row with no visible key stays all zeros
     probs /= row_sum
     dropped, dropout_cache = F.dropout_forward(probs, dropout_p, rng, training)
@@ -305,10 +294,9 @@ def attention_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
 def attention_backward(dout: np.ndarray, cache):
     """Twin of ``F.attention_backward``: the softmax backward in place in d_probs."""
     dv = cache.dropped_probs.swapaxes(-1, -2) @ dout  # (B, N, T, D)
-    d_probs = F.dropout_backward(dout @ np.ascontiguousarray(cache.v.swapaxes(-1, -2)),
-                                 cache.dropout)  # a fresh array
+    d_probs = F.dropout_backward(dout @ cache.v.swapaxes(-1, -2), cache.dropout)  # fresh
     probs = cache.attention_probs
-    row_dot = _row_sums(d_probs * probs)  # (B, N, T, 1)
+    row_dot = (d_probs * probs).sum(axis=-1, keepdims=True)  # (B, N, T, 1)
     d_scores = d_probs
     d_scores -= row_dot
     d_scores *= probs
