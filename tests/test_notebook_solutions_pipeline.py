@@ -1,12 +1,14 @@
-"""The exercise solution of notebook 06 (BERT's 80/10/10 rule) is right, and the notebook's
-check can tell.
+"""The exercise solutions of notebook 06 (BERT's 80/10/10 rule, a next-sentence pair) are
+right, and the notebook's checks can tell.
 
-The solution in ``notebooks/solutions/06_pretraining_data_solutions.py`` is compared with the
-rule on draws of its own, in two dtypes. Then the notebook's own check cell (tagged
-``exercise-check``) is run exactly as committed: it must say "pass" for the solution, "not
-implemented yet" for the unsolved stub, and "fail" for each deliberate mistake (a wrong split,
-[MASK] for every target, the wrong boundary, a random id from the wrong target, a changed
-input, a wrong shape or dtype), so a student's wrong answer cannot pass.
+The solutions in ``notebooks/solutions/06_pretraining_data_solutions.py`` are compared with
+the rules on inputs of their own (the 80/10/10 rule in two dtypes). Then the notebook's own
+check cells (tagged ``exercise-check``) are run exactly as committed: each must say "pass" for
+the solution, "not implemented yet" for the unsolved stub, and "fail" for each deliberate
+mistake (for the 80/10/10 rule: a wrong split, [MASK] for every target, the wrong boundary, a
+random id from the wrong target, a changed input, a wrong shape or dtype; for the pair: a
+flipped label, the wrong boundary, B from the wrong place or of the wrong length, a changed
+or reused input, wrong types), so a student's wrong answer cannot pass.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 from test_notebook_solutions_layers import load_solution, notebook_check
 
 REPLACE = ("06_pretraining_data", "my_replace_targets", "check_replace_targets")
+NSP_PAIR = ("06_pretraining_data", "my_nsp_pair", "check_nsp_pair")
 
 
 def stub(tokens, draws, mask_id, random_ids):
@@ -107,6 +110,114 @@ def test_replace_targets_notebook_check_passes_solution_and_catches_mistakes(cap
         (returns_a_row, "got ndarray (1, 1000)"),
         (returns_a_list, "got list (1000,)"),
         (hard_codes_n, "expected [4, 21, 9]"),
+    ]
+    for mistake, reason in cases:
+        assert check(mistake) == "fail", mistake.__name__
+        assert reason in capsys.readouterr().out, mistake.__name__
+
+
+# ----------------------------------------------------------------------------------------
+# 06: a next-sentence pair
+# ----------------------------------------------------------------------------------------
+
+
+def nsp_stub(segments, other_document, draw):
+    raise NotImplementedError("your turn")
+
+
+def test_nsp_pair_solution_follows_the_rule():
+    nsp_pair = load_solution(*NSP_PAIR[:2])
+    segments = [[1, 2, 3], [4, 5], [6]]
+    other = [[10, 11], [12], [13, 14, 15], [16]]
+    before = [list(s) for s in segments], [list(s) for s in other]
+    assert nsp_pair(segments, other, 0.5) == ([1, 2, 3], [4, 5, 6], 0)
+    assert nsp_pair(segments, other, 0.999) == ([1, 2, 3], [4, 5, 6], 0)
+    # NotNext: B grows sentence by sentence until it holds at least the continuation's 3 ids
+    assert nsp_pair(segments, other, 0.0) == ([1, 2, 3], [10, 11, 12], 1)
+    assert nsp_pair(segments, other, 0.4999) == ([1, 2, 3], [10, 11, 12], 1)
+    assert nsp_pair([[1], [2, 3, 4, 5, 6, 7]], other, 0.1) == ([1], [10, 11, 12, 13, 14, 15], 1)
+    assert nsp_pair([[1], [2] * 50], other, 0.1) == ([1], [10, 11, 12, 13, 14, 15, 16], 1)
+    tokens_a, tokens_b, label = nsp_pair(segments, other, 0.7)
+    assert type(label) is int and tokens_a is not segments[0]
+    tokens_a.append(99)
+    tokens_b.append(99)
+    assert (segments, other) == before
+    labels = [nsp_pair(segments, other, draw)[2] for draw in np.arange(1000) / 1000]
+    assert labels.count(1) == labels.count(0) == 500
+
+
+def test_nsp_pair_notebook_check_passes_solution_and_catches_mistakes(capsys):
+    solution = load_solution(*NSP_PAIR[:2])
+    verdict, check = notebook_check(*NSP_PAIR, solution)
+    assert verdict == "pass"
+    printed = capsys.readouterr().out
+    assert "NotNext 500, IsNext 500" in printed
+    assert printed.strip().endswith("pass")
+    assert check(nsp_stub) == "not implemented yet"
+    capsys.readouterr()
+
+    def flipped_label(segments, other_document, draw):
+        a, b, label = solution(segments, other_document, draw)
+        return a, b, 1 - label
+
+    def closed_boundary(segments, other_document, draw):  # <= where < is meant
+        return solution(segments, other_document, draw - 1e-9 if draw == 0.5 else draw)
+
+    def always_is_next(segments, other_document, draw):
+        return solution(segments, other_document, 0.9)
+
+    def next_sentence_only(segments, other_document, draw):
+        a, b, label = solution(segments, other_document, draw)
+        return (a, list(segments[1]), 0) if label == 0 else (a, b, label)
+
+    def whole_other_document(segments, other_document, draw):
+        a, b, label = solution(segments, other_document, draw)
+        return (a, [t for s in other_document for t in s], 1) if label else (a, b, label)
+
+    def first_other_sentence(segments, other_document, draw):
+        a, b, label = solution(segments, other_document, draw)
+        return (a, list(other_document[0]), 1) if label else (a, b, label)
+
+    def b_from_own_document(segments, other_document, draw):
+        return solution(segments, segments[::-1], draw)
+
+    def bool_label(segments, other_document, draw):
+        a, b, label = solution(segments, other_document, draw)
+        return a, b, bool(label)
+
+    def nested_b(segments, other_document, draw):
+        a, b, label = solution(segments, other_document, draw)
+        return (a, [list(s) for s in segments[1:]], 0) if label == 0 else (a, b, label)
+
+    def extends_in_place(segments, other_document, draw):  # B grows segments[1] itself
+        a, b, label = solution(segments, other_document, draw)
+        if label == 0:
+            b = segments[1]
+            for sentence in segments[2:]:
+                b.extend(sentence)
+        return a, b, label
+
+    def reuses_first_sentence(segments, other_document, draw):
+        _, b, label = solution(segments, other_document, draw)
+        return segments[0], b, label
+
+    def a_is_all_but_last(segments, other_document, draw):
+        _, b, label = solution(segments, other_document, draw)
+        return [t for s in segments[:-1] for t in s], b, label
+
+    cases = [
+        (flipped_label, "1000 of 1000 results are wrong"),  # the counts agree
+        (closed_boundary, "label counts [501, 499]"),
+        (always_is_next, "label counts [0, 1000]"),
+        (next_sentence_only, "expected the continuation"),
+        (whole_other_document, "expected the other document's sentences"),
+        (first_other_sentence, "expected the other document's sentences"),
+        (b_from_own_document, "expected the other document's sentences"),
+        (bool_label, "is_random_next must be an int 0 or 1, got bool"),
+        (nested_b, "tokens_b must be a flat list of ids"),
+        (extends_in_place, "modified in place"),
+        (reuses_first_sentence, "tokens_a is one of the input lists"),
+        (a_is_all_but_last, "expected the first sentence"),
     ]
     for mistake, reason in cases:
         assert check(mistake) == "fail", mistake.__name__

@@ -7,8 +7,8 @@ holds the checks shared with the layer notebooks).
 A cheap check runs on the committed files: every code cell holds outputs (except a cell that
 only imports and defines functions or classes), the cells were executed once in order, no
 output is an error or stderr, no output shows an absolute path of the machine that executed
-it, prose comes before every code cell, and the exercise of 06 is committed unsolved (its check
-prints "not implemented yet"; the solution is tested in
+it, prose comes before every code cell, and the exercises of 06 are committed unsolved (their
+checks print "not implemented yet"; the solutions are tested in
 ``tests/test_notebook_solutions_pipeline.py``).
 
 ``python tests/test_notebooks_pipeline.py [name ...]`` re-executes the notebooks (all of them,
