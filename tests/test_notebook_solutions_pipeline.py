@@ -1,14 +1,18 @@
-"""The exercise solutions of notebook 06 (BERT's 80/10/10 rule, a next-sentence pair) are
-right, and the notebook's checks can tell.
+"""The exercise solutions of notebooks 06 (BERT's 80/10/10 rule, a next-sentence pair) and 08
+(attention rollout) are right, and the notebooks' checks can tell.
 
 The solutions in ``notebooks/solutions/06_pretraining_data_solutions.py`` are compared with
-the rules on inputs of their own (the 80/10/10 rule in two dtypes). Then the notebook's own
+the rules on inputs of their own (the 80/10/10 rule in two dtypes), the one in
+``08_attention_heatmaps_solutions.py`` with ``minibert.viz.attention_rollout`` and with the
+rollout written out for two layers. Then the notebook's own
 check cells (tagged ``exercise-check``) are run exactly as committed: each must say "pass" for
 the solution, "not implemented yet" for the unsolved stub, and "fail" for each deliberate
 mistake (for the 80/10/10 rule: a wrong split, [MASK] for every target, the wrong boundary, a
 random id from the wrong target, a changed input, a wrong shape or dtype; for the pair: a
 flipped label, the wrong boundary, B from the wrong place or of the wrong length, a changed
-or reused input, wrong types), so a student's wrong answer cannot pass.
+or reused input, wrong types; for rollout: no identity, no renormalization, the product in
+the wrong order, one head, a changed input, a wrong shape), so a student's wrong answer
+cannot pass.
 """
 
 from __future__ import annotations
@@ -17,8 +21,11 @@ import numpy as np
 import pytest
 from test_notebook_solutions_layers import load_solution, notebook_check
 
+from minibert import viz
+
 REPLACE = ("06_pretraining_data", "my_replace_targets", "check_replace_targets")
 NSP_PAIR = ("06_pretraining_data", "my_nsp_pair", "check_nsp_pair")
+ROLLOUT = ("08_attention_heatmaps", "my_rollout", "check_rollout")
 
 
 def stub(tokens, draws, mask_id, random_ids):
@@ -218,6 +225,101 @@ def test_nsp_pair_notebook_check_passes_solution_and_catches_mistakes(capsys):
         (extends_in_place, "modified in place"),
         (reuses_first_sentence, "tokens_a is one of the input lists"),
         (a_is_all_but_last, "expected the first sentence"),
+    ]
+    for mistake, reason in cases:
+        assert check(mistake) == "fail", mistake.__name__
+        assert reason in capsys.readouterr().out, mistake.__name__
+
+
+# ----------------------------------------------------------------------------------------
+# 08: attention rollout
+# ----------------------------------------------------------------------------------------
+
+
+def random_attentions(rng, shape):
+    """Row-stochastic attentions of the given shape (..., T, T)."""
+    scores = rng.normal(size=shape)
+    return np.exp(scores) / np.exp(scores).sum(-1, keepdims=True)
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 3, 3), (2, 3, 5, 5), (4, 2, 6, 6)])
+def test_rollout_solution_matches_viz(shape):
+    rollout = load_solution(*ROLLOUT[:2])
+    attentions = random_attentions(np.random.default_rng(sum(shape)), shape)
+    before = attentions.copy()
+    got = rollout(attentions)
+    assert got.shape == (shape[0], shape[-1], shape[-1])
+    np.testing.assert_allclose(got, viz.attention_rollout(attentions), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got.sum(-1), 1.0, atol=1e-12)
+    np.testing.assert_array_equal(attentions, before)
+
+
+def test_rollout_solution_written_out_for_two_layers():
+    rollout = load_solution(*ROLLOUT[:2])
+    attentions = random_attentions(np.random.default_rng(8), (2, 3, 4, 4))
+    a0, a1 = (0.5 * attentions[layer].mean(0) + 0.5 * np.eye(4) for layer in range(2))
+    got = rollout(attentions)
+    np.testing.assert_allclose(got[0], a0, atol=1e-12)
+    np.testing.assert_allclose(got[1], a1 @ a0, atol=1e-12)  # the latest layer on the left
+
+
+def rollout_stub(attentions):
+    raise NotImplementedError("your turn")
+
+
+def test_rollout_notebook_check_passes_solution_and_catches_mistakes(capsys):
+    solution = load_solution(*ROLLOUT[:2])
+    verdict, check = notebook_check(*ROLLOUT, solution)
+    assert verdict == "pass"
+    printed = capsys.readouterr().out
+    assert "the reference checkpoint's attentions (2, 2, 20, 20)" in printed
+    assert printed.strip().endswith("pass")
+    assert check(rollout_stub) == "not implemented yet"
+    capsys.readouterr()
+
+    def layer_products(matrices, latest_on_the_left=True):
+        out = [matrices[0]]
+        for matrix in matrices[1:]:
+            out.append(matrix @ out[-1] if latest_on_the_left else out[-1] @ matrix)
+        return np.stack(out)
+
+    def no_identity(attentions):
+        return layer_products(attentions.mean(1))
+
+    def no_renormalization(attentions):
+        return layer_products(attentions.mean(1) + np.eye(attentions.shape[-1]))
+
+    def wrong_order(attentions):
+        averaged = attentions.mean(1) + np.eye(attentions.shape[-1])
+        return layer_products(averaged / 2, latest_on_the_left=False)
+
+    def first_head_only(attentions):
+        return solution(attentions[:, :1])
+
+    def sum_over_heads(attentions):  # heads added, not averaged, then renormalized
+        summed = attentions.sum(1) + np.eye(attentions.shape[-1])
+        return layer_products(summed / summed.sum(-1, keepdims=True))
+
+    def identity_after_renormalizing(attentions):
+        return layer_products(attentions.mean(1) + np.eye(attentions.shape[-1]) / 2)
+
+    def last_layer_only(attentions):
+        return solution(attentions)[-1]
+
+    def in_place(attentions):
+        result = solution(attentions)
+        attentions *= 0.5
+        return result
+
+    cases = [
+        (no_identity, "matches a rollout with no identity added"),
+        (no_renormalization, "matches a rollout with no renormalization"),
+        (wrong_order, "matches a rollout with the product in the wrong order"),
+        (first_head_only, "matches a rollout with head 0 instead of the average"),
+        (sum_over_heads, "layer 0 is already wrong"),
+        (identity_after_renormalizing, "rows sum to 1.5"),
+        (last_layer_only, "return an array of shape (3, 7, 7) (L, T, T), got ndarray (7, 7)"),
+        (in_place, "attentions was modified in place"),
     ]
     for mistake, reason in cases:
         assert check(mistake) == "fail", mistake.__name__

@@ -7,8 +7,8 @@ holds the checks shared with the layer notebooks).
 A cheap check runs on the committed files: every code cell holds outputs (except a cell that
 only imports and defines functions or classes), the cells were executed once in order, no
 output is an error or stderr, no output shows an absolute path of the machine that executed
-it, prose comes before every code cell, and the exercises of 06 are committed unsolved (their
-checks print "not implemented yet"; the solutions are tested in
+it, prose comes before every code cell, and the exercises of 06 and 08 are committed unsolved
+(their checks print "not implemented yet"; the solutions are tested in
 ``tests/test_notebook_solutions_pipeline.py``).
 
 ``python tests/test_notebooks_pipeline.py [name ...]`` re-executes the notebooks (all of them,
@@ -37,7 +37,7 @@ NOTEBOOKS = (
     "09_finetuning",
     "10_real_bert",
 )
-EXERCISE_NOTEBOOKS = ("06_pretraining_data",)
+EXERCISE_NOTEBOOKS = ("06_pretraining_data", "08_attention_heatmaps")
 MAX_FILE_BYTES = 3_000_000
 
 
