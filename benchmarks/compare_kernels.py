@@ -18,7 +18,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ARGS = None
@@ -34,6 +33,7 @@ if __name__ == "__main__":
 import importlib.util  # noqa: E402
 
 import numpy as np  # noqa: E402
+from run import median_time  # noqa: E402  (benchmarks/run.py, beside this script)
 
 from minibert import _kernels as K  # noqa: E402
 from minibert import functional as F  # noqa: E402
@@ -51,16 +51,6 @@ def load_functional(revision: str):
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     return module
-
-
-def median_ms(fn, repeats: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times)) * 1e3
 
 
 def cases(module, now: bool):
@@ -107,8 +97,8 @@ def main() -> int:
     print(f"demo-step layers, {ARGS.threads} BLAS threads: {ARGS.base} beside today's fast path")
     print(f"{'layer':36s} {'before ms':>10s} {'after ms':>9s} {'ratio':>6s}")
     for name in old:
-        before = min(median_ms(old[name], ARGS.repeats) for _ in range(2))
-        after = min(median_ms(new[name], ARGS.repeats) for _ in range(2))
+        before = 1e3 * min(median_time(old[name], ARGS.repeats) for _ in range(2))
+        after = 1e3 * min(median_time(new[name], ARGS.repeats) for _ in range(2))
         print(f"{name:36s} {before:10.3f} {after:9.3f} {before / after:6.2f}")
     return 0
 
