@@ -231,6 +231,18 @@ class BertConfig(_BertFields):
         block = 4 * (h * h + h) + 2 * h + (h * i + i) + (i * h + h) + 2 * h
         return embeddings + layers * block + (h * h + h)
 
+    # The size fields a "config.json does not belong to these weights" error quotes.
+    SIZE_FIELDS = ("vocab_size", "hidden_size", "num_hidden_layers", "intermediate_size",
+                   "max_position_embeddings", "type_vocab_size")
+
+    def required_checkpoint_numbers(self) -> int:
+        """The fewest numbers a checkpoint of this config holds: the encoder without pooler.
+
+        ``load_pretrained`` refuses a config.json asking for more than the weights hold
+        before it allocates the model. The pooler is left out: some checkpoints lack it.
+        """
+        return self.num_parameters_estimate() - (self.hidden_size ** 2 + self.hidden_size)
+
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "model_type")
         return f"BertConfig({fields})"

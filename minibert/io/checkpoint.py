@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minibert.config import BertConfig
+from minibert.config import BertConfig, read_json_object
 from minibert.io import safetensors
 from minibert.io.fileio import atomic_write_json
 
@@ -32,6 +32,7 @@ __all__ = [
     "read_checkpoint_tensors",
     "load_tokenizer",
     "checkpoint_summary",
+    "config_class_of",
 ]
 
 CONFIG_NAME = "config.json"
@@ -156,18 +157,24 @@ def _normalize_key(key: str) -> str:
     )
 
 
-def _map_to_model_keys(tensors: dict, model_keys: set[str]) -> dict:
-    """Rename checkpoint keys to the model's: add or strip the "bert." prefix as needed."""
-    wants_prefix = any(k.startswith("bert.") for k in model_keys)
+def _map_to_model_keys(tensors: dict, model_keys: set[str], prefix: str = "bert",
+                       head_prefixes: tuple = HEAD_PREFIXES) -> dict:
+    """Rename checkpoint keys to the model's: add or strip the base-model prefix as needed.
+
+    ``prefix`` is the base model's attribute ("bert" for BERT, "albert", "distilbert");
+    keys under ``head_prefixes`` belong to heads and never take it.
+    """
+    base = prefix + "."
+    wants_prefix = any(k.startswith(base) for k in model_keys)
     mapped, origin = {}, {}
     for original, value in tensors.items():
         key = _normalize_key(original)
         if IGNORED_BUFFERS.search(key):
             continue
-        if wants_prefix and not key.startswith("bert.") and not key.startswith(HEAD_PREFIXES):
-            key = "bert." + key
-        elif not wants_prefix and key.startswith("bert."):
-            key = key[len("bert.") :]
+        if wants_prefix and not key.startswith(base) and not key.startswith(head_prefixes):
+            key = base + key
+        elif not wants_prefix and key.startswith(base):
+            key = key[len(base) :]
         if key in mapped:
             # e.g. "bert.x" and "x", or "LayerNorm.gamma" and "LayerNorm.weight": which one
             # was meant cannot be told, and silently keeping one would hide the other.
@@ -179,7 +186,7 @@ def _map_to_model_keys(tensors: dict, model_keys: set[str]) -> dict:
     return mapped
 
 
-def _check_size_against_config(config: BertConfig, tensors: dict, directory: Path) -> None:
+def _check_size_against_config(config, tensors: dict, directory: Path) -> None:
     """Refuse a config.json that describes a bigger encoder than the weights hold.
 
     Checked before the model is built: a corrupt config.json (vocab_size=10**12, say)
@@ -187,15 +194,10 @@ def _check_size_against_config(config: BertConfig, tensors: dict, directory: Pat
     lack it; every other encoder weight must be in the file, so a matching config can
     never ask for more numbers than the file holds.
     """
-    hidden = config.hidden_size
-    needed = config.num_parameters_estimate() - (hidden * hidden + hidden)
+    needed = config.required_checkpoint_numbers()
     stored = sum(int(np.prod(value.shape, dtype=np.int64)) for value in tensors.values())
     if needed > stored:
-        sizes = ", ".join(
-            f"{name}={_count(getattr(config, name))}"
-            for name in ("vocab_size", "hidden_size", "num_hidden_layers", "intermediate_size",
-                         "max_position_embeddings", "type_vocab_size")
-        )
+        sizes = ", ".join(f"{name}={_count(getattr(config, name))}" for name in config.SIZE_FIELDS)
         raise ValueError(
             f"{str(directory / CONFIG_NAME)!r} describes an encoder of {_count(needed)} weights "
             f"({sizes}), but the checkpoint's weights hold {stored:,} numbers in all: "
@@ -221,18 +223,21 @@ def load_pretrained(
     eval mode, as HF does; call ``model.train()`` to fine-tune.
     """
     directory = _check_folder(directory)
-    config = BertConfig.from_json_file(directory / CONFIG_NAME)
+    config_class = getattr(cls, "config_class", BertConfig)
+    head_prefixes = getattr(cls, "head_prefixes", HEAD_PREFIXES)
+    config = config_class.from_json_file(directory / CONFIG_NAME)
     tensors = read_checkpoint_tensors(directory)
     _check_size_against_config(config, tensors, directory)
     model = cls(config, seed=seed, dtype=dtype, **model_kwargs)
     aliases = model._tied_aliases()
     params = dict(model.named_parameters())
-    incoming = _map_to_model_keys(tensors, set(params))
+    incoming = _map_to_model_keys(tensors, set(params), getattr(cls, "base_model_prefix", "bert"),
+                                  head_prefixes)
     for alias in aliases:
         incoming.pop(alias, None)  # the canonical array is loaded once
     missing = sorted(set(params) - set(incoming))
     unexpected = sorted(set(incoming) - set(params))
-    missing_encoder = [k for k in missing if not k.startswith(HEAD_PREFIXES)]
+    missing_encoder = [k for k in missing if not k.startswith(head_prefixes)]
     if missing_encoder:
         shown = ", ".join(missing_encoder[:4]) + (" ..." if len(missing_encoder) > 4 else "")
         raise ValueError(
@@ -274,6 +279,27 @@ def load_pretrained(
     return model.eval()  # as HF: a loaded model starts in eval mode (dropout off)
 
 
+# The config class of each model_type a config.json can name, imported when first needed.
+CONFIG_CLASSES = {
+    "bert": ("minibert.config", "BertConfig"),
+    "albert": ("minibert.albert", "AlbertConfig"),
+    "distilbert": ("minibert.distilbert", "DistilBertConfig"),
+}
+
+
+def config_class_of(directory: str | os.PathLike):
+    """The config class for a checkpoint folder's config.json, chosen by its model_type.
+
+    A config.json without model_type (or naming one minibert does not build) is read as
+    a BertConfig, which keeps unknown keys.
+    """
+    import importlib
+
+    data = read_json_object(Path(directory) / CONFIG_NAME, "config file")
+    module, name = CONFIG_CLASSES.get(data.get("model_type"), CONFIG_CLASSES["bert"])
+    return getattr(importlib.import_module(module), name)
+
+
 def load_tokenizer(directory: str | os.PathLike):
     """The BertTokenizer of a model folder: ``BertTokenizer.from_pretrained(directory)``.
 
@@ -292,7 +318,7 @@ def checkpoint_summary(directory: str | os.PathLike) -> dict:
     Reads only the safetensors header (no tensor data).
     """
     directory = _check_folder(directory)
-    config = BertConfig.from_json_file(directory / CONFIG_NAME)
+    config = config_class_of(directory).from_json_file(directory / CONFIG_NAME)
     if (directory / WEIGHTS_NAME).is_file():
         infos, _ = safetensors.read_header(directory / WEIGHTS_NAME)
     else:
@@ -306,9 +332,10 @@ def checkpoint_summary(directory: str | os.PathLike) -> dict:
         key = _normalize_key(key)
         if IGNORED_BUFFERS.search(key):
             continue
-        bare = key[len("bert.") :] if key.startswith("bert.") else key
+        bare = re.sub(r"^(bert|albert|distilbert)\.", "", key)
         parts = bare.split(".")
-        group = ".".join(parts[:3]) if parts[0] == "encoder" else ".".join(parts[:2])
+        depth = 3 if parts[0] in ("encoder", "transformer") else 2
+        group = ".".join(parts[:depth])
         counts[group] = counts.get(group, 0) + int(np.prod(info.shape, dtype=np.int64))
         dtypes.add(info.dtype)
     heads = sorted(
