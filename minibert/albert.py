@@ -1,0 +1,715 @@
+"""ALBERT (Lan et al., 2020, "ALBERT: A Lite BERT"): BERT with two ways to shrink it.
+
+1. **Factorised embeddings.** BERT's word table is V x H, so a wide model pays for its
+   width once per vocabulary entry. ALBERT keeps the tables narrow, V x E with E < H
+   (E = 128 in all of the paper's models), and maps them up once with a dense E -> H
+   (``encoder.embedding_hidden_mapping_in``): V*E + E*H numbers instead of V*H (paper,
+   section 3.1). The MLM head mirrors it: dense H -> E, activation, LayerNorm(E), then the
+   decoder E -> V, tied to the word table.
+2. **Cross-layer parameter sharing.** The encoder runs L layers but owns only
+   ``num_hidden_groups`` groups of ``inner_group_num`` blocks (one group of one block in
+   the paper's models): layer l runs group ``l * G // L``. ALBERT-base has 12 layers and
+   one block's worth of encoder weights.
+
+**The backprop lesson.** A weight used L times receives the sum of the gradients of its L
+uses, exactly as the tied decoder weight receives the sum of its two uses. The layers'
+backward passes already add (``+=``) into their gradient buffers, so summing is free: run
+the shared block's backward once per use, in reverse order, and each adds its share. What
+needs care is the cache. A module keeps one ``self.cache``, the values of its *last*
+forward, but the shared block runs L forwards before any backward: by then its caches hold
+layer L-1's values only. ``AlbertTransformer`` therefore takes a snapshot of the group's
+caches (every module of its subtree) after each use and, in the backward, puts use l's
+snapshot back before running the group's backward for layer l. Nothing is copied: a
+snapshot holds references to the arrays the forward made, the same memory an unshared BERT
+of L layers keeps. Forget the restore and every layer's backward reads layer L-1's
+activations; write ``=`` instead of ``+=`` and only one layer's gradient survives. The
+tests (tests/test_albert.py) show both mistakes caught by the gradient check, and the
+shared gradient equal to the sum over an unshared model holding L copies of the weights.
+
+Module tree and names follow HuggingFace ``modeling_albert.py``, so real ALBERT
+checkpoints load key for key: ``albert.embeddings.word_embeddings.weight`` (V, E),
+``albert.encoder.embedding_hidden_mapping_in.weight`` (H, E),
+``albert.encoder.albert_layer_groups.0.albert_layers.0.attention.query.weight``, ...
+``albert.pooler.weight``, ``predictions.dense.weight`` (E, H), ``predictions.bias``,
+``sop_classifier.classifier.weight`` (2, H).
+
+Two details follow HF rather than Google's TF code: the feed-forward output goes into
+``full_layer_layer_norm`` without a dropout (HF applies none there), and the
+sentence-order head has its own dropout rate, ``classifier_dropout_prob``.
+
+Dimension legend: B batch, T sequence length, E embedding size, H hidden size, N heads,
+D head size, I intermediate size, V vocabulary size, L layers, G hidden groups,
+M number of labelled (masked) positions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from minibert import _kernels as K
+from minibert import functional as F
+from minibert.checks import as_int_array, check_ids, is_int, is_real
+from minibert.config import PRESETS, BertConfig, _BertFields, _exact_float, _short
+from minibert.layers import Embedding, LayerNorm, Module, ModuleList, Tanh, get_activation
+from minibert.model import (
+    BertEmbeddings,
+    BertModel,
+    BertModelOutput,
+    BertSelfAttention,
+    BertWithHeads,
+    MaskedLMOutput,
+    ShapeCache,
+    _CheckpointIO,
+    _Init,
+    _LazyLogits,
+    _preserved_caches,
+    make_init,
+)
+
+__all__ = [
+    "AlbertConfig",
+    "ALBERT_EMBEDDING_SIZES",
+    "AlbertEmbeddings",
+    "AlbertAttention",
+    "AlbertLayer",
+    "AlbertLayerGroup",
+    "AlbertTransformer",
+    "AlbertModel",
+    "AlbertMLMHead",
+    "AlbertSOPHead",
+    "AlbertForPreTraining",
+    "AlbertForMaskedLM",
+    "AlbertForPreTrainingOutput",
+]
+
+# E of the presets: the paper uses E = 128 for every size; the tiny preset (H = 128) takes
+# half its width instead, so that its embeddings are factorised too (V*64 + 64*128).
+ALBERT_EMBEDDING_SIZES = {"tiny": 64, "mini": 128, "small": 128, "base": 128, "large": 128}
+
+
+# ----------------------------------------------------------------------------------------
+# Config
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(init=True, repr=False)
+class AlbertConfig(_BertFields):
+    """Hyperparameters of an ALBERT (HF ``AlbertConfig`` names and defaults = ALBERT-xxlarge).
+
+    BertConfig's fields (checked the same way), HF's ALBERT defaults, and four more:
+    ``embedding_size`` E (at most H: the factorisation is meant to shrink),
+    ``num_hidden_groups`` G (must divide L), ``inner_group_num`` (blocks per group) and
+    ``classifier_dropout_prob`` (the sentence-order head's dropout). ``bos_token_id`` and
+    ``eos_token_id`` are HF's and unused here; they are kept so config.json round-trips.
+    Unknown config.json keys go to ``extra`` and are written back.
+    """
+
+    vocab_size: int = 30000  # V
+    hidden_size: int = 4096  # H
+    num_hidden_layers: int = 12  # L: layers run (not blocks owned; see num_hidden_groups)
+    num_attention_heads: int = 64  # N
+    intermediate_size: int = 16384  # I
+    hidden_act: str = "gelu_new"  # ALBERT's default is the tanh form of GELU
+    hidden_dropout_prob: float = 0.0  # ALBERT v2 trains without dropout
+    attention_probs_dropout_prob: float = 0.0
+    embedding_size: int = 128  # E: width of the embedding tables, mapped up to H
+    num_hidden_groups: int = 1  # G: groups of shared blocks; layer l runs group l*G//L
+    inner_group_num: int = 1  # blocks in each group, run one after the other
+    classifier_dropout_prob: float = 0.1  # dropout before the sentence-order classifier
+    bos_token_id: Any = 2  # HF's; unused here
+    eos_token_id: Any = 3  # HF's; unused here
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("embedding_size", "num_hidden_groups", "inner_group_num"):
+            value = getattr(self, name)
+            if not is_int(value) or value <= 0:
+                raise ValueError(f"{name} must be a positive integer, got {_short(value)}")
+            setattr(self, name, int(value))
+        if self.embedding_size > self.hidden_size:
+            raise ValueError(
+                f"embedding_size ({self.embedding_size}) must be at most hidden_size "
+                f"({self.hidden_size}): ALBERT factorises the embeddings to shrink them "
+                f"(V*E + E*H numbers instead of V*H), so E > H would only add parameters")
+        if self.num_hidden_layers % self.num_hidden_groups:
+            raise ValueError(
+                f"num_hidden_layers ({self.num_hidden_layers}) must be divisible by "
+                f"num_hidden_groups ({self.num_hidden_groups}): each group runs "
+                f"L/G consecutive layers; allowed group counts divide {self.num_hidden_layers}")
+        value = self.classifier_dropout_prob
+        if not is_real(value) or not 0.0 <= value < 1.0:
+            raise ValueError(f"classifier_dropout_prob must be a number in [0, 1), "
+                             f"got {_short(value)}")
+        self.classifier_dropout_prob = _exact_float("classifier_dropout_prob", value)
+
+    @property
+    def head_size(self) -> int:
+        """D = H / N."""
+        return self.hidden_size // self.num_attention_heads
+
+    def group_of_layer(self, layer: int) -> int:
+        """The group layer ``layer`` runs: l * G // L (G consecutive runs of L/G layers)."""
+        return layer * self.num_hidden_groups // self.num_hidden_layers
+
+    @classmethod
+    def preset(cls, name: str, **overrides) -> AlbertConfig:
+        """BertConfig's preset sizes (L, H, N, I) with E from ``ALBERT_EMBEDDING_SIZES``.
+
+        The tiny preset is L=2, H=128, N=2, I=512, E=64, one shared group.
+        """
+        if name not in PRESETS:
+            raise ValueError(f"preset must be one of {list(PRESETS)}, got {name!r}")
+        sizes = {**PRESETS[name], "embedding_size": ALBERT_EMBEDDING_SIZES[name]}
+        return cls(**{**sizes, **overrides})
+
+    # -- dict / JSON -----------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """An HF-compatible dict: the known fields, the kept extra keys, model_type "albert"."""
+        known = {f.name: getattr(self, f.name)
+                 for f in dataclasses.fields(self) if f.name != "extra"}
+        return {**self.extra, **known, "model_type": "albert"}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AlbertConfig:
+        """The config of an HF-style dict; keys that are not fields go to ``extra``."""
+        if not isinstance(data, dict):
+            raise TypeError(f"config must be a dict, got {type(data).__name__}")
+        names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
+        known = {k: v for k, v in data.items() if k in names}
+        extra = {k: v for k, v in data.items() if k not in names and k != "extra"}
+        nested = data.get("extra", {})
+        if not isinstance(nested, dict):
+            raise TypeError(f"config key 'extra' must be an object of other config keys, "
+                            f"got {type(nested).__name__} {_short(nested)}")
+        extra.update(nested)
+        model_type = extra.pop("model_type", "albert")
+        if model_type != "albert":
+            raise ValueError(f"model_type must be 'albert' for an AlbertConfig, "
+                             f"got {_short(model_type)}")
+        return cls(**known, extra=extra)
+
+    # The same file handling as BertConfig (atomic write; errors name the file).
+    to_json_file = BertConfig.to_json_file
+    from_json_file = classmethod(BertConfig.from_json_file.__func__)
+
+    def num_parameters_estimate(self) -> int:
+        """Parameters of an AlbertModel (with pooler) of this size, computed from the config."""
+        e, h, i = self.embedding_size, self.hidden_size, self.intermediate_size
+        rows = self.vocab_size + self.max_position_embeddings + self.type_vocab_size
+        embeddings = rows * e + 2 * e  # three tables of width E and LayerNorm(E)
+        mapping_in = e * h + h
+        attention = 4 * (h * h + h) + 2 * h  # query, key, value, dense, LayerNorm
+        block = attention + (h * i + i) + (i * h + h) + 2 * h  # ffn, ffn_output, LayerNorm
+        blocks = self.num_hidden_groups * self.inner_group_num  # owned, not run
+        return embeddings + mapping_in + blocks * block + (h * h + h)
+
+    # The size fields a "config.json does not belong to these weights" error quotes.
+    SIZE_FIELDS = ("vocab_size", "embedding_size", "hidden_size", "num_hidden_layers",
+                   "num_hidden_groups", "inner_group_num", "intermediate_size",
+                   "max_position_embeddings", "type_vocab_size")
+
+    def required_checkpoint_numbers(self) -> int:
+        """The fewest numbers a checkpoint of this config holds: the encoder without pooler."""
+        return self.num_parameters_estimate() - (self.hidden_size ** 2 + self.hidden_size)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "model_type")
+        return f"AlbertConfig({fields})"
+
+
+# ----------------------------------------------------------------------------------------
+# Embeddings: tables of width E
+# ----------------------------------------------------------------------------------------
+
+
+class _NarrowInit(_Init):
+    """The model's initializer with E in place of H, for the tables and their LayerNorm.
+
+    It draws from the same generators, so the whole model still comes from one seed.
+    """
+
+    def __init__(self, init: _Init) -> None:
+        super().__init__(init.config, init.rng, init.dropout_rng, init.dtype)
+
+    def embedding(self, rows: int) -> Embedding:
+        return Embedding(rows, self.config.embedding_size, self.rng,
+                         self.config.initializer_range, dtype=self.dtype)
+
+    def layer_norm(self) -> LayerNorm:
+        return LayerNorm(self.config.embedding_size, self.config.layer_norm_eps,
+                         dtype=self.dtype)
+
+
+class AlbertEmbeddings(BertEmbeddings):
+    """BERT's embeddings at width E: word + position + token_type, LayerNorm(E), dropout.
+
+    ids (B, T) -> (B, T, E). The forward and backward are BertEmbeddings' own (the [PAD]
+    row starts at 0 and gets no gradient from the lookup); only the width differs.
+    """
+
+    def __init__(self, init: _Init) -> None:
+        super().__init__(_NarrowInit(init))
+
+
+# ----------------------------------------------------------------------------------------
+# The block
+# ----------------------------------------------------------------------------------------
+
+
+class AlbertAttention(BertSelfAttention):
+    """Self-attention, its output projection and the residual LayerNorm, in one module.
+
+    HF's ALBERT keeps ``query``, ``key``, ``value``, ``dense`` and ``LayerNorm`` side by
+    side (BERT nests them in ``self`` and ``output``). The attention itself is
+    BertSelfAttention's forward and backward; this class adds
+    ``LayerNorm(x + dropout(dense(context)))`` around it. (B, T, H) -> (B, T, H).
+    """
+
+    def __init__(self, init: _Init) -> None:
+        super().__init__(init)
+        hidden = init.config.hidden_size
+        self.dense = init.linear(hidden, hidden)
+        self.LayerNorm = init.layer_norm()
+        self.output_dropout = init.dropout(init.config.hidden_dropout_prob)
+
+    def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+        """hidden_states (B, T, H), mask bool (B, 1, 1, T) or None -> (B, T, H)."""
+        context = super().forward(hidden_states, mask)  # (B, T, H)
+        projected = self.output_dropout(self.dense(context))  # (B, T, H)
+        return self.LayerNorm(projected + hidden_states)
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        """dout (B, T, H) -> d hidden_states (B, T, H)."""
+        d_sum = self.LayerNorm.backward(dout)
+        # forward: LayerNorm(projected + hidden_states): both receive d_sum
+        d_context = self.dense.backward(self.output_dropout.backward(d_sum))
+        return super().backward(d_context) + d_sum
+
+
+class AlbertLayer(Module):
+    """One post-LN block: attention, then ``full_layer_layer_norm(ffn_output(act(ffn(a))) + a)``."""
+
+    def __init__(self, init: _Init) -> None:
+        super().__init__()
+        config = init.config
+        # Attribute order = HF's, so named_parameters() lists them in HF's order.
+        self.full_layer_layer_norm = init.layer_norm()
+        self.attention = AlbertAttention(init)
+        self.ffn = init.linear(config.hidden_size, config.intermediate_size)
+        self.ffn_output = init.linear(config.intermediate_size, config.hidden_size)
+        self.activation = get_activation(config.hidden_act)
+
+    def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+        """(B, T, H) -> (B, T, H)."""
+        attention_output = self.attention(hidden_states, mask)  # (B, T, H)
+        intermediate = self.activation(self.ffn(attention_output))  # (B, T, I)
+        ffn_output = self.ffn_output(intermediate)  # (B, T, H)
+        return self.full_layer_layer_norm(ffn_output + attention_output)
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        """dout (B, T, H) -> d hidden_states (B, T, H)."""
+        d_sum = self.full_layer_layer_norm.backward(dout)
+        # forward: full_layer_layer_norm(ffn_output + attention_output): both receive d_sum
+        d_intermediate = self.ffn_output.backward(d_sum)  # (B, T, I)
+        d_attention_output = d_sum + self.ffn.backward(self.activation.backward(d_intermediate))
+        return self.attention.backward(d_attention_output)
+
+
+class AlbertLayerGroup(Module):
+    """``inner_group_num`` blocks run one after the other: ``albert_layers.0``, ..."""
+
+    def __init__(self, init: _Init) -> None:
+        super().__init__()
+        self.albert_layers = ModuleList(AlbertLayer(init)
+                                        for _ in range(init.config.inner_group_num))
+
+    def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None,
+                outputs: list | None = None) -> np.ndarray:
+        """(B, T, H) -> (B, T, H); appends each block's output to ``outputs`` when given."""
+        for block in self.albert_layers:
+            hidden_states = block(hidden_states, mask)
+            if outputs is not None:
+                outputs.append(hidden_states)
+        return hidden_states
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        for block in reversed(list(self.albert_layers)):
+            dout = block.backward(dout)
+        return dout
+
+
+class EncoderCache(NamedTuple):
+    # One entry per layer run, in forward order: (group index, the caches of every module
+    # of that group's subtree right after this use, in ``named_modules`` order).
+    uses: tuple
+
+
+class AlbertTransformer(Module):
+    """dense E -> H, then L layers that reuse ``num_hidden_groups`` groups of blocks.
+
+    Layer l runs group ``l * G // L``. After each use the group's caches are snapshotted;
+    the backward restores use l's snapshot before running the group's backward for layer
+    l, so each use differentiates its own activations and adds its gradient (``+=``) into
+    the one set of shared buffers. See the module docstring.
+    """
+
+    def __init__(self, init: _Init) -> None:
+        super().__init__()
+        config = init.config
+        self.num_hidden_layers = config.num_hidden_layers
+        self.group_of_layer = config.group_of_layer
+        self.embedding_hidden_mapping_in = init.linear(config.embedding_size, config.hidden_size)
+        self.albert_layer_groups = ModuleList(AlbertLayerGroup(init)
+                                              for _ in range(config.num_hidden_groups))
+
+    def _group_modules(self, group_index: int) -> list[Module]:
+        """Every module of a group's subtree, the ones whose caches a use overwrites."""
+        return [m for _, m in self.albert_layer_groups[group_index].named_modules()]
+
+    def forward(self, embedding_output: np.ndarray, mask: np.ndarray | None,
+                output_hidden_states: bool = False, output_attentions: bool = False):
+        """embedding_output (B, T, E) -> (last hidden (B, T, H), hidden states, attentions).
+
+        Hidden states (when asked): the mapped input, then every block's output, 1 + L *
+        inner_group_num arrays (B, T, H); attentions: one (B, N, T, T) per block run.
+        """
+        hidden_states = self.embedding_hidden_mapping_in(embedding_output)  # (B, T, H)
+        all_hidden = [hidden_states] if output_hidden_states else None
+        attentions = [] if output_attentions else None
+        uses = []
+        for layer in range(self.num_hidden_layers):
+            group_index = self.group_of_layer(layer)
+            group = self.albert_layer_groups[group_index]
+            hidden_states = group(hidden_states, mask, all_hidden)  # (B, T, H)
+            # The next use of this group overwrites these caches: keep this use's.
+            uses.append((group_index, tuple(m.cache for m in self._group_modules(group_index))))
+            if attentions is not None:
+                attentions.extend(block.attention.attention_probs for block in group.albert_layers)
+        self.cache = EncoderCache(tuple(uses))
+        return (hidden_states, None if all_hidden is None else tuple(all_hidden),
+                None if attentions is None else tuple(attentions))
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        """dout (B, T, H) -> d embedding_output (B, T, E)."""
+        if self.cache is None:
+            raise RuntimeError("backward() needs a forward pass first")
+        for group_index, caches in reversed(self.cache.uses):
+            dout = self._backward_one_use(group_index, caches, dout)
+        return self.embedding_hidden_mapping_in.backward(dout)
+
+    def _backward_one_use(self, group_index: int, caches: tuple, dout: np.ndarray) -> np.ndarray:
+        """Put one use's caches back into its group, then run the group's backward.
+
+        The group's layers add (+=) into their gradient buffers, so after all L uses each
+        shared parameter holds the sum of its L gradients.
+        """
+        for module, cache in zip(self._group_modules(group_index), caches, strict=True):
+            module.cache = cache
+        return self.albert_layer_groups[group_index].backward(dout)
+
+
+# ----------------------------------------------------------------------------------------
+# AlbertModel
+# ----------------------------------------------------------------------------------------
+
+
+class AlbertModel(_CheckpointIO, Module):
+    """Embeddings (width E), the shared encoder and (optionally) the pooler: HF ``AlbertModel``.
+
+    The pooler is HF's ``pooler`` (a dense H -> H, no sub-module) and ``pooler_activation``
+    (tanh) on the [CLS] position.
+    """
+
+    config_class = AlbertConfig
+    base_model_prefix = "albert"
+    head_prefixes = ("predictions.", "sop_classifier.")
+
+    def __init__(self, config: AlbertConfig, seed: int = 0, dtype=np.float32,
+                 add_pooling_layer: bool = True, *, _init: _Init | None = None) -> None:
+        super().__init__()
+        if not isinstance(config, AlbertConfig):
+            raise TypeError(f"config must be an AlbertConfig, got {type(config).__name__}")
+        init = _init or make_init(config, seed, dtype)
+        self.config = config
+        self.dropout_rng = init.dropout_rng
+        self.embeddings = AlbertEmbeddings(init)
+        self.encoder = AlbertTransformer(init)
+        self.pooler = self.pooler_activation = None
+        if add_pooling_layer:
+            self.pooler = init.linear(config.hidden_size, config.hidden_size)
+            self.pooler_activation = Tanh()
+
+    # The same checks as BertModel: ids within the tables, shapes, a 0/1 mask.
+    check_inputs = BertModel.check_inputs
+
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None,
+                output_attentions: bool = False,
+                output_hidden_states: bool = False) -> BertModelOutput:
+        """input_ids, token_type_ids, attention_mask int (B, T) -> BertModelOutput.
+
+        last_hidden_state (B, T, H), pooler_output (B, H) or None; hidden_states and
+        attentions as ``AlbertTransformer.forward`` describes.
+        """
+        input_ids, token_type_ids, attention_mask = self.check_inputs(
+            input_ids, token_type_ids, attention_mask)
+        key_mask = attention_mask[:, None, None, :].astype(bool)  # (B, 1, 1, T)
+        if key_mask.all():
+            key_mask = None
+        embedding_output = self.embeddings(input_ids, token_type_ids)  # (B, T, E)
+        sequence_output, hidden_states, attentions = self.encoder(
+            embedding_output, key_mask, output_hidden_states, output_attentions)
+        pooled = None
+        if self.pooler is not None:
+            pooled = self.pooler_activation(self.pooler(sequence_output[:, 0]))  # (B, H)
+        self.cache = ShapeCache(sequence_output.shape)
+        return BertModelOutput(sequence_output, pooled, hidden_states, attentions)
+
+    def backward(self, d_last_hidden_state: np.ndarray | None,
+                 d_pooler_output: np.ndarray | None = None) -> None:
+        """Add the gradients of sum(last * d_last) + sum(pooled * d_pooled) into every parameter.
+
+        d_last_hidden_state (B, T, H) or None; d_pooler_output (B, H) or None.
+        """
+        if self.cache is None:
+            raise RuntimeError("backward() needs a forward pass first")
+        shape = self.cache.shape
+        if d_last_hidden_state is None:
+            d_sequence = np.zeros(shape, dtype=self.dtype)
+        else:
+            if d_last_hidden_state.shape != shape:
+                raise ValueError(f"d_last_hidden_state must have shape {shape}, "
+                                 f"got {d_last_hidden_state.shape}")
+            d_sequence = d_last_hidden_state.astype(self.dtype, copy=True)
+        if d_pooler_output is not None:
+            if self.pooler is None:
+                raise ValueError("d_pooler_output given but this AlbertModel has no pooler")
+            # forward: pooled = tanh(pooler(sequence_output[:, 0]))
+            d_sequence[:, 0] += self.pooler.backward(
+                self.pooler_activation.backward(d_pooler_output))
+        self.embeddings.backward(self.encoder.backward(d_sequence))
+
+
+# ----------------------------------------------------------------------------------------
+# Heads
+# ----------------------------------------------------------------------------------------
+
+
+class AlbertMLMHead(Module):
+    """dense H -> E, activation, LayerNorm(E), then logits = x @ word_embeddings.T + bias.
+
+    The decoder weight is the (V, E) word table (tied, not registered here); its gradient
+    from this use is added into the table's own gradient buffer.
+    """
+
+    def __init__(self, init: _Init, word_embeddings: Embedding) -> None:
+        super().__init__()
+        config = init.config
+        # Attribute order = HF's (bias, LayerNorm, dense) for named_parameters().
+        self.add_parameter("bias", np.zeros(config.vocab_size, dtype=init.dtype))
+        self.LayerNorm = _NarrowInit(init).layer_norm()
+        self.dense = init.linear(config.hidden_size, config.embedding_size)
+        self.activation = get_activation(config.hidden_act)
+        object.__setattr__(self, "word_embeddings", word_embeddings)  # tied, not a child
+
+    def forward(self, hidden_states: np.ndarray) -> np.ndarray:
+        """(..., H) -> logits (..., V)."""
+        narrowed = self.LayerNorm(self.activation(self.dense(hidden_states)))  # (..., E)
+        logits, self.cache = F.linear_forward(narrowed, self.word_embeddings.params["weight"],
+                                              self.params["bias"])
+        return logits
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        """dout (..., V) -> d hidden_states (..., H)."""
+        d_narrowed, d_decoder_weight, d_bias = K.fast(F.linear_backward)(dout, self.cache)
+        self.word_embeddings.grads["weight"] += d_decoder_weight  # tied: gradients add
+        self.grads["bias"] += d_bias
+        return self.dense.backward(self.activation.backward(self.LayerNorm.backward(d_narrowed)))
+
+    def predict(self, hidden_states: np.ndarray) -> np.ndarray:
+        """Logits without touching the caches a pending backward needs."""
+        with _preserved_caches(self):
+            return self.forward(hidden_states)
+
+
+class AlbertSOPHead(Module):
+    """Sentence-order prediction: dropout(classifier_dropout_prob), then dense H -> 2."""
+
+    def __init__(self, init: _Init) -> None:
+        super().__init__()
+        self.dropout = init.dropout(init.config.classifier_dropout_prob)
+        self.classifier = init.linear(init.config.hidden_size, 2)
+
+    def forward(self, pooled_output: np.ndarray) -> np.ndarray:
+        """(B, H) -> logits (B, 2): 0 = A then B (in order), 1 = swapped."""
+        return self.classifier(self.dropout(pooled_output))
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        return self.dropout.backward(self.classifier.backward(dout))
+
+
+# ----------------------------------------------------------------------------------------
+# Pretraining models
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class AlbertForPreTrainingOutput:
+    """Outputs of AlbertForPreTraining (HF field names plus the two loss parts).
+
+    ``seq_relationship_logits`` and ``next_sentence_loss`` are the same values under
+    BertForPreTrainingOutput's names, which the pretraining loop and its evaluation read.
+    """
+
+    loss: float | None
+    sop_logits: np.ndarray | None  # (B, 2)
+    hidden_states: tuple | None = None
+    attentions: tuple | None = None
+    masked_lm_loss: float | None = None
+    sentence_order_loss: float | None = None
+    masked_lm_logits: np.ndarray | None = None  # (M, V) at the labelled positions only
+    masked_lm_positions: tuple | None = None  # (batch index, position) arrays of those M
+    _prediction_logits: _LazyLogits | None = None
+
+    @property
+    def prediction_logits(self) -> np.ndarray:
+        """(B, T, V) MLM logits at every position (computed on first access)."""
+        return self._prediction_logits.get()
+
+    @property
+    def seq_relationship_logits(self) -> np.ndarray | None:
+        return self.sop_logits
+
+    @property
+    def next_sentence_loss(self) -> float | None:
+        return self.sentence_order_loss
+
+
+class SOPCache(NamedTuple):
+    mlm: Any  # model.MaskedLMCache, or None when the forward had no MLM labels
+    sop: F.CrossEntropyCache | None  # None when it had no sentence-order labels
+
+
+_ALBERT_DECODER_ALIASES = {
+    "predictions.decoder.weight": "albert.embeddings.word_embeddings.weight",
+    "predictions.decoder.bias": "predictions.bias",
+}
+
+
+class _AlbertWithHeads(BertWithHeads):
+    """An ``albert`` and heads on top: BertWithHeads' MLM loss plumbing, ALBERT's names."""
+
+    config_class = AlbertConfig
+    base_model_prefix = "albert"
+    head_prefixes = ("predictions.", "sop_classifier.")
+
+    def _build_albert(self, config: AlbertConfig, seed: int, dtype,
+                      add_pooling_layer: bool = True) -> _Init:
+        """Set ``config`` and ``albert``; returns the initializer for the heads."""
+        if not isinstance(config, AlbertConfig):
+            raise TypeError(f"config must be an AlbertConfig, got {type(config).__name__}")
+        init = make_init(config, seed, dtype)
+        self.config = config
+        self.dropout_rng = init.dropout_rng
+        self.albert = AlbertModel(config, add_pooling_layer=add_pooling_layer, _init=init)
+        return init
+
+    def _tied_aliases(self) -> dict[str, str]:
+        return dict(_ALBERT_DECODER_ALIASES)
+
+
+class AlbertForPreTraining(_AlbertWithHeads):
+    """ALBERT with both pretraining heads; loss = MLM cross-entropy + SOP cross-entropy.
+
+    As BertForPreTraining (and unlike HF, which returns ``loss=None`` unless both label
+    arrays are given), the loss is the sum of whichever parts have labels.
+    """
+
+    def __init__(self, config: AlbertConfig, seed: int = 0, dtype=np.float32) -> None:
+        super().__init__()
+        init = self._build_albert(config, seed, dtype)
+        self.predictions = AlbertMLMHead(init, self.albert.embeddings.word_embeddings)
+        self.sop_classifier = AlbertSOPHead(init)
+
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
+                sentence_order_label=None, output_attentions: bool = False,
+                output_hidden_states: bool = False) -> AlbertForPreTrainingOutput:
+        """input_ids etc. int (B, T); labels int (B, T) with -100 where no target;
+        sentence_order_label int (B,), 0 = A then B (in order), 1 = swapped."""
+        self.cache = None
+        base = self.albert(input_ids, token_type_ids, attention_mask, output_attentions,
+                           output_hidden_states)
+        sequence_output, pooled = base.last_hidden_state, base.pooler_output
+        predictions = self.predictions
+        mlm_loss = masked_logits = mlm_cache = None
+        if labels is not None:
+            mlm_loss, masked_logits, mlm_cache = self._mlm_forward(predictions, sequence_output,
+                                                                   labels)
+        sop_logits = self.sop_classifier(pooled)  # (B, 2)
+        sop_loss = sop_cache = None
+        if sentence_order_label is not None:
+            label = as_int_array("sentence_order_label", sentence_order_label)
+            if label.shape != (pooled.shape[0],):
+                raise ValueError(f"sentence_order_label must have shape (B,) = "
+                                 f"({pooled.shape[0]},), got {label.shape}")
+            check_ids("sentence_order_label", label, 2, "0 = A then B, 1 = swapped")
+            sop_loss, sop_cache = K.fast(F.cross_entropy_forward)(sop_logits, label)
+            sop_loss = float(sop_loss)
+        parts = [p for p in (mlm_loss, sop_loss) if p is not None]
+        if parts:
+            self.cache = SOPCache(mlm_cache, sop_cache)
+        return AlbertForPreTrainingOutput(
+            loss=float(sum(parts)) if parts else None,
+            sop_logits=sop_logits,
+            hidden_states=base.hidden_states,
+            attentions=base.attentions,
+            masked_lm_loss=mlm_loss,
+            sentence_order_loss=sop_loss,
+            masked_lm_logits=masked_logits,
+            masked_lm_positions=None if mlm_cache is None else mlm_cache.positions,
+            _prediction_logits=_LazyLogits(lambda: predictions.predict(sequence_output)),
+        )
+
+    def backward(self) -> None:
+        """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps)."""
+        cache = self._pop_cache("labels and/or sentence_order_label")
+        d_sequence = d_pooled = None
+        if cache.mlm is not None:
+            d_sequence = self._mlm_backward(self.predictions, cache.mlm, 1.0)
+        if cache.sop is not None:
+            d_logits = K.fast(F.cross_entropy_backward)(1.0, cache.sop)  # (B, 2)
+            d_pooled = self.sop_classifier.backward(d_logits)
+        self.albert.backward(d_sequence, d_pooled)
+
+
+class AlbertForMaskedLM(_AlbertWithHeads):
+    """ALBERT (no pooler, as HF) with the MLM head only."""
+
+    def __init__(self, config: AlbertConfig, seed: int = 0, dtype=np.float32) -> None:
+        super().__init__()
+        init = self._build_albert(config, seed, dtype, add_pooling_layer=False)
+        self.predictions = AlbertMLMHead(init, self.albert.embeddings.word_embeddings)
+
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
+                output_attentions: bool = False,
+                output_hidden_states: bool = False) -> MaskedLMOutput:
+        self.cache = None
+        base = self.albert(input_ids, token_type_ids, attention_mask, output_attentions,
+                           output_hidden_states)
+        sequence_output = base.last_hidden_state
+        predictions = self.predictions
+        loss = masked_logits = positions = None
+        if labels is not None:
+            loss, masked_logits, self.cache = self._mlm_forward(predictions, sequence_output,
+                                                                labels)
+            positions = self.cache.positions
+        return MaskedLMOutput(loss, base.hidden_states, base.attentions, masked_logits,
+                              positions, _LazyLogits(lambda: predictions.predict(sequence_output)))
+
+    def backward(self) -> None:
+        cache = self._pop_cache()
+        self.albert.backward(self._mlm_backward(self.predictions, cache, 1.0))
+
