@@ -22,7 +22,7 @@ import numpy as np
 
 from minibert import _kernels as K
 from minibert import functional as F
-from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, check_int
+from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, check_int, check_real
 from minibert.config import BertConfig
 from minibert.layers import (
     Dropout,
@@ -821,14 +821,22 @@ class BertForPreTraining(_WithMLMDecoder):
             _prediction_logits=_LazyLogits(lambda: predictions.predict(sequence_output)),
         )
 
-    def backward(self) -> None:
-        """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps)."""
+    def backward(self, mlm_weight: float = 1.0, nsp_weight: float = 1.0) -> None:
+        """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps).
+
+        The loss differentiated is ``mlm_weight * masked_lm_loss + nsp_weight *
+        next_sentence_loss``: 1 and 1 give the forward's ``loss``. Other weights let a part
+        of a batch contribute its share of the whole batch's mean (data parallelism and
+        gradient accumulation, see minibert.training.parallel).
+        """
+        mlm_weight = check_real("mlm_weight", mlm_weight)
+        nsp_weight = check_real("nsp_weight", nsp_weight)
         cache = self._pop_cache("labels and/or next_sentence_label")
         d_sequence = d_pooled = None
         if cache.mlm is not None:
-            d_sequence = self._mlm_backward(self.cls.predictions, cache.mlm, 1.0)
+            d_sequence = self._mlm_backward(self.cls.predictions, cache.mlm, mlm_weight)
         if cache.nsp is not None:
-            d_pooled = self._nsp_backward(self.cls.seq_relationship, cache.nsp, 1.0)
+            d_pooled = self._nsp_backward(self.cls.seq_relationship, cache.nsp, nsp_weight)
         self.bert.backward(d_sequence, d_pooled)
 
 
@@ -869,9 +877,11 @@ class BertForMaskedLM(_WithMLMDecoder):
             _LazyLogits(lambda: predictions.predict(sequence_output)),
         )
 
-    def backward(self) -> None:
+    def backward(self, mlm_weight: float = 1.0) -> None:
+        """Add the gradient of ``mlm_weight * loss`` into every gradient buffer."""
+        mlm_weight = check_real("mlm_weight", mlm_weight)
         cache = self._pop_cache()
-        self.bert.backward(self._mlm_backward(self.cls.predictions, cache, 1.0))
+        self.bert.backward(self._mlm_backward(self.cls.predictions, cache, mlm_weight))
 
 
 class BertForNextSentencePrediction(BertWithHeads):

@@ -1,0 +1,627 @@
+"""Data parallelism written out: shards, the ring all-reduce, one update on every replica.
+
+One training step of a data-parallel job, with N workers each holding a full replica of
+the model and the optimizer:
+
+    1. split the batch into N shards along the batch axis (uneven shards are fine)
+    2. every worker: forward and backward on its own shard             (no communication)
+    3. all-reduce: every worker ends with the sum of all N gradients    (communication)
+    4. every worker: the same clipping and the same AdamW update        (no communication)
+
+Because the replicas start equal and apply the same update to the same summed gradient,
+they stay equal without ever sending weights. The one subtle part is step 2's loss: the
+MLM loss of the whole batch is a mean over all its masked tokens, so a shard must
+contribute ``sum of its token losses / masked tokens in the whole batch``, not its own
+mean. ``shard_weights`` gives each shard that share (and, for the lesson, the mean of
+per-shard means, which is wrong whenever shards hold different numbers of masked
+tokens). Summed, the shares are the full batch's loss exactly, so N workers give the
+full batch's gradient and, in float64, the same weights to rounding.
+
+What is here:
+
+- ``shard_batch``, ``shard_weights``: step 1 and the shares of step 2.
+- ``accumulate_gradients``: the one-process equivalent, gradient accumulation (shards
+  one after the other into the same gradient buffers).
+- ``ring_schedule``, ``chunk_bounds``, ``ring_allreduce``: the ring all-reduce (Patarasuk
+  & Yuan, 2009; the form NCCL and Horovod use) on a list of arrays in one process, for
+  reading and testing: N - 1 reduce-scatter steps, then N - 1 all-gather steps; each
+  worker sends 2 (N - 1) / N of the gradient's bytes, whatever N.
+- ``DataParallel``: the same with real worker processes. Each is a fresh Python process
+  (``python -m minibert.training._worker``) holding a replica; the parent sends shards
+  and learning rates over pipes, the workers pass gradient chunks around a ring of pipes
+  with the same schedule. Nothing is pickled: every message is a JSON header followed by
+  the arrays' raw bytes. Workers exit when the parent closes them, when the parent dies
+  (their pipe reaches end-of-file), and after reporting an error; the parent then
+  stops the others and raises ``WorkerError``.
+
+See notebooks/11_data_parallelism.ipynb and docs/parallel.md.
+
+Dimension legend: B batch, T sequence length, P number of parameters, N workers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+
+import numpy as np
+
+from minibert.checks import IGNORE_INDEX, check_int, check_real
+from minibert.training.optim import AdamW, AdamWeightDecay
+
+__all__ = [
+    "DataParallel",
+    "StepResult",
+    "WorkerError",
+    "accumulate_gradients",
+    "chunk_bounds",
+    "ring_allreduce",
+    "ring_schedule",
+    "shard_batch",
+    "shard_weights",
+]
+
+REDUCTIONS = ("global", "mean_of_means")
+
+
+# ------------------------------------------------------------------------------------------
+# Step 1 and 2: shards, and each shard's share of the loss
+# ------------------------------------------------------------------------------------------
+
+
+def _batch_size(batch: dict) -> int:
+    if not isinstance(batch, dict) or "input_ids" not in batch:
+        raise TypeError(f"batch must be a dict of model inputs with 'input_ids', got "
+                        f"{type(batch).__name__}")
+    input_ids = np.asarray(batch["input_ids"])
+    if input_ids.ndim != 2:
+        raise ValueError(f"batch['input_ids'] must be 2-D (B, T), got shape {input_ids.shape}")
+    return input_ids.shape[0]
+
+
+def shard_batch(batch: dict, num_shards: int, trim_padding: bool = True) -> list[dict]:
+    """Split a batch of model inputs into ``num_shards`` consecutive shards along B.
+
+    Inputs: batch, the keyword inputs of a pretraining model (``input_ids`` (B, T) and
+    friends, ``next_sentence_label`` (B,)); num_shards, 1 <= N <= B. Shards differ in size
+    by at most one sequence when N does not divide B (np.array_split's rule: the first
+    B mod N shards get one more).
+    trim_padding: drop the trailing positions that are padding in every sequence of a
+    shard (a shard of short sequences then runs at its own length, as a real data loader
+    does). Padding changes nothing, so the gradients are the same either way.
+    Outputs: a list of N dicts with the same keys; arrays are views of the batch's.
+    """
+    size = _batch_size(batch)
+    num_shards = check_int("num_shards", num_shards, minimum=1)
+    if num_shards > size:
+        raise ValueError(f"num_shards must be at most the batch size {size} (every worker "
+                         f"needs at least one sequence), got {num_shards}")
+    bounds = np.cumsum([0] + [len(part) for part in np.array_split(np.arange(size), num_shards)])
+    shards = []
+    for start, stop in zip(bounds[:-1], bounds[1:]):
+        shard = {key: None if value is None else np.asarray(value)[start:stop]
+                 for key, value in batch.items()}
+        mask = shard.get("attention_mask")
+        if trim_padding and mask is not None:
+            real = np.flatnonzero(mask.any(axis=0))
+            length = int(real[-1]) + 1 if real.size else 1
+            for key, value in shard.items():
+                if value is not None and value.ndim == 2:
+                    shard[key] = value[:, :length]
+        shards.append(shard)
+    return shards
+
+
+def _masked_count(shard: dict) -> int:
+    labels = shard.get("labels")
+    return 0 if labels is None else int(np.count_nonzero(np.asarray(labels) != IGNORE_INDEX))
+
+
+def shard_weights(shards: list[dict], reduction: str = "global") -> list[tuple[float, float]]:
+    """Each shard's (mlm_weight, nsp_weight): what its mean losses count for in the step.
+
+    "global" (right): shard r's MLM weight is M_r / M, its masked tokens over the whole
+    batch's, and its NSP weight B_r / B. Then sum_r weight_r * mean_r = (sum of all token
+    losses) / M, the full batch's loss, and so the gradients add up to the full batch's.
+    "mean_of_means" (the common bug): every shard weighs 1 / N, so a shard with few masked
+    tokens counts as much as one with many; it equals "global" only when every shard has
+    the same number of masked tokens (and of sequences).
+    Outputs: a list of N pairs of floats, for ``model.backward(mlm_weight, nsp_weight)``.
+    """
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    if not isinstance(shards, (list, tuple)) or not shards:
+        raise ValueError("shards must be a non-empty list of batches (dicts)")
+    if reduction == "mean_of_means":
+        return [(1.0 / len(shards), 1.0 / len(shards))] * len(shards)
+    masked = [_masked_count(shard) for shard in shards]
+    sizes = [_batch_size(shard) for shard in shards]
+    total_masked, total_size = sum(masked), sum(sizes)
+    return [(m / total_masked if total_masked else 0.0, b / total_size)
+            for m, b in zip(masked, sizes)]
+
+
+def _backward_with(model, weights: tuple[float, float]) -> None:
+    """``model.backward`` with a shard's weights (BertForPreTraining or BertForMaskedLM)."""
+    mlm_weight, nsp_weight = weights
+    if model.cache is not None and getattr(model.cache, "nsp", None) is not None:
+        model.backward(mlm_weight=mlm_weight, nsp_weight=nsp_weight)
+    elif hasattr(model.cache, "nsp"):
+        model.backward(mlm_weight=mlm_weight, nsp_weight=0.0)
+    else:
+        model.backward(mlm_weight=mlm_weight)
+
+
+def _shard_loss(out, weights: tuple[float, float]) -> float:
+    """The shard's share of the batch loss: weight * mean, per part."""
+    mlm = getattr(out, "masked_lm_loss", out.loss)
+    nsp = getattr(out, "next_sentence_loss", None)
+    return weights[0] * (mlm or 0.0) + weights[1] * (nsp or 0.0)
+
+
+def accumulate_gradients(model, shards: list[dict], reduction: str = "global") -> float:
+    """Gradient accumulation: forward and backward each shard in turn, gradients adding up.
+
+    The one-process equivalent of N workers and an all-reduce: with "global" weights the
+    accumulated gradient is the full batch's. The gradient buffers are added into (call
+    ``zero_grad`` first). Inputs as ``shard_weights``; model, a BertForPreTraining or
+    BertForMaskedLM. Outputs: the batch loss (the sum of the shards' shares).
+    """
+    loss = 0.0
+    for shard, weights in zip(shards, shard_weights(shards, reduction), strict=True):
+        out = model(**shard)
+        if out.loss is None:
+            raise ValueError("every shard needs labels (a forward that computes a loss)")
+        _backward_with(model, weights)
+        loss += _shard_loss(out, weights)
+    return loss
+
+
+# ------------------------------------------------------------------------------------------
+# Step 3: the ring all-reduce
+# ------------------------------------------------------------------------------------------
+
+
+def chunk_bounds(size: int, num_workers: int) -> list[slice]:
+    """The N consecutive chunks a gradient of ``size`` values is cut into (np.array_split's)."""
+    size = check_int("size", size, minimum=0)
+    num_workers = check_int("num_workers", num_workers, minimum=1)
+    base, extra = divmod(size, num_workers)
+    bounds, start = [], 0
+    for rank in range(num_workers):
+        stop = start + base + (1 if rank < extra else 0)
+        bounds.append(slice(start, stop))
+        start = stop
+    return bounds
+
+
+def ring_schedule(num_workers: int) -> list[dict]:
+    """Who sends which chunk at each step of the ring all-reduce.
+
+    Worker r always sends to r + 1 and receives from r - 1 (mod N). In reduce-scatter
+    step s (s = 0 .. N-2) worker r sends chunk (r - s) and adds the chunk (r - s - 1) it
+    receives into its own; after N - 1 steps worker r holds the finished sum of chunk
+    r + 1. In all-gather step s it sends chunk (r + 1 - s) and overwrites chunk (r - s)
+    with what it receives; after N - 1 more steps every worker holds every finished chunk.
+    Outputs: 2 (N - 1) dicts {"phase", "step", "sends": [chunk sent by worker r for each r],
+    "receives": [chunk received by worker r]}.
+    """
+    n = check_int("num_workers", num_workers, minimum=1)
+    schedule = []
+    for step in range(n - 1):
+        schedule.append({"phase": "reduce-scatter", "step": step,
+                         "sends": [(r - step) % n for r in range(n)],
+                         "receives": [(r - step - 1) % n for r in range(n)]})
+    for step in range(n - 1):
+        schedule.append({"phase": "all-gather", "step": step,
+                         "sends": [(r + 1 - step) % n for r in range(n)],
+                         "receives": [(r - step) % n for r in range(n)]})
+    return schedule
+
+
+def ring_allreduce(buffers: list[np.ndarray]) -> list[int]:
+    """Sum N workers' flat gradients in place, with the ring schedule, in one process.
+
+    Inputs: buffers, N 1-D arrays of one shape and dtype (worker r's gradient).
+    Outputs: bytes sent by each worker; afterwards every buffer holds the sum, the same
+    bits in every buffer (each chunk is added up once, on one worker, then copied).
+    Each step's messages are taken before any is delivered, as if all were in flight at
+    once, exactly as the worker processes exchange them.
+    """
+    if not isinstance(buffers, (list, tuple)) or not buffers:
+        raise ValueError("buffers must be a non-empty list of 1-D arrays")
+    first = buffers[0]
+    for rank, buffer in enumerate(buffers):
+        if not isinstance(buffer, np.ndarray) or buffer.ndim != 1 \
+                or buffer.shape != first.shape or buffer.dtype != first.dtype:
+            raise ValueError(f"buffers[{rank}] must be a 1-D array like buffers[0] "
+                             f"{first.shape} {first.dtype}, got "
+                             f"{getattr(buffer, 'shape', type(buffer).__name__)} "
+                             f"{getattr(buffer, 'dtype', '')}")
+    n = len(buffers)
+    bounds = chunk_bounds(first.size, n)
+    sent = [0] * n
+    for step in ring_schedule(n):
+        messages = [buffers[r][bounds[step["sends"][r]]].copy() for r in range(n)]
+        for r in range(n):
+            incoming = messages[(r - 1) % n]  # from the left neighbour
+            target = buffers[r][bounds[step["receives"][r]]]
+            if step["phase"] == "reduce-scatter":
+                target += incoming
+            else:
+                target[...] = incoming
+            sent[(r - 1) % n] += incoming.nbytes
+    return sent
+
+
+# ------------------------------------------------------------------------------------------
+# Messages between processes: a JSON header, then each array's raw bytes (no pickle)
+# ------------------------------------------------------------------------------------------
+
+
+def send_message(conn: Connection, kind: str, meta: dict | None = None,
+                 arrays: dict | None = None) -> None:
+    """Send ``kind``, a JSON-able ``meta`` dict and named arrays as raw bytes."""
+    arrays = {name: np.ascontiguousarray(value) for name, value in (arrays or {}).items()}
+    header = {"kind": kind, "meta": meta or {},
+              "arrays": [[name, value.dtype.str, list(value.shape)]
+                         for name, value in arrays.items()]}
+    conn.send_bytes(json.dumps(header).encode("utf-8"))
+    for value in arrays.values():
+        conn.send_bytes(memoryview(value).cast("B"))
+
+
+def recv_message(conn: Connection) -> tuple[str, dict, dict]:
+    """Receive what ``send_message`` sent: (kind, meta, arrays)."""
+    header = json.loads(conn.recv_bytes().decode("utf-8"))
+    arrays = {}
+    for name, dtype, shape in header["arrays"]:
+        value = np.empty(shape, dtype=np.dtype(dtype))
+        if value.nbytes:
+            conn.recv_bytes_into(memoryview(value).cast("B"))
+        else:
+            conn.recv_bytes()
+        arrays[name] = value
+    return header["kind"], header["meta"], arrays
+
+
+class WorkerError(RuntimeError):
+    """A worker process failed or died; all workers have been stopped."""
+
+
+class RingError(ConnectionError):
+    """A worker's neighbour on the ring is gone (it failed first)."""
+
+
+def ring_allreduce_pipes(flat: np.ndarray, rank: int, num_workers: int,
+                         to_next: Connection, from_prev: Connection) -> int:
+    """Worker ``rank``'s side of the ring all-reduce over pipes; ``flat`` summed in place.
+
+    The same schedule as ``ring_allreduce``. Each step sends one chunk to the right
+    neighbour from a thread while receiving one from the left: with every worker sending
+    at once, a send that waited for its receiver would wait for ever once a chunk is
+    larger than the pipe's buffer. Outputs: bytes this worker sent.
+    """
+    bounds = chunk_bounds(flat.size, num_workers)
+    inbox = np.empty(max(b.stop - b.start for b in bounds), dtype=flat.dtype)
+    sent, failure = 0, []
+
+    def send(chunk: np.ndarray) -> None:
+        try:
+            to_next.send_bytes(memoryview(chunk).cast("B"))
+        except BaseException as error:  # reported by the receiving side's thread
+            failure.append(error)
+
+    for step in ring_schedule(num_workers):
+        outgoing = flat[bounds[step["sends"][rank]]]
+        if step["phase"] == "all-gather":
+            outgoing = outgoing.copy()  # the in-place copy below may not race the sender
+        sender = threading.Thread(target=send, args=(outgoing,), daemon=True)
+        sender.start()
+        target = flat[bounds[step["receives"][rank]]]
+        received = inbox[: target.size]
+        try:
+            if received.nbytes:
+                from_prev.recv_bytes_into(memoryview(received).cast("B"))
+            else:
+                from_prev.recv_bytes()
+        except (EOFError, OSError) as error:  # the sender (a daemon) is left behind
+            raise RingError(f"worker {rank} lost worker {(rank - 1) % num_workers} "
+                            f"({type(error).__name__})") from None
+        sender.join()
+        if failure:
+            raise RingError(f"worker {rank} could not send to worker "
+                            f"{(rank + 1) % num_workers}: {failure[0]!r}")
+        if step["phase"] == "reduce-scatter":
+            target += received
+        else:
+            target[...] = received
+        sent += outgoing.nbytes
+    return sent
+
+
+# ------------------------------------------------------------------------------------------
+# The worker processes
+# ------------------------------------------------------------------------------------------
+
+
+
+
+@dataclass
+class StepResult:
+    """What one data-parallel step measured (every worker's figures, by rank)."""
+
+    loss: float  # the full batch's loss (sum of the shards' shares)
+    grad_norm: float | None  # global gradient norm before clipping (None: no clipping)
+    bytes_sent: list  # per worker, by the all-reduce
+    compute_seconds: list  # per worker: forward + backward
+    allreduce_seconds: list  # per worker: the ring all-reduce
+    update_seconds: list  # per worker: clipping + optimizer update
+    seconds: float  # wall time of the whole step, seen by the parent
+
+
+def _optimizer_spec(optimizer: AdamW) -> dict:
+    if type(optimizer) not in (AdamW, AdamWeightDecay):
+        raise TypeError(f"optimizer must be an AdamW or AdamWeightDecay, got "
+                        f"{type(optimizer).__name__}")
+    return {"class": type(optimizer).__name__, "betas": list(optimizer.betas),
+            "eps": optimizer.eps, "weight_decay": optimizer.weight_decay,
+            "bias_correction": optimizer.bias_correction,
+            "no_decay_names": list(optimizer.no_decay_names)}
+
+
+def child_environment(threads: int) -> dict[str, str]:
+    """The environment of a worker process: ``threads`` BLAS threads, minibert importable."""
+    env = dict(os.environ)
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[name] = str(threads)
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    return env
+
+
+class DataParallel:
+    """Train a replica of ``model`` on each of N worker processes, one update per batch.
+
+    Inputs:
+        model: a BertForPreTraining or BertForMaskedLM (any minibert model class with
+            ``(config, seed, dtype)``, a backward taking ``mlm_weight``, and a config
+            with ``to_dict``); its current weights are what every replica starts from.
+        optimizer: the AdamW (or AdamWeightDecay) built on ``model``. It is the plan of
+            the update: hyperparameters, schedule and state are copied to every worker;
+            each step takes its learning rate and counts the step. ``pull()`` copies the
+            workers' weights and moments back into it (and so into ``model``).
+        num_workers: N >= 1 processes.
+        clip: the global gradient-norm limit, or None.
+        threads_per_worker: BLAS threads of each worker (OPENBLAS_NUM_THREADS and its
+            kin in the worker's environment); N x threads should not exceed the cores.
+        seed: seeds each worker's dropout masks (worker r draws from stream r).
+        timeout: seconds to wait for any one reply before declaring the workers stuck.
+
+    Use as a context manager, or call ``close()``: it stops the workers.
+    """
+
+    def __init__(self, model, optimizer: AdamW, num_workers: int, clip: float | None = 1.0,
+                 threads_per_worker: int = 1, seed: int = 0, timeout: float = 600.0) -> None:
+        self.num_workers = check_int("num_workers", num_workers, minimum=1)
+        threads_per_worker = check_int("threads_per_worker", threads_per_worker, minimum=1)
+        self.clip = None if clip is None else check_real("clip", clip, 0, above=True)
+        self.timeout = check_real("timeout", timeout, 0, above=True)
+        seed = check_int("seed", seed, minimum=0)
+        spec = _optimizer_spec(optimizer)
+        if optimizer.model is not model:
+            raise ValueError("optimizer must be the one built on model (AdamW(model, ...))")
+        self.model, self.optimizer = model, optimizer
+        self.processes: list[subprocess.Popen] = []
+        self.controls: list[Connection] = []
+        self._closed = False
+        try:
+            self._start(threads_per_worker)
+            init = {"model_module": type(model).__module__, "model_class": type(model).__name__,
+                    "config": model.config.to_dict(), "config_module":
+                    type(model.config).__module__, "config_class": type(model.config).__name__,
+                    "dtype": np.dtype(model.dtype).str, "optimizer": spec,
+                    "step_count": optimizer.step_count, "clip": self.clip, "seed": seed,
+                    "training": bool(model.training)}
+            state = {"params": optimizer.flat_params, "exp_avg": optimizer.flat_exp_avg,
+                     "exp_avg_sq": optimizer.flat_exp_avg_sq}
+            for rank, control in enumerate(self.controls):
+                send_message(control.writer, "init", dict(init, rank=rank), state)
+            self._replies("init")
+        except BaseException:
+            self.close()
+            raise
+
+    # -- processes ------------------------------------------------------------------------
+
+    def _start(self, threads: int) -> None:
+        n = self.num_workers
+        links = [os.pipe() for _ in range(n)]  # link r: worker r writes, worker r + 1 reads
+        env = child_environment(threads)
+        try:
+            for rank in range(n):
+                down_read, down_write = os.pipe()  # parent -> worker
+                up_read, up_write = os.pipe()  # worker -> parent
+                ring_in, ring_out = links[(rank - 1) % n][0], links[rank][1]
+                fds = [down_read, up_write, ring_in, ring_out]
+                command = [sys.executable, "-m", "minibert.training._worker", str(rank), str(n),
+                           *map(str, fds)]
+                process = subprocess.Popen(command, pass_fds=fds, env=env,
+                                           stdin=subprocess.DEVNULL)
+                self.processes.append(process)
+                os.close(down_read)
+                os.close(up_write)
+                self.controls.append(_Duplex(Connection(up_read, writable=False),
+                                             Connection(down_write, readable=False)))
+        finally:
+            for read, write in links:  # the workers hold their ends now
+                for fd in (read, write):
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass
+
+    def _replies(self, what: str) -> list[tuple[dict, dict]]:
+        """Wait for one reply from every worker; on any failure stop all and raise.
+
+        When one worker fails, its neighbours fail too (their ring pipes end); the error
+        reported is the first worker's own, not the ring errors it caused.
+        """
+        pending = {control.reader: rank for rank, control in enumerate(self.controls)}
+        replies: dict[int, tuple[dict, dict]] = {}
+        errors: dict[int, tuple[bool, str]] = {}  # rank -> (caused by the ring?, message)
+        deadline = time.monotonic() + self.timeout
+        while pending:
+            if errors:  # give the others a moment to report, then stop
+                deadline = min(deadline, time.monotonic() + 2.0)
+            ready = wait(list(pending), timeout=max(0.0, deadline - time.monotonic()))
+            if not ready:
+                if errors:
+                    break
+                self._fail(f"no reply to {what!r} from worker(s) "
+                           f"{sorted(pending.values())} within {self.timeout:g} s")
+            for reader in ready:
+                rank = pending.pop(reader)
+                try:
+                    kind, meta, arrays = recv_message(reader)
+                except (EOFError, OSError):
+                    code = self.processes[rank].wait(timeout=10)
+                    errors[rank] = (False, f"exited (code {code}) without a reply")
+                    continue
+                if kind == "error":
+                    errors[rank] = (meta.get("ring", False), meta["message"])
+                else:
+                    replies[rank] = (meta, arrays)
+        if errors:
+            rank = min(errors, key=lambda r: (errors[r][0], r))  # own errors before ring ones
+            others = sorted(set(errors) - {rank})
+            also = f" (then worker(s) {others} stopped too)" if others else ""
+            self._fail(f"worker {rank} failed during {what!r}: {errors[rank][1]}{also}; "
+                       "all workers are stopped")
+        return [replies[rank] for rank in range(self.num_workers)]
+
+    def _fail(self, message: str):
+        self.close()
+        raise WorkerError(message)
+
+    def _broadcast(self, kind: str, metas: list[dict], arrays: list[dict] | None = None):
+        if self._closed:
+            raise RuntimeError("this DataParallel is closed; build a new one")
+        for rank, control in enumerate(self.controls):
+            try:
+                send_message(control.writer, kind, metas[rank],
+                             None if arrays is None else arrays[rank])
+            except (BrokenPipeError, OSError):
+                code = self.processes[rank].poll()
+                self._fail(f"worker {rank} is gone (exit code {code}); cannot send {kind!r}")
+        return self._replies(kind)
+
+    def close(self) -> None:
+        """Stop every worker (politely, then by force) and wait for each to exit."""
+        if self._closed:
+            return
+        self._closed = True
+        for control in self.controls:
+            try:
+                send_message(control.writer, "stop")
+            except (BrokenPipeError, OSError):
+                pass
+            control.close()
+        for process in self.processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+    def __enter__(self) -> DataParallel:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    # -- the step ---------------------------------------------------------------------------
+
+    def _send_shards(self, kind: str, batch: dict, reduction: str, extra: dict):
+        shards = shard_batch(batch, self.num_workers)
+        weights = shard_weights(shards, reduction)
+        metas = [dict(extra, weights=list(w)) for w in weights]
+        arrays = [{k: v for k, v in shard.items() if v is not None} for shard in shards]
+        return self._broadcast(kind, metas, arrays)
+
+    def step(self, batch: dict, reduction: str = "global") -> StepResult:
+        """One data-parallel update on ``batch`` (split into N shards); returns its figures."""
+        start = time.perf_counter()
+        lr = self.optimizer.current_lr
+        replies = self._send_shards("step", batch, reduction, {"lr": lr})
+        self.optimizer.step_count += 1
+        metas = [meta for meta, _ in replies]
+        return StepResult(
+            loss=float(sum(meta["loss"] for meta in metas)),
+            grad_norm=metas[0]["grad_norm"],
+            bytes_sent=[meta["bytes_sent"] for meta in metas],
+            compute_seconds=[meta["compute_seconds"] for meta in metas],
+            allreduce_seconds=[meta["allreduce_seconds"] for meta in metas],
+            update_seconds=[meta["update_seconds"] for meta in metas],
+            seconds=time.perf_counter() - start)
+
+    def gradients(self, batch: dict, reduction: str = "global") -> dict[str, np.ndarray]:
+        """The all-reduced gradient of ``batch`` (no update), as name -> array.
+
+        Every worker ends with the same bits; worker 0's copy is returned, and the others
+        are checked equal to it.
+        """
+        replies = self._send_shards("gradients", batch, reduction, {})
+        flats = [arrays["grads"] for _, arrays in replies]
+        for rank, flat in enumerate(flats[1:], start=1):
+            if not np.array_equal(flat, flats[0]):
+                raise WorkerError(f"worker {rank}'s all-reduced gradient differs from "
+                                  "worker 0's")
+        return self._unflatten(flats[0])
+
+    def _unflatten(self, flat: np.ndarray) -> dict[str, np.ndarray]:
+        out, start = {}, 0
+        for name in self.optimizer.decay_names + self.optimizer.no_decay_names:
+            shape = self.optimizer._params[name].shape
+            size = math.prod(shape)
+            out[name] = flat[start:start + size].reshape(shape)
+            start += size
+        return out
+
+    def pull(self) -> None:
+        """Copy worker 0's weights and Adam moments into the parent's model and optimizer.
+
+        Also checks that every replica holds the same weights, bit for bit.
+        """
+        replies = self._broadcast("state", [{}] * self.num_workers)
+        states = [arrays for _, arrays in replies]
+        for rank, state in enumerate(states[1:], start=1):
+            if not np.array_equal(state["params"], states[0]["params"]):
+                raise WorkerError(f"worker {rank}'s weights differ from worker 0's")
+        self.optimizer.flat_params[...] = states[0]["params"]
+        self.optimizer.flat_exp_avg[...] = states[0]["exp_avg"]
+        self.optimizer.flat_exp_avg_sq[...] = states[0]["exp_avg_sq"]
+
+
+class _Duplex:
+    """The parent's two pipe ends to one worker: ``reader`` (replies), ``writer`` (orders)."""
+
+    def __init__(self, reader: Connection, writer: Connection) -> None:
+        self.reader, self.writer = reader, writer
+
+    def close(self) -> None:
+        self.reader.close()
+        self.writer.close()
