@@ -524,3 +524,159 @@ def cross_entropy_backward(dloss, cache):
                       axis=-1)
     dlogits *= (cache.valid[..., None] * (float(dloss) / cache.count)).astype(dlogits.dtype)
     return dlogits
+
+
+# ----------------------------------------------------------------------------------------
+# Distillation losses (DistilBERT, Sanh et al. 2019): the student learns from a teacher's
+# outputs. In both pairs the teacher's array is a fixed target: its gradient is None.
+# Derivations: docs/distillation.md.
+# ----------------------------------------------------------------------------------------
+
+__all__ += [
+    "soft_target_kl_forward", "soft_target_kl_backward",
+    "cosine_embedding_forward", "cosine_embedding_backward",
+    "SoftTargetKLCache", "CosineEmbeddingCache",
+]
+
+
+class SoftTargetKLCache(NamedTuple):
+    student_probs: np.ndarray  # (M, V) softmax(student_logits / T) at the selected rows
+    teacher_probs: np.ndarray  # (M, V) softmax(teacher_logits / T) at the selected rows
+    selected: np.ndarray | None  # bool (...), the rows of the (..., V) input used; None: all
+    input_shape: tuple  # (..., V)
+    temperature: float  # T
+    count: int  # M, the number of selected rows
+
+
+class CosineEmbeddingCache(NamedTuple):
+    student: np.ndarray  # (M, H) the selected student vectors s
+    teacher: np.ndarray  # (M, H) the selected teacher vectors t
+    cosine: np.ndarray  # (M, 1) cos(s, t)
+    student_sq: np.ndarray  # (M, 1) |s|^2 + eps
+    teacher_sq: np.ndarray  # (M, 1) |t|^2 + eps
+    selected: np.ndarray | None  # bool (...), None: every row
+    input_shape: tuple  # (..., H)
+    count: int  # M
+
+
+def _selected_rows(name: str, student: np.ndarray, teacher: np.ndarray, mask):
+    """Check a student/teacher pair and a row mask; returns (student rows, teacher rows,
+    selected bool (...) or None). Rows are the vectors along the last axis."""
+    check_float_array(f"student_{name}", student)
+    check_float_array(f"teacher_{name}", teacher)
+    if student.ndim < 2 or student.shape != teacher.shape:
+        raise ValueError(f"student_{name} and teacher_{name} must have one shape (..., "
+                         f"{'V' if name == 'logits' else 'H'}) with at least 2 axes, got "
+                         f"{student.shape} and {teacher.shape}")
+    if mask is None:
+        width = student.shape[-1]
+        return student.reshape(-1, width), teacher.reshape(-1, width), None
+    mask = np.asarray(mask)
+    if mask.shape != student.shape[:-1]:
+        raise ValueError(f"mask must have shape {student.shape[:-1]} (one entry per row of "
+                         f"student_{name}), got {mask.shape}")
+    if mask.dtype != bool:
+        if not np.issubdtype(mask.dtype, np.integer) or (mask.size and (
+                mask.min() < 0 or mask.max() > 1)):
+            raise ValueError(f"mask must hold only 0/1 or False/True (1 = row used), got "
+                             f"dtype {mask.dtype}")
+        mask = mask.astype(bool)
+    return student[mask], teacher[mask], mask
+
+
+def _scatter_rows(rows: np.ndarray, selected, input_shape: tuple) -> np.ndarray:
+    """The (M, width) rows put back at their places in a zero array of ``input_shape``."""
+    if selected is None:
+        return rows.reshape(input_shape)
+    full = np.zeros(input_shape, dtype=rows.dtype)
+    full[selected] = rows
+    return full
+
+
+def _log_softmax(x: np.ndarray) -> np.ndarray:
+    shifted = x - x.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+def soft_target_kl_forward(student_logits: np.ndarray, teacher_logits: np.ndarray, mask=None,
+                           temperature: float = 2.0):
+    """DistilBERT's distillation loss: T^2 * mean over selected rows of KL(p_t || p_s).
+
+    With p_t = softmax(teacher_logits / T) and p_s = softmax(student_logits / T) along the
+    last axis, for each selected row KL = sum_v p_t[v] (log p_t[v] - log p_s[v]); the loss is
+    T^2 times their mean over the M selected rows, which is ``torch.nn.KLDivLoss(reduction=
+    "batchmean")(log p_s, p_t) * T**2`` as the DistilBERT authors' distiller computes it. The
+    paper calls it a cross-entropy: sum_v -p_t log p_s differs from KL by the teacher's
+    entropy, a constant for the student, so both have the same gradient. T^2 keeps the
+    gradient's size independent of T (Hinton et al. 2015). See docs/distillation.md.
+
+    Inputs: student_logits, teacher_logits (..., V); mask (...) bool or 0/1, the rows that
+    count (None: all); temperature T > 0. Output: scalar loss (0 when no row is selected).
+    Cache: SoftTargetKLCache.
+    """
+    student_rows, teacher_rows, selected = _selected_rows("logits", student_logits,
+                                                          teacher_logits, mask)
+    temperature = check_real("temperature", temperature, 0, above=True)
+    count = student_rows.shape[0]
+    log_student = _log_softmax(student_rows / temperature)  # (M, V) log p_s
+    log_teacher = _log_softmax(teacher_rows / temperature)  # (M, V) log p_t
+    teacher_probs = np.exp(log_teacher)  # (M, V) p_t
+    kl_rows = (teacher_probs * (log_teacher - log_student)).sum(axis=-1)  # (M,)
+    loss = temperature**2 * kl_rows.sum() / max(count, 1)
+    cache = SoftTargetKLCache(np.exp(log_student), teacher_probs, selected,
+                              student_logits.shape, temperature, count)
+    return student_logits.dtype.type(loss), cache
+
+
+def soft_target_kl_backward(dloss, cache):
+    """Returns (d student_logits (..., V), None): dloss * T * (p_s - p_t) / M at the selected
+    rows, 0 elsewhere. The teacher's logits are a fixed target and get no gradient."""
+    if cache.count == 0:
+        return np.zeros(cache.input_shape, dtype=cache.student_probs.dtype), None
+    # forward: loss = T^2 / M * sum_rows KL(p_t || softmax(z / T)); d KL / d(z / T) = p_s - p_t,
+    # and d(z / T) / dz = 1 / T, so d loss / dz = T^2 / M * (p_s - p_t) / T = T (p_s - p_t) / M
+    scale = float(dloss) * cache.temperature / cache.count
+    d_rows = (cache.student_probs - cache.teacher_probs) * scale  # (M, V)
+    return _scatter_rows(d_rows, cache.selected, cache.input_shape), None
+
+
+_COSINE_EPS = 1e-12  # added to |s|^2 and |t|^2, as torch's cosine_embedding_loss does
+
+
+def cosine_embedding_forward(student_hidden: np.ndarray, teacher_hidden: np.ndarray,
+                             mask=None):
+    """DistilBERT's cosine loss: mean over selected rows of 1 - cos(s, t).
+
+    cos(s, t) = s.t / sqrt((|s|^2 + eps) (|t|^2 + eps)) with eps = 1e-12 (torch's
+    ``cosine_embedding_loss`` with target 1 and its eps), so a zero vector gives cos 0,
+    never NaN. The DistilBERT authors apply it to the last hidden states at the real
+    (non-padding) positions. See docs/distillation.md.
+
+    Inputs: student_hidden, teacher_hidden (..., H); mask (...) bool or 0/1, the rows that
+    count (None: all). Output: scalar loss (0 when no row is selected).
+    Cache: CosineEmbeddingCache.
+    """
+    student, teacher, selected = _selected_rows("hidden", student_hidden, teacher_hidden, mask)
+    count = student.shape[0]
+    dot = (student * teacher).sum(axis=-1, keepdims=True)  # (M, 1) s.t
+    student_sq = (student * student).sum(axis=-1, keepdims=True) + _COSINE_EPS  # (M, 1)
+    teacher_sq = (teacher * teacher).sum(axis=-1, keepdims=True) + _COSINE_EPS  # (M, 1)
+    cosine = dot / np.sqrt(student_sq * teacher_sq)  # (M, 1)
+    loss = (1.0 - cosine).sum() / max(count, 1)
+    cache = CosineEmbeddingCache(student, teacher, cosine, student_sq, teacher_sq, selected,
+                                 student_hidden.shape, count)
+    return student_hidden.dtype.type(loss), cache
+
+
+def cosine_embedding_backward(dloss, cache):
+    """Returns (d student_hidden (..., H), None): -dloss / M * (t / sqrt(a b) - cos * s / a)
+    at the selected rows (a = |s|^2 + eps, b = |t|^2 + eps), 0 elsewhere. The teacher's
+    hidden states are a fixed target and get no gradient."""
+    if cache.count == 0:
+        return np.zeros(cache.input_shape, dtype=cache.student.dtype), None
+    s, t, cosine = cache.student, cache.teacher, cache.cosine
+    # forward: cos = s.t / sqrt(a b), a = |s|^2 + eps;  d cos / ds = t / sqrt(a b) - cos * s / a
+    d_cosine_ds = t / np.sqrt(cache.student_sq * cache.teacher_sq) - cosine * s / cache.student_sq
+    # forward: loss = mean over the M rows of (1 - cos)
+    d_rows = d_cosine_ds * (-float(dloss) / cache.count)  # (M, H)
+    return _scatter_rows(d_rows, cache.selected, cache.input_shape), None

@@ -1,0 +1,648 @@
+"""DistilBERT (Sanh et al., 2019) built from the same layers as BERT.
+
+DistilBERT is BERT with half the layers, no token-type embeddings and no pooler, trained
+by distillation from a BERT teacher (``minibert.training.distill``). Its blocks are BERT's
+post-LN blocks under other names; the module tree and attribute names mirror HuggingFace
+``modeling_distilbert.py``, so parameter names (``distilbert.transformer.layer.0.attention.
+q_lin.weight``, ``vocab_projector.bias``, ...) and real checkpoints match without renaming:
+
+====================================================  ====================================
+BERT (``model.py``), under ``bert.``                  DistilBERT (here), under ``distilbert.``
+====================================================  ====================================
+``embeddings.{word,position}_embeddings``             ``embeddings.{word,position}_embeddings``
+``embeddings.token_type_embeddings``                  none: every token is "sentence A"
+``encoder.layer.i.attention.self.{query,key,value}``  ``transformer.layer.i.attention.{q,k,v}_lin``
+``encoder.layer.i.attention.output.dense``            ``transformer.layer.i.attention.out_lin``
+``encoder.layer.i.attention.output.LayerNorm``        ``transformer.layer.i.sa_layer_norm``
+``encoder.layer.i.intermediate.dense``                ``transformer.layer.i.ffn.lin1``
+``encoder.layer.i.output.dense``                      ``transformer.layer.i.ffn.lin2``
+``encoder.layer.i.output.LayerNorm``                  ``transformer.layer.i.output_layer_norm``
+``cls.predictions.transform.dense`` / ``.LayerNorm``  ``vocab_transform`` / ``vocab_layer_norm``
+``cls.predictions.bias`` (decoder tied)               ``vocab_projector.bias`` (weight tied)
+                                                      (the head has no ``distilbert.`` prefix)
+====================================================  ====================================
+
+One difference beyond names: DistilBERT has no dropout between the attention's output
+projection and its residual LayerNorm (BERT has one there). Every LayerNorm uses eps 1e-12.
+
+Dimension legend: B batch, T sequence length, H hidden size (``dim``), N heads, D head size,
+I feed-forward size (``hidden_dim``), V vocabulary size, M number of selected positions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from minibert import _kernels as K
+from minibert import functional as F
+from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, is_int, is_real
+from minibert.config import HIDDEN_ACTS, _exact_float, _short, read_json_object
+from minibert.io.fileio import atomic_write_json
+from minibert.layers import Embedding, Module, ModuleList, get_activation
+from minibert.model import (
+    BertModel,
+    MaskedLMCache,
+    MaskedLMOutput,
+    SelfAttentionCache,
+    ShapeCache,
+    _CheckpointIO,
+    _Init,
+    _LazyLogits,
+    _preserved_caches,
+    make_init,
+)
+
+__all__ = [
+    "DistilBertConfig",
+    "DistilBertEmbeddings",
+    "DistilBertSelfAttention",
+    "DistilBertFFN",
+    "DistilBertTransformerBlock",
+    "DistilBertTransformer",
+    "DistilBertModel",
+    "DistilBertForMaskedLM",
+    "DistilBertModelOutput",
+    "DistilBertVocabProjector",
+    "sinusoidal_position_table",
+]
+
+LAYER_NORM_EPS = 1e-12  # DistilBERT's LayerNorms all use this eps; it is not a config field
+
+
+# ----------------------------------------------------------------------------------------
+# Config
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class _DistilBertFields:
+    """The fields of ``DistilBertConfig``, checked on construction (HF names and defaults)."""
+
+    vocab_size: int = 30522  # V: rows of the word-embedding table
+    max_position_embeddings: int = 512  # longest sequence the position table covers
+    sinusoidal_pos_embds: bool = False  # start the position table as sin/cos waves
+    n_layers: int = 6  # L: transformer blocks
+    n_heads: int = 12  # N: heads per attention layer; D = dim / N
+    dim: int = 768  # H: width of every token vector
+    hidden_dim: int = 3072  # I: width of the feed-forward layer
+    dropout: float = 0.1  # dropout after the embeddings and the feed-forward
+    attention_dropout: float = 0.1  # dropout on the attention probabilities
+    activation: str = "gelu"  # "gelu" (exact erf), "gelu_new" (tanh form) or "relu"
+    initializer_range: float = 0.02  # std of the normal initialization of weights
+    qa_dropout: float = 0.1  # dropout of HF's question-answering head (kept for config.json)
+    seq_classif_dropout: float = 0.2  # dropout of HF's classification heads (likewise)
+    pad_token_id: int | None = 0  # id of [PAD]; its embedding row starts at 0, gets no gradient
+    extra: dict[str, Any] = field(default_factory=dict)  # other config.json keys, kept as-is
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "max_position_embeddings", "n_layers", "n_heads", "dim",
+                     "hidden_dim"):
+            value = getattr(self, name)
+            if not is_int(value) or value <= 0:
+                raise ValueError(f"{name} must be a positive integer, got {_short(value)}")
+            setattr(self, name, int(value))
+        if self.dim % self.n_heads:
+            raise ValueError(f"dim ({self.dim}) must be divisible by n_heads ({self.n_heads}); "
+                             f"allowed head counts divide {self.dim}")
+        if not isinstance(self.sinusoidal_pos_embds, bool):
+            raise ValueError(f"sinusoidal_pos_embds must be true or false, "
+                             f"got {_short(self.sinusoidal_pos_embds)}")
+        if not isinstance(self.activation, str) or self.activation not in HIDDEN_ACTS:
+            raise ValueError(f"activation must be one of {list(HIDDEN_ACTS)}, "
+                             f"got {_short(self.activation)}")
+        for name in ("dropout", "attention_dropout", "qa_dropout", "seq_classif_dropout"):
+            value = getattr(self, name)
+            if not is_real(value) or not 0.0 <= value < 1.0:
+                raise ValueError(f"{name} must be a number in [0, 1), got {_short(value)}")
+            setattr(self, name, _exact_float(name, value))
+        value = self.initializer_range
+        if not is_real(value) or not 0 < value < math.inf:
+            raise ValueError(f"initializer_range must be a finite number > 0, got "
+                             f"{_short(value)}")
+        self.initializer_range = _exact_float("initializer_range", value)
+        if self.pad_token_id is not None:
+            if not (is_int(self.pad_token_id) and 0 <= self.pad_token_id < self.vocab_size):
+                raise ValueError(f"pad_token_id must be an integer in [0, vocab_size="
+                                 f"{self.vocab_size}) or None, got {_short(self.pad_token_id)}")
+            self.pad_token_id = int(self.pad_token_id)
+        if not isinstance(self.extra, dict):
+            raise TypeError(f"extra must be a dict of other config keys, got "
+                            f"{type(self.extra).__name__} {_short(self.extra)}")
+        if self.extra.get("tie_word_embeddings", True) is not True:
+            raise ValueError(f"tie_word_embeddings must be true (minibert always ties "
+                             f"vocab_projector to the word embeddings), got "
+                             f"{_short(self.extra['tie_word_embeddings'])}")
+
+
+class DistilBertConfig(_DistilBertFields):
+    """Hyperparameters of a DistilBERT (HF ``DistilBertConfig`` names and defaults).
+
+    The defaults are distilbert-base-uncased: 6 layers, H = 768, 12 heads, I = 3072. BERT's
+    names are read-only aliases (``hidden_size`` is ``dim``, ``num_hidden_layers`` is
+    ``n_layers``, ...), as HF's ``attribute_map`` has them, so that the shared initializer
+    of ``model.py`` builds DistilBERT's layers too.
+    """
+
+    model_type = "distilbert"
+
+    # -- BERT's names for the same sizes ---------------------------------------------------
+    @property
+    def hidden_size(self) -> int:
+        return self.dim
+
+    @property
+    def num_hidden_layers(self) -> int:
+        return self.n_layers
+
+    @property
+    def num_attention_heads(self) -> int:
+        return self.n_heads
+
+    @property
+    def intermediate_size(self) -> int:
+        return self.hidden_dim
+
+    @property
+    def hidden_act(self) -> str:
+        return self.activation
+
+    @property
+    def hidden_dropout_prob(self) -> float:
+        return self.dropout
+
+    @property
+    def attention_probs_dropout_prob(self) -> float:
+        return self.attention_dropout
+
+    @property
+    def layer_norm_eps(self) -> float:
+        return LAYER_NORM_EPS
+
+    @property
+    def head_size(self) -> int:
+        """D = H / N."""
+        return self.dim // self.n_heads
+
+    # -- dict / JSON -----------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """An HF-compatible dict: the fields, the kept extra keys, model_type "distilbert"."""
+        known = {f.name: getattr(self, f.name)
+                 for f in dataclasses.fields(self) if f.name != "extra"}
+        return {**self.extra, **known, "model_type": self.model_type}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DistilBertConfig:
+        """The config of an HF-style dict; keys that are not fields go to ``extra``."""
+        if not isinstance(data, dict):
+            raise TypeError(f"config must be a dict, got {type(data).__name__}")
+        names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
+        known = {k: v for k, v in data.items() if k in names}
+        extra = {k: v for k, v in data.items() if k not in names and k != "extra"}
+        nested = data.get("extra", {})
+        if not isinstance(nested, dict):
+            raise TypeError(f"config key 'extra' must be an object of other config keys, "
+                            f"got {type(nested).__name__} {_short(nested)}")
+        extra.update(nested)
+        model_type = extra.pop("model_type", cls.model_type)
+        if model_type != cls.model_type:
+            hint = "; a BERT config.json loads with BertConfig" if model_type == "bert" else ""
+            raise ValueError(f"model_type must be 'distilbert', got {_short(model_type)}{hint}")
+        return cls(**known, extra=extra)
+
+    def to_json_file(self, path: str | os.PathLike) -> None:
+        """Write config.json atomically."""
+        atomic_write_json(path, self.to_dict())
+
+    @classmethod
+    def from_json_file(cls, path: str | os.PathLike) -> DistilBertConfig:
+        """Read an HF ``config.json``; every error names the file and what is wrong in it."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+        where = f"config file {str(path)!r}"
+        data = read_json_object(path, "config file")
+        try:
+            return cls.from_dict(data)
+        except TypeError as error:
+            raise TypeError(f"{where}: {error}") from None
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+
+    # -- sizes -----------------------------------------------------------------------------
+    def num_parameters_estimate(self) -> int:
+        """Parameters of a DistilBertModel of this size (no pooler, no token types)."""
+        h, i = self.dim, self.hidden_dim
+        embeddings = (self.vocab_size + self.max_position_embeddings) * h + 2 * h
+        block = 4 * (h * h + h) + 2 * h + (h * i + i) + (i * h + h) + 2 * h
+        return embeddings + self.n_layers * block
+
+    # The size fields a "config.json does not belong to these weights" error quotes.
+    SIZE_FIELDS = ("vocab_size", "dim", "n_layers", "hidden_dim", "max_position_embeddings")
+
+    def required_checkpoint_numbers(self) -> int:
+        """The fewest numbers a checkpoint of this config holds: the whole DistilBertModel."""
+        return self.num_parameters_estimate()
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "model_type")
+        return f"DistilBertConfig({fields})"
+
+
+def sinusoidal_position_table(num_positions: int, dim: int) -> np.ndarray:
+    """The sin/cos position table (Vaswani et al., 2017) in DistilBERT's column layout.
+
+    angle[pos, j] = pos / 10000^(2 * (j // 2) / dim); even columns hold sin(angle), odd
+    columns cos(angle), so columns 2k and 2k + 1 share one frequency. Output float64 (P, H).
+    """
+    positions = np.arange(num_positions, dtype=np.float64)[:, None]  # (P, 1)
+    pair = np.arange(dim) // 2  # (H,)
+    angle = positions / np.power(10000.0, 2.0 * pair / dim)  # (P, H)
+    table = np.empty((num_positions, dim), dtype=np.float64)
+    table[:, 0::2] = np.sin(angle[:, 0::2])
+    table[:, 1::2] = np.cos(angle[:, 1::2])
+    return table
+
+
+# ----------------------------------------------------------------------------------------
+# Embeddings
+# ----------------------------------------------------------------------------------------
+
+
+class DistilBertEmbeddings(Module):
+    """word + position embeddings (no token types), then LayerNorm and dropout.
+
+    With ``sinusoidal_pos_embds`` the position table starts as ``sinusoidal_position_table``
+    instead of random numbers; it is a parameter like any other afterwards and is trained,
+    as in transformers 5 (older transformers froze it).
+    """
+
+    def __init__(self, init: _Init) -> None:
+        super().__init__()
+        config = init.config
+        self.word_embeddings = init.embedding(config.vocab_size)
+        self.position_embeddings = init.embedding(config.max_position_embeddings)
+        if config.sinusoidal_pos_embds:
+            table = sinusoidal_position_table(config.max_position_embeddings, config.dim)
+            self.position_embeddings.params["weight"][...] = table
+        self.LayerNorm = init.layer_norm()
+        self.dropout = init.dropout(config.dropout)
+        self.pad_token_id = config.pad_token_id
+        if self.pad_token_id is not None:
+            # As HF (nn.Embedding padding_idx): the [PAD] row starts at 0, gets no gradient.
+            self.word_embeddings.params["weight"][self.pad_token_id] = 0.0
+
+    def forward(self, input_ids: np.ndarray) -> np.ndarray:
+        """input_ids int (B, T) -> embeddings (B, T, H)."""
+        words = self.word_embeddings(input_ids)  # (B, T, H)
+        positions = self.position_embeddings(np.arange(input_ids.shape[1]))  # (T, H)
+        return self.dropout(self.LayerNorm(words + positions))
+
+    def backward(self, dout: np.ndarray) -> None:
+        """dout (B, T, H); adds into both tables and the LayerNorm."""
+        d_summed = self.LayerNorm.backward(self.dropout.backward(dout))  # (B, T, H)
+        # forward: summed = words + positions[None]
+        grad_before = None
+        if self.pad_token_id is not None:
+            grad_before = self.word_embeddings.grads["weight"][self.pad_token_id].copy()
+        self.word_embeddings.backward(d_summed)
+        if grad_before is not None:
+            self.word_embeddings.grads["weight"][self.pad_token_id] = grad_before
+        self.position_embeddings.backward(d_summed.sum(axis=0))  # (T, H)
+
+
+# ----------------------------------------------------------------------------------------
+# The block: attention with its output projection, then the feed-forward
+# ----------------------------------------------------------------------------------------
+
+
+class DistilBertSelfAttention(Module):
+    """Multi-head self-attention and its output projection: q_lin, k_lin, v_lin, out_lin.
+
+    The same computation as BERT's ``BertSelfAttention`` followed by the dense layer of
+    ``BertSelfOutput`` (without its dropout and LayerNorm, which sit in the block here).
+    """
+
+    def __init__(self, init: _Init) -> None:
+        super().__init__()
+        config = init.config
+        hidden = config.hidden_size
+        self.n_heads = config.n_heads
+        self.attention_head_size = config.head_size
+        self.q_lin = init.linear(hidden, hidden)
+        self.k_lin = init.linear(hidden, hidden)
+        self.v_lin = init.linear(hidden, hidden)
+        self.out_lin = init.linear(hidden, hidden)
+        self.dropout_p = config.attention_dropout
+        self.dropout_rng = init.dropout_rng
+
+    @property
+    def attention_probs(self) -> np.ndarray | None:
+        """(B, N, T, T) probabilities of the last forward (before dropout), for heatmaps."""
+        return None if self.cache is None else self.cache.attention.attention_probs
+
+    def _split_heads(self, x: np.ndarray) -> np.ndarray:
+        batch, seq_len, _ = x.shape
+        x = x.reshape(batch, seq_len, self.n_heads, self.attention_head_size)
+        return x.transpose(0, 2, 1, 3)  # (B, N, T, D)
+
+    @staticmethod
+    def _merge_heads(x: np.ndarray) -> np.ndarray:
+        batch, heads, seq_len, head_size = x.shape
+        return x.transpose(0, 2, 1, 3).reshape(batch, seq_len, heads * head_size)  # (B, T, H)
+
+    def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+        """hidden_states (B, T, H), mask bool (B, 1, 1, T) or None -> (B, T, H)."""
+        projections = (self.q_lin, self.k_lin, self.v_lin)
+        fused = None
+        if K.fast_kernels_enabled():  # one (B*T, H) x (H, 3H) product instead of three
+            qkv, fused = K.qkv_forward(hidden_states, [p.params["weight"] for p in projections],
+                                       [p.params["bias"] for p in projections])
+        else:
+            qkv = [projection(hidden_states) for projection in projections]  # 3 x (B, T, H)
+        q, k, v = (self._split_heads(x) for x in qkv)  # (B, N, T, D) each
+        context, attention = K.fast(F.attention_forward)(
+            q, k, v, mask, dropout_p=self.dropout_p, rng=self.dropout_rng, training=self.training
+        )
+        self.cache = SelfAttentionCache(attention, fused)
+        return self.out_lin(self._merge_heads(context))  # (B, T, H)
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        """dout (B, T, H) -> d hidden_states (B, T, H)."""
+        d_context = self.out_lin.backward(dout)  # forward: out = out_lin(context)
+        head_grads = K.fast(F.attention_backward)(self._split_heads(d_context),
+                                                  self.cache.attention)  # dq, dk, dv
+        projections = (self.q_lin, self.k_lin, self.v_lin)
+        if self.cache.fused_qkv is None:
+            # forward: q = q_lin(x), k = k_lin(x), v = v_lin(x); x receives all three
+            return sum(p.backward(self._merge_heads(g)) for p, g in zip(projections, head_grads))
+        d_hidden, grads = K.qkv_backward(head_grads, self.cache.fused_qkv)
+        for projection, (dweight, dbias) in zip(projections, grads):
+            projection.grads["weight"] += dweight
+            projection.grads["bias"] += dbias
+        return d_hidden
+
+
+class DistilBertFFN(Module):
+    """lin1 H -> I, activation, lin2 I -> H, dropout (HF's ``FFN``)."""
+
+    def __init__(self, init: _Init) -> None:
+        super().__init__()
+        config = init.config
+        self.lin1 = init.linear(config.dim, config.hidden_dim)
+        self.activation = get_activation(config.activation)
+        self.lin2 = init.linear(config.hidden_dim, config.dim)
+        self.dropout = init.dropout(config.dropout)
+
+    def forward(self, hidden_states: np.ndarray) -> np.ndarray:
+        """(B, T, H) -> (B, T, H)."""
+        return self.dropout(self.lin2(self.activation(self.lin1(hidden_states))))
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        return self.lin1.backward(self.activation.backward(
+            self.lin2.backward(self.dropout.backward(dout))))
+
+
+class DistilBertTransformerBlock(Module):
+    """One post-LN block: LayerNorm(x + attention(x)), then LayerNorm(a + ffn(a))."""
+
+    def __init__(self, init: _Init) -> None:
+        super().__init__()
+        self.attention = DistilBertSelfAttention(init)
+        self.sa_layer_norm = init.layer_norm()
+        self.ffn = DistilBertFFN(init)
+        self.output_layer_norm = init.layer_norm()
+
+    def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+        """(B, T, H) -> (B, T, H)."""
+        attention_output = self.sa_layer_norm(self.attention(hidden_states, mask) + hidden_states)
+        return self.output_layer_norm(self.ffn(attention_output) + attention_output)
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        # forward: out = output_layer_norm(ffn(a) + a): both terms receive d_sum
+        d_sum = self.output_layer_norm.backward(dout)
+        d_attention_output = self.ffn.backward(d_sum) + d_sum
+        # forward: a = sa_layer_norm(attention(x) + x)
+        d_sum = self.sa_layer_norm.backward(d_attention_output)
+        return self.attention.backward(d_sum) + d_sum
+
+
+class DistilBertTransformer(Module):
+    """A stack of blocks: ``transformer.layer.0`` ... ``transformer.layer.{L-1}``."""
+
+    def __init__(self, init: _Init) -> None:
+        super().__init__()
+        self.layer = ModuleList(DistilBertTransformerBlock(init)
+                                for _ in range(init.config.n_layers))
+
+    def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None,
+                output_hidden_states: bool = False):
+        """Returns (last hidden (B, T, H), tuple of L+1 hidden states or None)."""
+        all_hidden = [hidden_states] if output_hidden_states else None
+        for block in self.layer:
+            hidden_states = block(hidden_states, mask)
+            if all_hidden is not None:
+                all_hidden.append(hidden_states)
+        return hidden_states, (tuple(all_hidden) if all_hidden is not None else None)
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        for block in reversed(list(self.layer)):
+            dout = block.backward(dout)
+        return dout
+
+
+# ----------------------------------------------------------------------------------------
+# Models
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class DistilBertModelOutput:
+    """Outputs of DistilBertModel (HF's ``BaseModelOutput`` fields)."""
+
+    last_hidden_state: np.ndarray  # (B, T, H)
+    hidden_states: tuple | None = None  # L+1 arrays (B, T, H): embeddings, then each layer
+    attentions: tuple | None = None  # L arrays (B, N, T, T)
+
+
+class _DistilBertCheckpointIO(_CheckpointIO):
+    """What ``load_pretrained`` reads from a model class: DistilBERT's config and names."""
+
+    config_class = DistilBertConfig
+    base_model_prefix = "distilbert"
+    head_prefixes = ("vocab_transform.", "vocab_layer_norm.", "vocab_projector.")
+
+
+def _check_config(config) -> None:
+    if not isinstance(config, DistilBertConfig):
+        raise TypeError(f"config must be a DistilBertConfig, got {type(config).__name__}")
+
+
+class DistilBertModel(_DistilBertCheckpointIO, Module):
+    """Embeddings and the transformer stack: HF ``DistilBertModel``."""
+
+    def __init__(self, config: DistilBertConfig, seed: int = 0, dtype=np.float32, *,
+                 _init: _Init | None = None) -> None:
+        super().__init__()
+        _check_config(config)
+        init = _init or make_init(config, seed, dtype)
+        self.config = config
+        self.dropout_rng = init.dropout_rng
+        self.embeddings = DistilBertEmbeddings(init)
+        self.transformer = DistilBertTransformer(init)
+
+    def check_inputs(self, input_ids, attention_mask=None):
+        """Validate and normalize input_ids and attention_mask; returns int64 arrays (B, T).
+
+        BERT's checks (``BertModel.check_inputs``) with no token types: those are only read
+        when given, so the function serves this config too.
+        """
+        input_ids, _, attention_mask = BertModel.check_inputs(self, input_ids, None,
+                                                              attention_mask)
+        return input_ids, attention_mask
+
+    def forward(self, input_ids, attention_mask=None, output_attentions: bool = False,
+                output_hidden_states: bool = False) -> DistilBertModelOutput:
+        """input_ids, attention_mask int (B, T) -> DistilBertModelOutput."""
+        input_ids, attention_mask = self.check_inputs(input_ids, attention_mask)
+        # Keys at padding positions are hidden from every query: (B, 1, 1, T).
+        key_mask = attention_mask[:, None, None, :].astype(bool)
+        if key_mask.all():
+            key_mask = None  # nothing to hide: skip the masking work
+        embedding_output = self.embeddings(input_ids)  # (B, T, H)
+        sequence_output, hidden_states = self.transformer(embedding_output, key_mask,
+                                                          output_hidden_states)
+        self.cache = ShapeCache(sequence_output.shape)
+        attentions = None
+        if output_attentions:
+            attentions = tuple(block.attention.attention_probs for block in self.transformer.layer)
+        return DistilBertModelOutput(sequence_output, hidden_states, attentions)
+
+    def backward(self, d_last_hidden_state: np.ndarray) -> None:
+        """Add the gradients of sum(last_hidden_state * d_last_hidden_state), (B, T, H)."""
+        if self.cache is None:
+            raise RuntimeError("backward() needs a forward pass first")
+        shape = self.cache.shape
+        if np.shape(d_last_hidden_state) != shape:
+            raise ValueError(f"d_last_hidden_state must have shape {shape}, "
+                             f"got {np.shape(d_last_hidden_state)}")
+        d_sequence = np.asarray(d_last_hidden_state).astype(self.dtype, copy=True)
+        self.embeddings.backward(self.transformer.backward(d_sequence))
+
+
+class DistilBertVocabProjector(Module):
+    """logits = x @ word_embeddings.T + bias: the output layer, its weight tied.
+
+    Only ``bias`` is registered here; the weight is the word-embedding array (listed once,
+    under the embeddings), and its gradient from this use is added into the same buffer.
+    """
+
+    def __init__(self, init: _Init, word_embeddings: Embedding) -> None:
+        super().__init__()
+        self.add_parameter("bias", np.zeros(init.config.vocab_size, dtype=init.dtype))
+        object.__setattr__(self, "word_embeddings", word_embeddings)  # tied, not a child
+
+    def forward(self, hidden_states: np.ndarray) -> np.ndarray:
+        """(..., H) -> logits (..., V)."""
+        logits, self.cache = F.linear_forward(
+            hidden_states, self.word_embeddings.params["weight"], self.params["bias"])
+        return logits
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        d_hidden, d_weight, d_bias = K.fast(F.linear_backward)(dout, self.cache)
+        self.word_embeddings.grads["weight"] += d_weight  # tied: gradients add
+        self.grads["bias"] += d_bias
+        return d_hidden
+
+
+class DistilBertForMaskedLM(_DistilBertCheckpointIO, Module):
+    """DistilBERT with its MLM head: vocab_transform, activation, vocab_layer_norm,
+    vocab_projector (tied to the word embeddings). HF ``DistilBertForMaskedLM``.
+
+    The loss is the mean cross-entropy over positions whose label is not -100; only those
+    positions go through the head during a forward with labels.
+    """
+
+    def __init__(self, config: DistilBertConfig, seed: int = 0, dtype=np.float32) -> None:
+        super().__init__()
+        _check_config(config)
+        init = make_init(config, seed, dtype)
+        self.config = config
+        self.dropout_rng = init.dropout_rng
+        self.distilbert = DistilBertModel(config, _init=init)
+        self.vocab_transform = init.linear(config.dim, config.dim)
+        self.activation = get_activation(config.activation)
+        self.vocab_layer_norm = init.layer_norm()
+        self.vocab_projector = DistilBertVocabProjector(
+            init, self.distilbert.embeddings.word_embeddings)
+
+    def _tied_aliases(self) -> dict[str, str]:
+        return {"vocab_projector.weight": "distilbert.embeddings.word_embeddings.weight"}
+
+    # -- the head, on any rows of hidden states --------------------------------------------
+    def lm_head_forward(self, hidden_states: np.ndarray) -> np.ndarray:
+        """(..., H) -> logits (..., V): transform, activation, LayerNorm, tied projection."""
+        transformed = self.vocab_layer_norm(self.activation(self.vocab_transform(hidden_states)))
+        return self.vocab_projector(transformed)
+
+    def lm_head_backward(self, d_logits: np.ndarray) -> np.ndarray:
+        """d logits (..., V) -> d hidden_states (..., H); adds into the head's gradients."""
+        d_transformed = self.vocab_projector.backward(d_logits)
+        return self.vocab_transform.backward(
+            self.activation.backward(self.vocab_layer_norm.backward(d_transformed)))
+
+    def predict(self, hidden_states: np.ndarray) -> np.ndarray:
+        """Logits without touching the caches a pending backward needs."""
+        head = (self.vocab_transform, self.activation, self.vocab_layer_norm,
+                self.vocab_projector)
+        with _preserved_caches_of(head):
+            return self.lm_head_forward(hidden_states)
+
+    # -- the model -------------------------------------------------------------------------
+    def forward(self, input_ids, attention_mask=None, labels=None,
+                output_attentions: bool = False,
+                output_hidden_states: bool = False) -> MaskedLMOutput:
+        """input_ids, attention_mask int (B, T); labels int (B, T), -100 where no target."""
+        self.cache = None
+        base = self.distilbert(input_ids, attention_mask, output_attentions,
+                               output_hidden_states)
+        sequence_output = base.last_hidden_state  # (B, T, H)
+        loss = masked_logits = positions = None
+        if labels is not None:
+            labels = as_int_array("labels", labels)
+            if labels.shape != sequence_output.shape[:2]:
+                raise ValueError(f"labels must have the shape of input_ids "
+                                 f"{sequence_output.shape[:2]}, got {labels.shape}")
+            check_ids("labels", labels, self.config.vocab_size, "the vocabulary size",
+                      ignore=IGNORE_INDEX)
+            positions = np.nonzero(labels != IGNORE_INDEX)
+            masked_logits = self.lm_head_forward(sequence_output[positions])  # (M, V)
+            loss, cross_entropy = K.fast(F.cross_entropy_forward)(masked_logits,
+                                                                  labels[positions])
+            loss = float(loss)
+            self.cache = MaskedLMCache(positions, cross_entropy, sequence_output.shape)
+        return MaskedLMOutput(loss, base.hidden_states, base.attentions, masked_logits,
+                              positions, _LazyLogits(lambda: self.predict(sequence_output)))
+
+    def backward(self) -> None:
+        """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps)."""
+        if self.cache is None:
+            raise RuntimeError("backward() needs a forward pass with labels first")
+        cache, self.cache = self.cache, None
+        d_logits = K.fast(F.cross_entropy_backward)(1.0, cache.cross_entropy)  # (M, V)
+        d_rows = self.lm_head_backward(d_logits)  # (M, H)
+        d_sequence = np.zeros(cache.sequence_shape, dtype=d_rows.dtype)  # (B, T, H)
+        d_sequence[cache.positions] = d_rows  # each position appears once
+        self.distilbert.backward(d_sequence)
+
+
+class _preserved_caches_of(_preserved_caches):
+    """``model._preserved_caches`` over several module trees at once."""
+
+    def __init__(self, modules) -> None:
+        self.modules = [m for module in modules for _, m in module.named_modules()]
+
