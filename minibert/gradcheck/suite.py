@@ -86,6 +86,16 @@ def _function_specs(seed: int):
     labels[0, 1] = labels[1, 3] = IGNORE_INDEX
     yield ("cross_entropy", F.cross_entropy_forward, F.cross_entropy_backward,
            {"logits": normal((batch, seq, classes)), "labels": labels}, {})
+    # Distillation losses: T = 2 so that a missing T^2 or 1/T changes the gradient; the
+    # teacher's array is a fixed target (its gradient is None and is not checked).
+    selected = _padding_mask(rng, batch, seq).astype(bool)
+    yield ("soft_target_kl", F.soft_target_kl_forward, F.soft_target_kl_backward,
+           {"student_logits": 2.0 * normal((batch, seq, classes)),
+            "teacher_logits": 2.0 * normal((batch, seq, classes))},
+           {"mask": selected, "temperature": 2.0})
+    yield ("cosine_embedding", F.cosine_embedding_forward, F.cosine_embedding_backward,
+           {"student_hidden": normal((batch, seq, hidden)),
+            "teacher_hidden": normal((batch, seq, hidden))}, {"mask": selected})
 
 
 def function_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
