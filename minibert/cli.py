@@ -237,8 +237,12 @@ def _add_pretrain(subparsers) -> None:
     parser.add_argument("--corpus", metavar="FILE",
                         help="UTF-8 text in BERT's format (one sentence per line, a blank line "
                              "between documents); default: the generated toy corpus")
-    parser.add_argument("--objective", default=defaults.objective,
-                        help="nsp (BERT), sop (ALBERT) or mlm (MLM only)")
+    parser.add_argument("--architecture", default=defaults.architecture,
+                        help="bert (default) or albert (factorised embeddings, one block "
+                             "shared by all layers, sentence-order prediction)")
+    parser.add_argument("--objective", default=None,
+                        help="nsp (BERT), sop (ALBERT) or mlm (MLM only) (default: nsp for "
+                             "bert, sop for albert)")
     parser.add_argument("--steps", type=int, default=defaults.steps)
     parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
     parser.add_argument("--max-seq-length", type=int, default=defaults.max_seq_length)
@@ -297,8 +301,10 @@ def _run_pretrain(args) -> int:
 
     from minibert.training.pretrain import TrainingConfig, checkpoint_step, pretrain
 
+    objective = args.objective or ("sop" if args.architecture == "albert" else "nsp")
     config = TrainingConfig(
-        preset=args.preset, objective=args.objective, steps=args.steps,
+        preset=args.preset, architecture=args.architecture, objective=objective,
+        steps=args.steps,
         batch_size=args.batch_size, max_seq_length=args.max_seq_length,
         vocab_size=args.vocab_size, learning_rate=args.lr, schedule=args.schedule,
         decay_fraction=args.decay_fraction, warmup_fraction=args.warmup_fraction,
@@ -349,16 +355,19 @@ def _run_fill_mask(args) -> int:
     import json
     import warnings
 
+    from minibert.albert import AlbertConfig, AlbertForMaskedLM
     from minibert.fill_mask import fill_mask
-    from minibert.io.checkpoint import load_tokenizer
+    from minibert.io.checkpoint import config_class_of, load_tokenizer
     from minibert.model import BertForMaskedLM
 
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
         tokenizer = load_tokenizer(folder)
+        model_class = AlbertForMaskedLM if config_class_of(folder) is AlbertConfig \
+            else BertForMaskedLM
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an NSP head in the folder is not needed here
-            model = BertForMaskedLM.from_pretrained(folder)
+            model = model_class.from_pretrained(folder)
     if model.loading_info["missing_keys"]:
         raise CommandError(f"{args.model!r} has no MLM head (missing "
                            f"{model.loading_info['missing_keys'][0]}); fill-mask needs one")

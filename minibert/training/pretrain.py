@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from minibert.albert import AlbertConfig, AlbertForPreTraining
 from minibert.config import BertConfig
 from minibert.io import safetensors
 from minibert.io.checkpoint import CONFIG_NAME, WEIGHTS_NAME
@@ -32,7 +33,12 @@ from minibert.training.loop import TrainingDiverged, train_step
 from minibert.training.optim import make_optimizer
 from minibert.training.pretrain_config import TrainingConfig
 from minibert.training.pretrain_data import PreparedData, prepare_data
-from minibert.training.pretrain_eval import evaluate, evaluate_pretrained, unigram_baseline_accuracy
+from minibert.training.pretrain_eval import (
+    evaluate,
+    evaluate_pretrained,
+    model_inputs,
+    unigram_baseline_accuracy,
+)
 from minibert.training.schedules import make_schedule
 
 __all__ = ["TrainingConfig", "TrainingDiverged", "Trainer", "pretrain", "evaluate",
@@ -43,7 +49,15 @@ OPTIMIZER_NAME = "optimizer.safetensors"  # in the checkpoint folder, beside the
 STATE_NAME = "trainer_state.json"
 
 
-def _model_config(config: TrainingConfig, vocab_size: int) -> BertConfig:
+def _model_config(config: TrainingConfig, vocab_size: int) -> BertConfig | AlbertConfig:
+    if config.architecture == "albert":
+        # The same preset sizes, E from AlbertConfig.preset (64 for tiny), one shared
+        # block; TrainingConfig.dropout also sets the sentence-order head's dropout.
+        return AlbertConfig.preset(config.preset, vocab_size=vocab_size,
+                                   max_position_embeddings=max(128, config.max_seq_length),
+                                   hidden_dropout_prob=config.dropout,
+                                   attention_probs_dropout_prob=config.dropout,
+                                   classifier_dropout_prob=config.dropout)
     return BertConfig.preset(config.preset, vocab_size=vocab_size,
                              max_position_embeddings=max(128, config.max_seq_length),
                              hidden_dropout_prob=config.dropout,
@@ -58,8 +72,9 @@ class Trainer:
         self.config = config
         self.data = data
         self.progress = progress
-        self.model = BertForPreTraining(_model_config(config, len(data.tokenizer)),
-                                        seed=config.seed)
+        model_class = AlbertForPreTraining if config.architecture == "albert" \
+            else BertForPreTraining
+        self.model = model_class(_model_config(config, len(data.tokenizer)), seed=config.seed)
         warmup = int(config.warmup_fraction * config.steps)
         schedule = make_schedule(config.schedule, config.learning_rate, warmup_steps=warmup,
                                  total_steps=config.steps,
@@ -172,7 +187,7 @@ class Trainer:
             step_start = time.perf_counter()
             batch = next(batches)
             lr = self.optimizer.current_lr
-            out, grad_norm = train_step(model, batch.model_inputs(), self.optimizer,
+            out, grad_norm = train_step(model, model_inputs(model, batch), self.optimizer,
                                         config.max_grad_norm)
             self.step += 1
             self.train_seconds += time.perf_counter() - step_start
@@ -291,8 +306,8 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
         trainer.load_checkpoint(folder, state)
         progress(f"resumed from {folder} at step {trainer.step}")
     params = trainer.model.num_parameters()
-    progress(f"model: BertForPreTraining preset {config.preset!r}, {params:,} parameters; "
-             f"training {config.steps} steps of {config.batch_size} sequences")
+    progress(f"model: {type(trainer.model).__name__} preset {config.preset!r}, {params:,} "
+             f"parameters; training {config.steps} steps of {config.batch_size} sequences")
     # Overflow or an invalid operation stops the run at once instead of spreading NaNs.
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         try:

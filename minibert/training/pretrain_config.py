@@ -17,7 +17,9 @@ from minibert.data import OBJECTIVES
 from minibert.training.optim import OPTIMIZERS
 from minibert.training.schedules import SCHEDULES
 
-__all__ = ["TrainingConfig"]
+__all__ = ["TrainingConfig", "ARCHITECTURES"]
+
+ARCHITECTURES = ("bert", "albert")
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,10 @@ class TrainingConfig:
     """Everything that determines a pretraining run."""
 
     preset: str = "tiny"  # model size from BertConfig.preset
+    # "bert" (BertForPreTraining) or "albert" (AlbertForPreTraining of the same preset, its
+    # embeddings factorised at AlbertConfig.preset's E, e.g. 64 for tiny, and one block
+    # shared by all layers); "albert" trains with objective "sop" or "mlm".
+    architecture: str = "bert"
     objective: str = "nsp"  # "nsp" (BERT), "sop" (ALBERT) or "mlm" (MLM only)
     steps: int = 3000  # optimizer steps
     batch_size: int = 64  # sequences per step
@@ -60,10 +66,15 @@ class TrainingConfig:
     seed: int = 0  # seeds corpus, vocabulary, instances, weights, batches and dropout
 
     def __post_init__(self) -> None:
-        for name, allowed in (("preset", list(PRESETS)), ("objective", list(OBJECTIVES)),
+        for name, allowed in (("preset", list(PRESETS)), ("architecture", list(ARCHITECTURES)),
+                              ("objective", list(OBJECTIVES)),
                               ("schedule", list(SCHEDULES)), ("optimizer", list(OPTIMIZERS))):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        if self.architecture == "albert" and self.objective == "nsp":
+            raise ValueError("objective 'nsp' does not go with architecture 'albert': ALBERT "
+                             "replaces next-sentence prediction by sentence-order prediction; "
+                             "use objective 'sop' (or 'mlm' for MLM only)")
         for name in ("steps", "batch_size", "max_seq_length", "vocab_size", "dupe_factor",
                      "max_predictions_per_seq", "num_documents", "eval_every", "eval_batches",
                      "log_every"):

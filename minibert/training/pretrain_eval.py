@@ -13,6 +13,7 @@ import os
 import warnings
 from pathlib import Path
 
+from minibert.albert import AlbertForPreTraining
 from minibert.checks import IGNORE_INDEX
 from minibert.data import ToyCorpus
 from minibert.model import BertForPreTraining
@@ -21,19 +22,33 @@ from minibert.training.loop import eval_mode
 from minibert.training.pretrain_config import TrainingConfig
 from minibert.training.pretrain_data import batches_of, data_config, heldout_instances
 
-__all__ = ["evaluate", "unigram_baseline_accuracy", "evaluate_pretrained"]
+__all__ = ["evaluate", "unigram_baseline_accuracy", "evaluate_pretrained", "model_inputs"]
+
+
+def model_inputs(model, batch) -> dict:
+    """The keyword arguments of ``model``'s forward for a pretraining batch.
+
+    ``batch.model_inputs()`` itself for BERT; for ALBERT the pair label is passed as
+    ``sentence_order_label`` (the batch calls it ``next_sentence_label`` whatever the
+    objective: with "sop" it is 0 for A then B, 1 for swapped).
+    """
+    inputs = batch.model_inputs()
+    if isinstance(model, AlbertForPreTraining) and "next_sentence_label" in inputs:
+        inputs["sentence_order_label"] = inputs.pop("next_sentence_label")
+    return inputs
 
 
 def evaluate(model: BertForPreTraining, batches) -> dict[str, float]:
     """Held-out metrics: masked_lm_accuracy/loss and (when labelled) next_sentence_accuracy/loss.
 
-    Losses are means over targets (MLM) and sequences (NSP); the model runs in eval mode.
+    Losses are means over targets (MLM) and sequences (NSP, or SOP for ALBERT, under the
+    same names); the model runs in eval mode.
     """
     mlm_correct = mlm_count = nsp_correct = nsp_count = 0
     mlm_loss_sum = nsp_loss_sum = 0.0
     with eval_mode(model):
         for batch in batches:
-            out = model(**batch.model_inputs())
+            out = model(**model_inputs(model, batch))
             targets = batch.labels[out.masked_lm_positions]
             mlm_correct += int((out.masked_lm_logits.argmax(-1) == targets).sum())
             mlm_count += targets.size
@@ -94,6 +109,8 @@ def evaluate_pretrained(model_dir: str | os.PathLike) -> dict[str, float]:
     with warnings.catch_warnings():
         # The pretraining heads are all there; nothing to report about unused weights.
         warnings.simplefilter("ignore")
-        model = BertForPreTraining.from_pretrained(model_dir)
+        model_class = AlbertForPreTraining if config.architecture == "albert" \
+            else BertForPreTraining
+        model = model_class.from_pretrained(model_dir)
     batches = batches_of(instances, tokenizer, config.batch_size, config.max_predictions_per_seq)
     return {**evaluate(model, batches), "heldout_sequences": len(instances)}
