@@ -207,8 +207,11 @@ def _run_info(args) -> int:
         "max_position_embeddings",
         "type_vocab_size",
         "layer_norm_eps",
+        # DistilBERT's names for its sizes (its config.json has none of the BERT names above)
+        "dim", "n_layers", "n_heads", "hidden_dim", "activation", "sinusoidal_pos_embds",
     ):
-        print(f"  {key:<26} {config[key]}")
+        if key in config:
+            print(f"  {key:<26} {config[key]}")
     print(f"dtypes: {', '.join(summary['dtypes'])}")
     print("parameters by module:")
     width = max(len(k) for k in summary["parameters"])
@@ -563,10 +566,90 @@ def _run_finetune(args) -> int:
     return 0
 
 
+# -- distil ----------------------------------------------------------------------------------
+
+def _add_distil(subparsers) -> None:
+    from minibert.training.distill import DistillConfig
+
+    defaults = DistillConfig()
+    parser = subparsers.add_parser(
+        "distil", help="distil a BERT teacher into a DistilBERT student (Sanh et al. 2019)",
+        description="Initialise a DistilBERT from a BERT MLM checkpoint (every other layer, "
+                    "embeddings and MLM head copied) and train it on the toy corpus's MLM "
+                    "batches with alpha_ce * T^2 KL + alpha_mlm * MLM + alpha_cos * cosine. "
+                    "Writes OUT/config.json, model.safetensors, vocab.txt, metrics.json, "
+                    "history.json.")
+    parser.add_argument("--teacher", required=True, metavar="DIR",
+                        help="a BERT checkpoint folder with its MLM head and vocab.txt, or "
+                             "tiny-toy (the reference checkpoint)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--steps", type=int, default=defaults.steps)
+    parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
+    parser.add_argument("--max-seq-length", type=int, default=defaults.max_seq_length)
+    parser.add_argument("--temperature", type=float, default=defaults.temperature,
+                        help=f"T of the soft targets (default {defaults.temperature:g})")
+    parser.add_argument("--alpha-ce", type=float, default=defaults.alpha_ce,
+                        help=f"weight of the soft-target loss (default {defaults.alpha_ce:g})")
+    parser.add_argument("--alpha-mlm", type=float, default=defaults.alpha_mlm,
+                        help=f"weight of the MLM loss (default {defaults.alpha_mlm:g})")
+    parser.add_argument("--alpha-cos", type=float, default=defaults.alpha_cos,
+                        help=f"weight of the cosine loss (default {defaults.alpha_cos:g})")
+    parser.add_argument("--restrict-ce-to-mask", action="store_true",
+                        help="soft-target loss at the MLM targets only (default: every real "
+                             "token)")
+    parser.add_argument("--student-layers", type=int, default=None, metavar="N",
+                        help="student depth (default half the teacher's)")
+    parser.add_argument("--teacher-layers", default=None, metavar="I,J,...",
+                        help="teacher layer copied into each student layer (default every "
+                             "other: 0,2,4,...)")
+    parser.add_argument("--lr", type=float, default=defaults.learning_rate,
+                        help="peak learning rate")
+    parser.add_argument("--dropout", type=float, default=defaults.dropout,
+                        help="the student's dropout")
+    parser.add_argument("--num-documents", type=int, default=defaults.num_documents,
+                        help="toy-corpus training documents")
+    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace a model already in --out")
+    parser.set_defaults(handler=_run_distil)
+
+
+def _layer_list(text: str | None, argument: str) -> tuple[int, ...] | None:
+    """"0,2,4" -> (0, 2, 4); a clear error for anything else."""
+    if text is None:
+        return None
+    parts = [part.strip() for part in text.split(",")]
+    if not all(part.isdigit() for part in parts):
+        raise CommandError(f"{argument} must be comma-separated layer indices such as 0,2,4, "
+                           f"got {text[:60]!r}")
+    return tuple(int(part) for part in parts)
+
+
+def _run_distil(args) -> int:
+    import json
+
+    from minibert.training.distill import DistillConfig, distil
+
+    config = DistillConfig(
+        steps=args.steps, batch_size=args.batch_size, max_seq_length=args.max_seq_length,
+        temperature=args.temperature, alpha_ce=args.alpha_ce, alpha_mlm=args.alpha_mlm,
+        alpha_cos=args.alpha_cos, restrict_ce_to_mask=args.restrict_ce_to_mask,
+        student_layers=args.student_layers,
+        teacher_layers=_layer_list(args.teacher_layers, "--teacher-layers"),
+        learning_rate=args.lr, dropout=args.dropout, num_documents=args.num_documents,
+        seed=args.seed)
+    teacher = _model_folder(args.teacher, "--teacher")
+    with _file_access(f"--out {args.out!r} must be a folder you can write to"):
+        metrics = distil(config, teacher, args.out, overwrite=args.overwrite,
+                         progress=_progress)
+    print(json.dumps(metrics, indent=2, sort_keys=True))
+    return 0
+
+
 # -- wiring ----------------------------------------------------------------------------------
 
 _COMMANDS: list[Callable] = [_add_gradcheck, _add_pretrain, _add_fill_mask, _add_attention,
-                             _add_figures, _add_finetune, _add_info]
+                             _add_figures, _add_finetune, _add_info, _add_distil]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -340,6 +340,8 @@ def checkpoint_summary(directory: str | os.PathLike) -> dict:
         dtypes.add(info.dtype)
     heads = sorted(
         {k.split(".")[0] + "." + k.split(".")[1] for k in infos if k.startswith(HEAD_PREFIXES)}
+        # DistilBERT's MLM head: vocab_transform, vocab_layer_norm, vocab_projector
+        | {k.split(".")[0] for k in infos if k.startswith("vocab_")}
     )
     has_pooler = any(".pooler." in f".{k}" for k in infos)
     return {
