@@ -1,0 +1,143 @@
+"""Memory of a training job: parameters, gradients, Adam moments, activations, and sharding.
+
+What one replica of data-parallel training holds, in float32 (4 bytes a number):
+
+    weights 4 B + gradients 4 B + Adam m 4 B + Adam v 4 B = 16 bytes per parameter
+    + activations: what the forward keeps for the backward, per token of the batch
+
+Data parallelism replicates all of it on every worker. ZeRO (Rajbhandari et al., 2020,
+"ZeRO: Memory Optimizations Toward Training Trillion Parameter Models") shards it over the
+N workers instead: stage 1 the optimizer moments, stage 2 also the gradients, stage 3
+(PyTorch's FSDP) also the weights, each worker gathering what it needs when it needs it.
+The paper counts mixed precision (2 + 2 + 12 bytes per parameter); the figures here are
+minibert's float32 ones (4 + 4 + 8).
+
+Activations are measured, not estimated from a formula: ``activation_bytes`` runs one
+training forward and adds up the arrays every module's ``cache`` holds (parameters
+excluded, each buffer once). ``activation_bytes_per_token`` measures models of one and
+two layers of the given width and extrapolates to the configured depth (every layer
+holds the same).
+
+Dimension legend: B batch, T sequence length, H hidden size, L layers, V vocabulary.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minibert.checks import IGNORE_INDEX, check_int, check_probability
+from minibert.config import BertConfig
+
+__all__ = [
+    "BYTES_PER_PARAMETER",
+    "ZERO_STAGES",
+    "activation_bytes",
+    "activation_bytes_per_token",
+    "pretraining_parameters",
+    "replica_bytes",
+]
+
+# float32 weights, gradients and Adam's two moments: 4 numbers of 4 bytes per parameter.
+BYTES_PER_PARAMETER = {"weights": 4, "gradients": 4, "adam_m": 4, "adam_v": 4}
+
+# Which of the four each worker keeps whole (the rest it keeps 1/N of).
+ZERO_STAGES = {
+    "data parallel (replicated)": (),
+    "ZeRO-1 (moments sharded)": ("adam_m", "adam_v"),
+    "ZeRO-2 (+ gradients sharded)": ("adam_m", "adam_v", "gradients"),
+    "ZeRO-3 / FSDP (+ weights sharded)": ("adam_m", "adam_v", "gradients", "weights"),
+}
+
+
+def pretraining_parameters(config: BertConfig) -> int:
+    """Parameters of a BertForPreTraining of ``config`` (the tied decoder counted once).
+
+    BertModel with pooler (``config.num_parameters_estimate()``) plus the heads: the MLM
+    transform (dense H x H + bias, LayerNorm 2H), the decoder bias (V) and the NSP layer
+    (2H + 2). The count ``model.num_parameters()`` and ``minibert info`` report.
+    """
+    hidden = config.hidden_size
+    heads = (hidden * hidden + hidden) + 2 * hidden + config.vocab_size + (2 * hidden + 2)
+    return config.num_parameters_estimate() + heads
+
+
+def replica_bytes(parameters: int, num_workers: int = 1, stage: str =
+                  "data parallel (replicated)") -> int:
+    """Bytes of weights, gradients and moments on one of ``num_workers`` workers."""
+    parameters = check_int("parameters", parameters, minimum=0)
+    num_workers = check_int("num_workers", num_workers, minimum=1)
+    if stage not in ZERO_STAGES:
+        raise ValueError(f"stage must be one of {list(ZERO_STAGES)}, got {stage!r}")
+    sharded = ZERO_STAGES[stage]
+    per_parameter = sum(size / num_workers if kind in sharded else size
+                        for kind, size in BYTES_PER_PARAMETER.items())
+    return int(round(parameters * per_parameter))
+
+
+def _base(array: np.ndarray) -> np.ndarray:
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def _arrays(value, found: list) -> None:
+    if isinstance(value, np.ndarray):
+        found.append(value)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _arrays(item, found)
+
+
+def activation_bytes(model) -> int:
+    """Bytes the caches of ``model``'s last forward hold, parameters excluded.
+
+    Each underlying buffer is counted once, however many caches hold views of it.
+    """
+    parameters = {id(_base(p)) for _, p in model.named_parameters()}
+    buffers = {}
+    for _, module in model.named_modules():
+        found: list = []
+        _arrays(module.cache, found)
+        for array in found:
+            base = _base(array)
+            if id(base) not in parameters:
+                buffers[id(base)] = base.nbytes
+    return int(sum(buffers.values()))
+
+
+def activation_bytes_per_token(config: BertConfig, seq_len: int,
+                               masked_fraction: float = 0.15, dtype=np.float32) -> dict:
+    """Measured activation bytes per token of a BertForPreTraining training step.
+
+    Inputs: config (its widths and depth; dropout as configured); seq_len, T;
+    masked_fraction, the share of positions with an MLM label.
+    Outputs: {"per_layer": bytes per token one encoder layer keeps, "rest": embeddings,
+    pooler and heads per token, "total": rest + L x per_layer}. Measured on a batch of one
+    sequence of T tokens with models of one and two layers of this width, with the
+    reference layer pairs (``fast_kernels(False)``): the fast path's fused Q/K/V product
+    also keeps a copy of the three weights, which is not an activation.
+    """
+    seq_len = check_int("seq_len", seq_len, minimum=1)
+    masked_fraction = check_probability("masked_fraction", masked_fraction)
+    from minibert._kernels import fast_kernels
+    from minibert.model import BertForPreTraining
+
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, config.vocab_size, (1, seq_len))
+    labels = np.full((1, seq_len), IGNORE_INDEX)
+    picked = rng.choice(seq_len, size=max(1, round(masked_fraction * seq_len)), replace=False)
+    labels[0, picked] = ids[0, picked]
+    measured = []
+    for layers in (1, 2):
+        fields = dict(config.to_dict(), num_hidden_layers=layers,
+                      max_position_embeddings=max(seq_len, config.max_position_embeddings))
+        fields.pop("model_type", None)
+        model = BertForPreTraining(BertConfig(**fields), seed=0, dtype=dtype).train()
+        with fast_kernels(False):  # the reference pairs: the fast Q/K/V caches a fused weight
+            model(ids, labels=labels, next_sentence_label=np.zeros(1, dtype=np.int64))
+        measured.append(activation_bytes(model))
+        del model
+    per_layer = (measured[1] - measured[0]) / seq_len
+    rest = measured[0] / seq_len - per_layer
+    return {"per_layer": per_layer, "rest": rest,
+            "total": rest + config.num_hidden_layers * per_layer}

@@ -1,0 +1,62 @@
+"""Training-memory accounting (minibert.training.memory) against the models themselves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minibert as mb
+from minibert.io.checkpoint import checkpoint_summary
+from minibert.training import memory as M
+
+SMALL = dict(vocab_size=97, hidden_size=24, num_hidden_layers=3, num_attention_heads=3,
+             intermediate_size=40, max_position_embeddings=64)
+
+
+@pytest.mark.parametrize("config", [mb.BertConfig(**SMALL), mb.BertConfig.preset("tiny")])
+def test_pretraining_parameters_is_what_the_model_and_minibert_info_count(config, tmp_path):
+    model = mb.BertForPreTraining(config, seed=0)
+    assert M.pretraining_parameters(config) == model.num_parameters()
+    model.save_pretrained(tmp_path)
+    assert checkpoint_summary(tmp_path)["total_parameters"] == model.num_parameters()
+
+
+def test_bert_base_and_large_counts():
+    # BertModel (109,482,240 and 335,141,888) plus the MLM transform, decoder bias and NSP layer.
+    assert M.pretraining_parameters(mb.BertConfig.preset("base")) == 110_106_428
+    assert M.pretraining_parameters(mb.BertConfig.preset("large")) == 336_226_108
+
+
+def test_replica_bytes_by_zero_stage():
+    p = 1000
+    stages = list(M.ZERO_STAGES)
+    assert [M.replica_bytes(p, 4, s) for s in stages] == [16000, 10000, 7000, 4000]
+    assert all(M.replica_bytes(p, 1, s) == 16 * p for s in stages)
+    with pytest.raises(ValueError, match="stage must be one of"):
+        M.replica_bytes(p, 2, "ZeRO-4")
+    with pytest.raises(ValueError, match="num_workers"):
+        M.replica_bytes(p, 0)
+
+
+def test_activation_bytes_counts_caches_once_and_no_parameters():
+    model = mb.BertForPreTraining(mb.BertConfig(**SMALL), seed=0).train()
+    assert M.activation_bytes(model) == 0  # no forward yet
+    ids = np.arange(1, 17).reshape(2, 8)
+    with mb.fast_kernels(False):
+        model(ids, labels=ids, next_sentence_label=np.zeros(2, dtype=np.int64))
+    total = M.activation_bytes(model)
+    parameter_bytes = sum(p.nbytes for _, p in model.named_parameters())
+    assert 0 < total < parameter_bytes * 10
+    # The attention probabilities of each layer are in it: (B, N, T, T) float32.
+    probs = model.bert.encoder.layer[0].attention.self.cache.attention.attention_probs
+    assert total > probs.nbytes * SMALL["num_hidden_layers"]
+
+
+def test_attention_activations_grow_with_the_square_of_the_length():
+    """Per layer and token, T -> T' adds N (T' - T) attention entries of 4 + 4 + 1 bytes:
+    the probabilities, the dropped probabilities and the dropout mask."""
+    config = mb.BertConfig(**SMALL)  # dropout 0.1: both copies and the mask are kept
+    short, long = (M.activation_bytes_per_token(config, t) for t in (16, 48))
+    heads = SMALL["num_attention_heads"]
+    assert long["per_layer"] - short["per_layer"] == pytest.approx(heads * 32 * 9, abs=1e-9)
+    assert short["total"] == pytest.approx(short["rest"] + 3 * short["per_layer"])
