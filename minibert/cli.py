@@ -135,7 +135,8 @@ def _add_gradcheck(subparsers) -> None:
         "gradcheck",
         help="check every backward pass against finite differences (float64)",
         description="Run the float64 gradient check of every functional pair, every layer, "
-        "BERT's blocks and the whole BertForPreTraining, and print one table.",
+        "BERT's blocks, the whole BertForPreTraining and AlbertForPreTraining, and print "
+        "one table.",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     parser.add_argument(

@@ -20,7 +20,8 @@ from minibert.gradcheck import GradCheckTable, check_function, check_loss, check
 from minibert.layers import Module
 
 __all__ = ["SINGLE_LAYER_TOL", "MODEL_TOL", "small_config", "perturb_parameters",
-           "function_cases", "fast_twin_cases", "module_cases", "model_cases", "run_all"]
+           "function_cases", "fast_twin_cases", "module_cases", "model_cases", "albert_cases",
+           "run_all"]
 
 SINGLE_LAYER_TOL = 1e-7  # one layer, float64
 MODEL_TOL = 1e-6  # the whole model, float64
@@ -186,6 +187,39 @@ def model_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTabl
         yield f"BertForPreTraining(dropout={dropout}{path})", run
 
 
+def albert_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
+    """(name, thunk) for AlbertForPreTraining end to end (MLM + SOP, padding): embeddings
+    of width E < H and three layers running one shared block, whose gradient is the sum of
+    its three uses; with the fast twins and with the reference pairs alone."""
+    from minibert.albert import AlbertConfig, AlbertForPreTraining
+
+    for fast in (True, False):
+        def run(fast=fast) -> GradCheckTable:
+            rng = np.random.default_rng(seed)
+            config = AlbertConfig(vocab_size=41, embedding_size=6, hidden_size=8,
+                                  num_hidden_layers=3, num_attention_heads=2,
+                                  intermediate_size=12, max_position_embeddings=16)
+            model = AlbertForPreTraining(config, seed=seed, dtype=np.float64).eval()
+            perturb_parameters(model, rng)
+            batch, seq = 3, 8
+            input_ids = rng.integers(1, config.vocab_size, size=(batch, seq))
+            attention_mask = _padding_mask(rng, batch, seq)
+            labels = np.where(rng.random((batch, seq)) < 0.3, input_ids, IGNORE_INDEX)
+            labels[attention_mask == 0] = IGNORE_INDEX
+            labels[:, 1] = input_ids[:, 1]  # at least one target per row
+            sentence_order_label = rng.integers(0, 2, size=batch)
+
+            def loss() -> float:
+                return model(input_ids, None, attention_mask, labels=labels,
+                             sentence_order_label=sentence_order_label).loss
+
+            with K.fast_kernels(fast):
+                return check_loss(model, loss, model.backward, seed=seed, max_entries=24)
+
+        path = "" if fast else ", reference pairs"
+        yield f"AlbertForPreTraining(3 layers sharing 1 block{path})", run
+
+
 def run_all(seed: int = 0, include_model: bool = True,
             progress: Callable[[str], None] | None = None) -> tuple[GradCheckTable, list[str]]:
     """Run every case; returns one combined table and the names of failing rows."""
@@ -195,6 +229,7 @@ def run_all(seed: int = 0, include_model: bool = True,
               (module_cases(seed), SINGLE_LAYER_TOL)]
     if include_model:
         groups.append((model_cases(seed), MODEL_TOL))
+        groups.append((albert_cases(seed), MODEL_TOL))
     for cases, tol in groups:
         for name, thunk in cases:
             if progress is not None:
