@@ -79,3 +79,21 @@ def test_embedding_sum_colour_bar_names_how_many_dimensions_are_drawn():
     labels = [board.embedding_sum_figure(["a", "b", "c"], *arrays).axes[-1].get_ylabel()
               for arrays in (small, wide)]
     assert labels == ["value (all H = 8 dimensions)", "value (first 16 of H = 40 dimensions)"]
+
+
+def test_data_parallel_pictures_follow_the_ring_schedule():
+    from minibert.viz import board
+
+    fig = board.data_parallel_figure(3, 8)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "shard 2\nB = 2" in texts and "shard 0\nB = 3" in texts
+    ring = board.ring_allreduce_figure(3)
+    panels = [ax for ax in ring.axes if ax.get_title()]
+    assert [ax.get_title() for ax in panels] == [
+        "start", "reduce-scatter 1", "reduce-scatter 2", "all-gather 1", "all-gather 2"]
+    last = [t.get_text() for t in panels[-1].texts]
+    assert last == ["3"] * 9  # every worker ends with every chunk summed over all 3
+    with pytest.raises(ValueError, match="num_workers"):
+        board.ring_allreduce_figure(1)
+    with pytest.raises(ValueError, match="batch_size"):
+        board.data_parallel_figure(3, 2)

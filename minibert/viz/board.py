@@ -1,7 +1,8 @@
 """The pictures a lecturer draws on the board, drawn by code so that they are regenerated
 with the model and never pasted: the input embedding as a sum, one encoder block as a
 computation graph with shapes and the backward flow, the multi-head split and merge, a
-bidirectional mask beside a causal one, and learned position embeddings.
+bidirectional mask beside a causal one, learned position embeddings, and a data-parallel
+step with its ring all-reduce.
 
 Shapes use the dimension legend of the whole package: B batch, T tokens, H hidden size,
 N heads, D head size (H/N), I intermediate size.
@@ -26,6 +27,8 @@ __all__ = [
     "multihead_figure",
     "attention_masks_figure",
     "position_embeddings_figure",
+    "data_parallel_figure",
+    "ring_allreduce_figure",
 ]
 
 _FORWARD, _BACKWARD, _RESIDUAL = "#000000", "#D55E00", "#0072B2"
@@ -217,4 +220,89 @@ def position_embeddings_figure(tables: Mapping[str, np.ndarray], positions: int 
             ax.set_ylabel("position")
         fig.colorbar(image, ax=list(axes), shrink=0.8, label="cosine similarity")
         fig.suptitle("Learned position embeddings: neighbours are alike")
+    return fig
+
+
+def data_parallel_figure(num_workers: int = 3, batch_size: int = 8) -> Figure:
+    """One data-parallel step: the batch split into shards, one replica per worker, the
+    gradients all-reduced, the same update everywhere (minibert.training.parallel)."""
+    num_workers = check_int("num_workers", num_workers, minimum=1, maximum=6)
+    batch_size = check_int("batch_size", batch_size, minimum=num_workers)
+    sizes = [len(part) for part in np.array_split(np.arange(batch_size), num_workers)]
+    with lecture_style():
+        fig = Figure(figsize=(12.0, 1.9 * num_workers + 2.2), layout="constrained")
+        ax = fig.subplots()
+        ax.set_xlim(0, 20)
+        ax.set_ylim(-1.2, 2.0 * num_workers + 0.4)
+        ax.axis("off")
+        top = 2.0 * num_workers - 1.0
+        ys = [top - 2.0 * r for r in range(num_workers)]
+        _box(ax, 1.6, (ys[0] + ys[-1]) / 2, f"batch\nB = {batch_size}", "#DDDDDD",
+             width=2.4, height=1.4)
+        for rank, (y, size) in enumerate(zip(ys, sizes, strict=True)):
+            color = _HEAD_COLORS[rank % len(_HEAD_COLORS)]
+            _arrow(ax, (2.9, (ys[0] + ys[-1]) / 2), (4.0, y), _FORWARD)
+            _box(ax, 5.0, y, f"shard {rank}\nB = {size}", color, width=1.9, height=1.1)
+            _box(ax, 8.3, y, f"worker {rank}: replica\nforward + backward", "white",
+                 width=3.6, height=1.1)
+            _arrow(ax, (6.0, y), (6.5, y), _FORWARD)
+            _box(ax, 12.0, y, "gradient\n(its share)", color, width=2.4, height=1.1)
+            _arrow(ax, (10.1, y), (10.8, y), _BACKWARD)
+            _box(ax, 17.6, y, "clip + AdamW\n(same update)", "white", width=3.2, height=1.1)
+        ax.add_patch(Rectangle((13.6, ys[-1] - 0.7), 1.8, ys[0] - ys[-1] + 1.4,
+                               facecolor="#FFF3D6", edgecolor=_BACKWARD, linewidth=2))
+        ax.text(14.5, (ys[0] + ys[-1]) / 2, "all-reduce\n(sum)", ha="center", va="center",
+                rotation=90, fontsize=13, color=_BACKWARD)
+        for y in ys:
+            _arrow(ax, (13.2, y), (13.6, y), _BACKWARD)
+            _arrow(ax, (15.4, y), (16.0, y), _BACKWARD)
+        ax.text(10.0, -0.9, "shard r's loss share = (its masked-token losses) / (masked "
+                "tokens in the whole batch)\nweights are never sent: every replica applies "
+                "the same update", ha="center", va="center", fontsize=11)
+        fig.suptitle(f"One data-parallel step on {num_workers} workers")
+    return fig
+
+
+def ring_allreduce_figure(num_workers: int = 3) -> Figure:
+    """The ring all-reduce step by step: which chunk each worker holds and sends.
+
+    One panel per step (reduce-scatter, then all-gather); a cell shows, for worker r
+    (row) and chunk c (column), how many workers' gradients that copy has summed so far;
+    the chunk being sent to the right neighbour is outlined.
+    """
+    from minibert.training.parallel import ring_schedule
+
+    n = check_int("num_workers", num_workers, minimum=2, maximum=6)
+    schedule = ring_schedule(n)
+    holds = np.ones((n, n), dtype=int)  # holds[r, c]: contributions in worker r's chunk c
+    panels = [("start", holds.copy(), None)]
+    for step in schedule:
+        sends = step["sends"]
+        messages = [holds[r, sends[r]] for r in range(n)]
+        for r in range(n):
+            chunk = step["receives"][r]
+            incoming = messages[(r - 1) % n]
+            holds[r, chunk] = holds[r, chunk] + incoming if step["phase"] == "reduce-scatter" \
+                else incoming
+        panels.append((f"{step['phase']} {step['step'] + 1}", holds.copy(), sends))
+    with lecture_style():
+        fig = Figure(figsize=(2.6 * len(panels), 4.0), layout="constrained")
+        axes = fig.subplots(1, len(panels))
+        for ax, (title, counts, sends) in zip(axes, panels, strict=True):
+            image = ax.imshow(counts, cmap=ATTENTION_CMAP, vmin=0, vmax=n)
+            for r in range(n):
+                for c in range(n):
+                    ax.text(c, r, str(counts[r, c]), ha="center", va="center", fontsize=12,
+                            color="white" if counts[r, c] <= n / 2 else "black")
+            if sends is not None:
+                for r in range(n):
+                    c = sends[r]  # what worker r sent in this step (before it changed)
+                    ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False,
+                                           edgecolor=_BACKWARD, linewidth=3))
+            ax.set_title(title, fontsize=11)
+            ax.set_xticks(range(n), [f"c{c}" for c in range(n)])
+            ax.set_yticks(range(n), [f"w{r}" for r in range(n)])
+        fig.colorbar(image, ax=axes, shrink=0.7, label="gradients summed")
+        fig.suptitle(f"Ring all-reduce on {n} workers (rows: workers, columns: chunks)\n"
+                     "outlined: the chunk sent on in that step")
     return fig
