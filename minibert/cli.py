@@ -210,6 +210,8 @@ def _run_info(args) -> int:
         "layer_norm_eps",
         # DistilBERT's names for its sizes (its config.json has none of the BERT names above)
         "dim", "n_layers", "n_heads", "hidden_dim", "activation", "sinusoidal_pos_embds",
+        # ALBERT's: the width of its embedding tables and how its layers share blocks
+        "embedding_size", "num_hidden_groups", "inner_group_num",
     ):
         if key in config:
             print(f"  {key:<26} {config[key]}")

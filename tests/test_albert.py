@@ -535,6 +535,10 @@ def test_cli_pretrain_and_fill_mask_with_albert(tmp_path, capsys):
     assert main(["fill-mask", "--model", str(out), "the [MASK] of the river.", "--json",
                  "--top-k", "2"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 2
+    assert main(["info", str(out)]) == 0
+    info = capsys.readouterr().out
+    assert "embedding_size             64" in info and "encoder.albert_layer_groups.0" in info
+    assert "heads: predictions, sop_classifier" in info
     code = main(["pretrain", "--architecture", "albert", "--objective", "nsp", "--out",
                  str(tmp_path / "nsp")])
     error = capsys.readouterr().err

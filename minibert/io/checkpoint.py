@@ -334,7 +334,9 @@ def checkpoint_summary(directory: str | os.PathLike) -> dict:
             continue
         bare = re.sub(r"^(bert|albert|distilbert)\.", "", key)
         parts = bare.split(".")
-        depth = 3 if parts[0] in ("encoder", "transformer") else 2
+        # encoder.layer.0, ...; ALBERT's encoder.embedding_hidden_mapping_in is one module
+        depth = 3 if parts[0] in ("encoder", "transformer") and \
+            parts[1] != "embedding_hidden_mapping_in" else 2
         group = ".".join(parts[:depth])
         counts[group] = counts.get(group, 0) + int(np.prod(info.shape, dtype=np.int64))
         dtypes.add(info.dtype)
@@ -342,6 +344,8 @@ def checkpoint_summary(directory: str | os.PathLike) -> dict:
         {k.split(".")[0] + "." + k.split(".")[1] for k in infos if k.startswith(HEAD_PREFIXES)}
         # DistilBERT's MLM head: vocab_transform, vocab_layer_norm, vocab_projector
         | {k.split(".")[0] for k in infos if k.startswith("vocab_")}
+        # ALBERT's heads: predictions (MLM), sop_classifier (sentence order)
+        | {k.split(".")[0] for k in infos if k.startswith(("predictions.", "sop_classifier."))}
     )
     has_pooler = any(".pooler." in f".{k}" for k in infos)
     return {
