@@ -36,6 +36,7 @@ NOTEBOOKS = (
     "08_attention_heatmaps",
     "09_finetuning",
     "10_real_bert",
+    "11_data_parallelism",
 )
 EXERCISE_NOTEBOOKS = ("06_pretraining_data", "08_attention_heatmaps")
 MAX_FILE_BYTES = 3_000_000
