@@ -52,7 +52,7 @@ import numpy as np
 
 from minibert import _kernels as K
 from minibert import functional as F
-from minibert.checks import as_int_array, check_ids, is_int, is_real
+from minibert.checks import as_int_array, check_ids, check_real, is_int, is_real
 from minibert.config import PRESETS, BertConfig, _BertFields, _exact_float, _short
 from minibert.layers import Embedding, LayerNorm, Module, ModuleList, Tanh, get_activation
 from minibert.model import (
@@ -673,14 +673,21 @@ class AlbertForPreTraining(_AlbertWithHeads):
             _prediction_logits=_LazyLogits(lambda: predictions.predict(sequence_output)),
         )
 
-    def backward(self) -> None:
-        """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps)."""
+    def backward(self, mlm_weight: float = 1.0, sop_weight: float = 1.0) -> None:
+        """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps).
+
+        The loss differentiated is ``mlm_weight * masked_lm_loss + sop_weight *
+        sentence_order_loss``; 1 and 1 give the forward's ``loss`` (other weights as
+        BertForPreTraining.backward's, for a shard's share of a batch).
+        """
+        mlm_weight = check_real("mlm_weight", mlm_weight)
+        sop_weight = check_real("sop_weight", sop_weight)
         cache = self._pop_cache("labels and/or sentence_order_label")
         d_sequence = d_pooled = None
         if cache.mlm is not None:
-            d_sequence = self._mlm_backward(self.predictions, cache.mlm, 1.0)
+            d_sequence = self._mlm_backward(self.predictions, cache.mlm, mlm_weight)
         if cache.sop is not None:
-            d_logits = K.fast(F.cross_entropy_backward)(1.0, cache.sop)  # (B, 2)
+            d_logits = K.fast(F.cross_entropy_backward)(sop_weight, cache.sop)  # (B, 2)
             d_pooled = self.sop_classifier.backward(d_logits)
         self.albert.backward(d_sequence, d_pooled)
 
@@ -709,7 +716,9 @@ class AlbertForMaskedLM(_AlbertWithHeads):
         return MaskedLMOutput(loss, base.hidden_states, base.attentions, masked_logits,
                               positions, _LazyLogits(lambda: predictions.predict(sequence_output)))
 
-    def backward(self) -> None:
+    def backward(self, mlm_weight: float = 1.0) -> None:
+        """Add the gradient of ``mlm_weight * loss`` into every gradient buffer."""
+        mlm_weight = check_real("mlm_weight", mlm_weight)
         cache = self._pop_cache()
-        self.albert.backward(self._mlm_backward(self.predictions, cache, 1.0))
+        self.albert.backward(self._mlm_backward(self.predictions, cache, mlm_weight))
 

@@ -555,3 +555,31 @@ def test_gradcheck_suite_has_albert_cases():
         names.append(name)
     assert names == ["AlbertForPreTraining(3 layers sharing 1 block)",
                      "AlbertForPreTraining(3 layers sharing 1 block, reference pairs)"]
+
+
+def test_backward_weights_scale_the_two_loss_parts():
+    config = small_config()
+    model = perturbed_model(config, seed=11).eval()
+    batch = pretraining_batch(config, seed=11)
+    labels_only = {k: v for k, v in batch.items() if k != "sentence_order_label"}
+    sop_only = {k: v for k, v in batch.items() if k != "labels"}
+    grads = []
+    for inputs, weights in ((labels_only, {}), (sop_only, {}), (batch, dict(mlm_weight=0.25,
+                                                                            sop_weight=2.0))):
+        model(**inputs)
+        model.zero_grad()
+        model.backward(**weights)
+        grads.append({k: g.copy() for k, g in model.named_gradients()})
+    mlm, sop, weighted = grads
+    for name, grad in weighted.items():
+        if name.endswith("attention.key.bias"):
+            # The true gradient is exactly 0 (softmax ignores a constant added to a row of
+            # scores): only rounding noise, tiny next to the query bias's gradient.
+            partner = weighted[name.replace("key.bias", "query.bias")]
+            assert np.linalg.norm(grad) < 1e-12 * np.linalg.norm(partner)
+            continue
+        expected = 0.25 * mlm[name] + 2.0 * sop[name]
+        assert np.linalg.norm(grad - expected) <= 1e-12 * max(np.linalg.norm(expected), 1e-300)
+    model(**batch)
+    with pytest.raises(TypeError, match="sop_weight must be a real number"):
+        model.backward(sop_weight="1")
