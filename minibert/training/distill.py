@@ -525,9 +525,10 @@ def distil(config: DistillConfig, teacher_dir: str | os.PathLike, out_dir: str |
     teacher_layers = (list(config.teacher_layers) if config.teacher_layers is not None else
                       default_teacher_layers(teacher.config.num_hidden_layers,
                                              student.config.n_layers))
-    progress(f"student: {student.config.n_layers} layers from teacher layers {teacher_layers} "
-             f"of {teacher.config.num_hidden_layers}; {student.num_parameters():,} parameters "
-             f"(teacher {teacher.num_parameters():,})")
+    layers = student.config.n_layers
+    progress(f"student: {layers} layer{'s' if layers > 1 else ''} from teacher layers "
+             f"{teacher_layers} of {teacher.config.num_hidden_layers}; "
+             f"{student.num_parameters():,} parameters (teacher {teacher.num_parameters():,})")
     objective = DistillationObjective(teacher, student, config.temperature, config.alpha_ce,
                                       config.alpha_mlm, config.alpha_cos,
                                       config.restrict_ce_to_mask)
