@@ -2,12 +2,21 @@
 
 Every layer has an explicit forward and backward pass (``minibert.functional``), proven
 by gradient checks (``minibert.gradcheck``); the layers compose into a real BERT
-(``minibert.model``) with HuggingFace's parameter names and numbers.
+(``minibert.model``) with HuggingFace's parameter names and numbers. Two of BERT's family
+follow from the same layers: ALBERT's factorised, shared layers (``minibert.albert``) and
+DistilBERT with its distillation (``minibert.distilbert``, ``minibert.training.distill``).
 """
 
 from minibert import functional
 from minibert._kernels import fast_kernels, set_fast_kernels
+from minibert.albert import (
+    AlbertConfig,
+    AlbertForMaskedLM,
+    AlbertForPreTraining,
+    AlbertModel,
+)
 from minibert.config import BertConfig
+from minibert.distilbert import DistilBertConfig, DistilBertForMaskedLM, DistilBertModel
 from minibert.heads import (
     BertForQuestionAnswering,
     BertForSequenceClassification,
@@ -35,6 +44,10 @@ __version__ = "0.1.0"
 __all__ = [
     "AdamW",
     "AdamWeightDecay",
+    "AlbertConfig",
+    "AlbertForMaskedLM",
+    "AlbertForPreTraining",
+    "AlbertModel",
     "BertConfig",
     "BertForMaskedLM",
     "BertForNextSentencePrediction",
@@ -45,6 +58,9 @@ __all__ = [
     "BertModel",
     "BertTokenizer",
     "ConstantSchedule",
+    "DistilBertConfig",
+    "DistilBertForMaskedLM",
+    "DistilBertModel",
     "LinearWarmupDecaySchedule",
     "WarmupStableDecaySchedule",
     "clip_grad_norm",
