@@ -53,7 +53,15 @@ import numpy as np
 from minibert import _kernels as K
 from minibert import functional as F
 from minibert.checks import as_int_array, check_ids, check_real, is_int, is_real
-from minibert.config import PRESETS, BertConfig, _BertFields, _exact_float, _short
+from minibert.config import (
+    PRESETS,
+    BertConfig,
+    _BertFields,
+    _ClassifierLabels,
+    _exact_float,
+    _short,
+)
+from minibert.heads import SequenceClassifierOutput, _LabelledHead, label_config
 from minibert.layers import Embedding, LayerNorm, Module, ModuleList, Tanh, get_activation
 from minibert.model import (
     BertEmbeddings,
@@ -84,6 +92,7 @@ __all__ = [
     "AlbertForPreTraining",
     "AlbertForMaskedLM",
     "AlbertForPreTrainingOutput",
+    "AlbertForSequenceClassification",
 ]
 
 # E of the presets: the paper uses E = 128 for every size; the tiny preset (H = 128) takes
@@ -97,16 +106,8 @@ ALBERT_EMBEDDING_SIZES = {"tiny": 64, "mini": 128, "small": 128, "base": 128, "l
 
 
 @dataclass(init=True, repr=False)
-class AlbertConfig(_BertFields):
-    """Hyperparameters of an ALBERT (HF ``AlbertConfig`` names and defaults = ALBERT-xxlarge).
-
-    BertConfig's fields (checked the same way), HF's ALBERT defaults, and four more:
-    ``embedding_size`` E (at most H: the factorisation is meant to shrink),
-    ``num_hidden_groups`` G (must divide L), ``inner_group_num`` (blocks per group) and
-    ``classifier_dropout_prob`` (the sentence-order head's dropout). ``bos_token_id`` and
-    ``eos_token_id`` are HF's and unused here; they are kept so config.json round-trips.
-    Unknown config.json keys go to ``extra`` and are written back.
-    """
+class _AlbertFields(_BertFields):
+    """The fields of ``AlbertConfig``, checked on construction (see ``AlbertConfig`` below)."""
 
     vocab_size: int = 30000  # V
     hidden_size: int = 4096  # H
@@ -119,7 +120,7 @@ class AlbertConfig(_BertFields):
     embedding_size: int = 128  # E: width of the embedding tables, mapped up to H
     num_hidden_groups: int = 1  # G: groups of shared blocks; layer l runs group l*G//L
     inner_group_num: int = 1  # blocks in each group, run one after the other
-    classifier_dropout_prob: float = 0.1  # dropout before the sentence-order classifier
+    classifier_dropout_prob: float = 0.1  # dropout before the SOP head and the classifier
     bos_token_id: Any = 2  # HF's; unused here
     eos_token_id: Any = 3  # HF's; unused here
 
@@ -145,6 +146,20 @@ class AlbertConfig(_BertFields):
             raise ValueError(f"classifier_dropout_prob must be a number in [0, 1), "
                              f"got {_short(value)}")
         self.classifier_dropout_prob = _exact_float("classifier_dropout_prob", value)
+
+
+class AlbertConfig(_ClassifierLabels, _AlbertFields):
+    """Hyperparameters of an ALBERT (HF ``AlbertConfig`` names and defaults = ALBERT-xxlarge).
+
+    BertConfig's fields (checked the same way), HF's ALBERT defaults, and four more:
+    ``embedding_size`` E (at most H: the factorisation is meant to shrink),
+    ``num_hidden_groups`` G (must divide L), ``inner_group_num`` (blocks per group) and
+    ``classifier_dropout_prob`` (the dropout before the sentence-order head and before
+    the classifier of ``AlbertForSequenceClassification``). ``bos_token_id`` and
+    ``eos_token_id`` are HF's and unused here; they are kept so config.json round-trips.
+    Unknown config.json keys go to ``extra`` and are written back. The labels of a
+    classifier (``num_labels``, ``id2label``, ``label2id``) work as in BertConfig.
+    """
 
     @property
     def head_size(self) -> int:
@@ -722,3 +737,57 @@ class AlbertForMaskedLM(_AlbertWithHeads):
         cache = self._pop_cache()
         self.albert.backward(self._mlm_backward(self.predictions, cache, mlm_weight))
 
+
+
+# ----------------------------------------------------------------------------------------
+# Fine-tuning: sequence classification
+# ----------------------------------------------------------------------------------------
+
+
+class AlbertForSequenceClassification(_LabelledHead, _AlbertWithHeads):
+    """ALBERT + a linear classifier on the pooled [CLS] vector: HF's class of that name.
+
+    pooled (B, H) -> dropout(``classifier_dropout_prob``) -> ``classifier`` (H -> C);
+    loss = mean cross-entropy (HF's "single_label_classification"; one label, HF's
+    regression, is not implemented). Labels as in ``BertForSequenceClassification``:
+    ``num_labels`` from the argument, else ``id2label``, else the config, kept in the
+    config so that ``save_pretrained`` writes them. ``from_pretrained`` of an
+    AlbertForPreTraining or AlbertForMaskedLM folder keeps the encoder, skips the
+    pretraining heads (named in a warning) and initializes ``classifier`` from ``seed``;
+    an AlbertForMaskedLM folder has no pooler, which is then initialized too and named in
+    the same warning, as HF does.
+    """
+
+    # Weights a checkpoint may lack (initialized from the seed, named in a warning).
+    head_prefixes = ("predictions.", "sop_classifier.", "classifier.", "albert.pooler.")
+
+    def __init__(self, config: AlbertConfig, seed: int = 0, dtype=np.float32, num_labels=None,
+                 id2label=None) -> None:
+        super().__init__()
+        if not isinstance(config, AlbertConfig):
+            raise TypeError(f"config must be an AlbertConfig, got {type(config).__name__}")
+        config = label_config(config, num_labels, id2label)
+        init = self._build_albert(config, seed, dtype, add_pooling_layer=True)
+        self.dropout = init.dropout(config.classifier_dropout_prob)
+        self.classifier = init.linear(config.hidden_size, config.num_labels)
+
+    def _tied_aliases(self) -> dict[str, str]:
+        return {}  # no MLM decoder here
+
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
+                output_attentions: bool = False,
+                output_hidden_states: bool = False) -> SequenceClassifierOutput:
+        """input_ids etc. int (B, T); labels int (B,) in [0, C) -> logits (B, C), loss."""
+        self.cache = None
+        base = self.albert(input_ids, token_type_ids, attention_mask, output_attentions,
+                           output_hidden_states)
+        logits = self.classifier(self.dropout(base.pooler_output))  # (B, C)
+        loss = None if labels is None else self._classifier_loss(logits, labels, ignore=None)
+        return SequenceClassifierOutput(loss, logits, base.hidden_states, base.attentions)
+
+    def backward(self) -> None:
+        """Add d loss / d parameter into every gradient buffer."""
+        d_logits = K.fast(F.cross_entropy_backward)(1.0, self._pop_cache())  # (B, C)
+        # forward: logits = classifier(dropout(pooled))
+        d_pooled = self.dropout.backward(self.classifier.backward(d_logits))  # (B, H)
+        self.albert.backward(None, d_pooled)

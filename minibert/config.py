@@ -101,28 +101,12 @@ class _BertFields:
                              f"minibert implements), got {_short(embedding_type)}")
 
 
-class BertConfig(_BertFields):
-    """Hyperparameters of a BERT (HF ``BertConfig`` names and defaults = BERT-Base).
+class _ClassifierLabels:
+    """The labels of a classification head on a config, as HF keeps them (see BertConfig).
 
-    The fields are those of the dataclass above, one comment each. On top of them, as in HF,
-    the labels of a classification head (see ``heads.py``):
-
-    - ``BertConfig(num_labels=3)`` names them ``LABEL_0``, ``LABEL_1``, ``LABEL_2``;
-      ``BertConfig(id2label={0: "neg", 1: "pos"})`` (keys int, or str as in config.json; a
-      list of names works too) or ``label2id={"neg": 0, "pos": 1}`` names them. Given
-      together, they must agree.
-    - ``config.num_labels``, ``config.id2label`` (id -> name) and ``config.label2id``
-      (name -> id) read them; without labels given they are 2, ``LABEL_0``, ``LABEL_1`` (HF's
-      default). Assigning one of the three replaces the labels; a ``num_labels`` of the
-      current count keeps the names, another count renames them ``LABEL_i`` (HF's rule).
-
-    Labels that were given are kept in ``extra`` as config.json holds them, ``"id2label"``
-    with str keys and ``"label2id"``, so the file carries them as HF writes them and reads
-    them back; ``num_labels`` is never written (it is the length of ``id2label``). The
-    arguments win over labels already in ``extra``, so that
-    ``dataclasses.replace(config, num_labels=4)`` relabels a copy. A dataclass field cannot
-    be both a constructor argument and such a computed property, hence this ``__init__`` on
-    top of the generated one.
+    Shared by BertConfig, AlbertConfig and DistilBertConfig: put before the dataclass of
+    fields among the bases, so that this ``__init__`` takes the three label arguments and
+    hands the fields to the generated one. The labels live in ``extra``.
     """
 
     def __init__(self, *args, num_labels: int | None = None,
@@ -131,12 +115,6 @@ class BertConfig(_BertFields):
         super().__init__(*args, **fields)
         self.extra = _with_labels(self.extra, num_labels, id2label, label2id)
 
-    @property
-    def head_size(self) -> int:
-        """D = H / N."""
-        return self.hidden_size // self.num_attention_heads
-
-    # -- classification labels ---------------------------------------------------------------
     @property
     def num_labels(self) -> int:
         """C, the number of classes of a classification head (2 unless labels were given)."""
@@ -167,6 +145,36 @@ class BertConfig(_BertFields):
     def _label_names(self) -> list[str]:
         stored = self.extra.get("id2label")
         return _names_of_id2label(stored) if stored is not None else list(DEFAULT_LABELS)
+
+
+class BertConfig(_ClassifierLabels, _BertFields):
+    """Hyperparameters of a BERT (HF ``BertConfig`` names and defaults = BERT-Base).
+
+    The fields are those of the dataclass above, one comment each. On top of them, as in HF,
+    the labels of a classification head (see ``heads.py``):
+
+    - ``BertConfig(num_labels=3)`` names them ``LABEL_0``, ``LABEL_1``, ``LABEL_2``;
+      ``BertConfig(id2label={0: "neg", 1: "pos"})`` (keys int, or str as in config.json; a
+      list of names works too) or ``label2id={"neg": 0, "pos": 1}`` names them. Given
+      together, they must agree.
+    - ``config.num_labels``, ``config.id2label`` (id -> name) and ``config.label2id``
+      (name -> id) read them; without labels given they are 2, ``LABEL_0``, ``LABEL_1`` (HF's
+      default). Assigning one of the three replaces the labels; a ``num_labels`` of the
+      current count keeps the names, another count renames them ``LABEL_i`` (HF's rule).
+
+    Labels that were given are kept in ``extra`` as config.json holds them, ``"id2label"``
+    with str keys and ``"label2id"``, so the file carries them as HF writes them and reads
+    them back; ``num_labels`` is never written (it is the length of ``id2label``). The
+    arguments win over labels already in ``extra``, so that
+    ``dataclasses.replace(config, num_labels=4)`` relabels a copy. A dataclass field cannot
+    be both a constructor argument and such a computed property, hence the ``__init__`` of
+    ``_ClassifierLabels`` on top of the generated one.
+    """
+
+    @property
+    def head_size(self) -> int:
+        """D = H / N."""
+        return self.hidden_size // self.num_attention_heads
 
     # -- presets ---------------------------------------------------------------------------
     @classmethod

@@ -35,16 +35,23 @@ import dataclasses
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from minibert import _kernels as K
 from minibert import functional as F
 from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, is_int, is_real
-from minibert.config import HIDDEN_ACTS, _exact_float, _short, read_json_object
+from minibert.config import (
+    HIDDEN_ACTS,
+    _ClassifierLabels,
+    _exact_float,
+    _short,
+    read_json_object,
+)
+from minibert.heads import SequenceClassifierOutput, _LabelledHead, label_config
 from minibert.io.fileio import atomic_write_json
-from minibert.layers import Embedding, Module, ModuleList, get_activation
+from minibert.layers import Embedding, Module, ModuleList, ReLU, get_activation
 from minibert.model import (
     BertModel,
     MaskedLMCache,
@@ -70,6 +77,7 @@ __all__ = [
     "DistilBertModelOutput",
     "DistilBertVocabProjector",
     "sinusoidal_position_table",
+    "DistilBertForSequenceClassification",
 ]
 
 LAYER_NORM_EPS = 1e-12  # DistilBERT's LayerNorms all use this eps; it is not a config field
@@ -96,7 +104,7 @@ class _DistilBertFields:
     activation: str = "gelu"  # "gelu" (exact erf), "gelu_new" (tanh form) or "relu"
     initializer_range: float = 0.02  # std of the normal initialization of weights
     qa_dropout: float = 0.1  # dropout of HF's question-answering head (kept for config.json)
-    seq_classif_dropout: float = 0.2  # dropout of HF's classification heads (likewise)
+    seq_classif_dropout: float = 0.2  # dropout of the sequence classification head
     pad_token_id: int | None = 0  # id of [PAD]; its embedding row starts at 0, gets no gradient
     extra: dict[str, Any] = field(default_factory=dict)  # other config.json keys, kept as-is
 
@@ -140,13 +148,14 @@ class _DistilBertFields:
                              f"{_short(self.extra['tie_word_embeddings'])}")
 
 
-class DistilBertConfig(_DistilBertFields):
+class DistilBertConfig(_ClassifierLabels, _DistilBertFields):
     """Hyperparameters of a DistilBERT (HF ``DistilBertConfig`` names and defaults).
 
     The defaults are distilbert-base-uncased: 6 layers, H = 768, 12 heads, I = 3072. BERT's
     names are read-only aliases (``hidden_size`` is ``dim``, ``num_hidden_layers`` is
     ``n_layers``, ...), as HF's ``attribute_map`` has them, so that the shared initializer
-    of ``model.py`` builds DistilBERT's layers too.
+    of ``model.py`` builds DistilBERT's layers too. The labels of a classifier
+    (``num_labels``, ``id2label``, ``label2id``) work as in BertConfig.
     """
 
     model_type = "distilbert"
@@ -646,3 +655,71 @@ class _preserved_caches_of(_preserved_caches):
     def __init__(self, modules) -> None:
         self.modules = [m for module in modules for _, m in module.named_modules()]
 
+
+
+# ----------------------------------------------------------------------------------------
+# Fine-tuning: sequence classification
+# ----------------------------------------------------------------------------------------
+
+
+class FirstTokenCache(NamedTuple):
+    cross_entropy: F.CrossEntropyCache  # over the (B, C) logits
+    sequence_shape: tuple  # (B, T, H) of the encoder's output
+
+
+class DistilBertForSequenceClassification(_DistilBertCheckpointIO, _LabelledHead):
+    """DistilBERT + a classifier on the first token's vector: HF's class of that name.
+
+    DistilBERT has no pooler; its classifier brings its own dense layer instead:
+    hidden[:, 0] (B, H) -> ``pre_classifier`` (H -> H) -> ReLU -> dropout
+    (``seq_classif_dropout``) -> ``classifier`` (H -> C). Loss = mean cross-entropy (HF's
+    "single_label_classification"). Labels as in ``BertForSequenceClassification``.
+    The forward takes no ``token_type_ids``, as HF's: DistilBERT has no segment table.
+    ``from_pretrained`` of a DistilBertForMaskedLM folder keeps the encoder, skips the MLM
+    head (named in a warning) and initializes both new layers from ``seed``.
+    """
+
+    head_prefixes = ("vocab_transform.", "vocab_layer_norm.", "vocab_projector.",
+                     "pre_classifier.", "classifier.")
+
+    def __init__(self, config: DistilBertConfig, seed: int = 0, dtype=np.float32,
+                 num_labels=None, id2label=None) -> None:
+        super().__init__()
+        _check_config(config)
+        config = label_config(config, num_labels, id2label)
+        init = make_init(config, seed, dtype)
+        self.config = config
+        self.dropout_rng = init.dropout_rng
+        self.distilbert = DistilBertModel(config, _init=init)
+        # Attribute order = HF's, so named_parameters() lists them in HF's order.
+        self.pre_classifier = init.linear(config.dim, config.dim)
+        self.classifier = init.linear(config.dim, config.num_labels)
+        self.dropout = init.dropout(config.seq_classif_dropout)
+        self.activation = ReLU()
+
+    def forward(self, input_ids, attention_mask=None, labels=None,
+                output_attentions: bool = False,
+                output_hidden_states: bool = False) -> SequenceClassifierOutput:
+        """input_ids, attention_mask int (B, T); labels int (B,) in [0, C) -> logits (B, C)."""
+        self.cache = None
+        base = self.distilbert(input_ids, attention_mask, output_attentions,
+                               output_hidden_states)
+        first = base.last_hidden_state[:, 0]  # (B, H): the [CLS] position
+        hidden = self.dropout(self.activation(self.pre_classifier(first)))  # (B, H)
+        logits = self.classifier(hidden)  # (B, C)
+        loss = None
+        if labels is not None:
+            loss = self._classifier_loss(logits, labels, ignore=None)
+            self.cache = FirstTokenCache(self.cache, base.last_hidden_state.shape)
+        return SequenceClassifierOutput(loss, logits, base.hidden_states, base.attentions)
+
+    def backward(self) -> None:
+        """Add d loss / d parameter into every gradient buffer."""
+        cache = self._pop_cache()
+        d_logits = K.fast(F.cross_entropy_backward)(1.0, cache.cross_entropy)  # (B, C)
+        # forward: logits = classifier(dropout(relu(pre_classifier(hidden[:, 0]))))
+        d_hidden = self.dropout.backward(self.classifier.backward(d_logits))  # (B, H)
+        d_first = self.pre_classifier.backward(self.activation.backward(d_hidden))  # (B, H)
+        d_sequence = np.zeros(cache.sequence_shape, dtype=d_first.dtype)  # (B, T, H)
+        d_sequence[:, 0] = d_first  # only the first position feeds the classifier
+        self.distilbert.backward(d_sequence)

@@ -25,7 +25,7 @@ import numpy as np
 from minibert import _kernels as K
 from minibert import functional as F
 from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, check_int
-from minibert.config import BertConfig
+from minibert.config import BertConfig, _ClassifierLabels
 from minibert.model import BertWithHeads
 
 __all__ = [
@@ -83,13 +83,16 @@ def _check_num_labels(num_labels) -> int:
 def label_config(config: BertConfig, num_labels=None, id2label=None) -> BertConfig:
     """A copy of ``config`` labelled for a classifier, its labels written as HF writes them.
 
+    ``config`` is a BertConfig, AlbertConfig or DistilBertConfig (the copy is of its class).
+
     The labels come from ``num_labels``, else ``id2label``, else the config's own (see
     ``BertConfig``: a ``num_labels`` that matches the config's count keeps its names; other
     labels are named ``LABEL_0``, ``LABEL_1``...), else the default two. Unlike the config,
     a classifier needs at least two labels.
     """
-    if not isinstance(config, BertConfig):
-        raise TypeError(f"config must be a BertConfig, got {type(config).__name__}")
+    if not isinstance(config, _ClassifierLabels):
+        raise TypeError(f"config must be a BertConfig, AlbertConfig or DistilBertConfig, "
+                        f"got {type(config).__name__}")
     if num_labels is not None:
         _check_num_labels(num_labels)
     labelled = dataclasses.replace(config, num_labels=num_labels, id2label=id2label)
