@@ -362,6 +362,7 @@ def _run_fill_mask(args) -> int:
     import warnings
 
     from minibert.albert import AlbertConfig, AlbertForMaskedLM
+    from minibert.distilbert import DistilBertConfig, DistilBertForMaskedLM
     from minibert.fill_mask import fill_mask
     from minibert.io.checkpoint import config_class_of, load_tokenizer
     from minibert.model import BertForMaskedLM
@@ -369,8 +370,9 @@ def _run_fill_mask(args) -> int:
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
         tokenizer = load_tokenizer(folder)
-        model_class = AlbertForMaskedLM if config_class_of(folder) is AlbertConfig \
-            else BertForMaskedLM
+        model_class = {AlbertConfig: AlbertForMaskedLM,
+                       DistilBertConfig: DistilBertForMaskedLM}.get(config_class_of(folder),
+                                                                    BertForMaskedLM)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an NSP head in the folder is not needed here
             model = model_class.from_pretrained(folder)
@@ -430,8 +432,11 @@ def _run_attention(args) -> int:
     import warnings
 
     from minibert import viz
+    from minibert.albert import AlbertConfig, AlbertModel
+    from minibert.distilbert import DistilBertConfig, DistilBertModel
     from minibert.fill_mask import excerpt
-    from minibert.io.checkpoint import load_tokenizer
+    from minibert.heads import forward_inputs
+    from minibert.io.checkpoint import config_class_of, load_tokenizer
     from minibert.model import BertModel
 
     suffix = args.output.rsplit(".", 1)[-1].lower() if "." in args.output else ""
@@ -446,14 +451,22 @@ def _run_attention(args) -> int:
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
         tokenizer = load_tokenizer(folder)
+        config_class = config_class_of(folder)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pretraining heads are not needed for attention
-            model = BertModel.from_pretrained(folder)
+            if config_class is AlbertConfig:  # the pooler, absent from MLM folders, neither
+                model = AlbertModel.from_pretrained(folder, add_pooling_layer=False)
+            elif config_class is DistilBertConfig:
+                model = DistilBertModel.from_pretrained(folder)
+            else:
+                model = BertModel.from_pretrained(folder)
     encoding = tokenizer(args.text, args.pair, truncation=True,
                          max_length=min(args.max_length, model.config.max_position_embeddings),
                          return_tensors="np")
-    out = model(encoding["input_ids"], encoding["token_type_ids"], encoding["attention_mask"],
-                output_attentions=True)
+    # DistilBERT reads no token types (forward_inputs drops them); the figure still shows
+    # the two segments of a pair.
+    out = model(**forward_inputs(model, {key: encoding[key] for key in (
+        "input_ids", "token_type_ids", "attention_mask")}), output_attentions=True)
     tokens = tokenizer.convert_ids_to_tokens(encoding["input_ids"][0].tolist())
     token = args.token
     if token is not None and token.isdigit():
@@ -505,12 +518,18 @@ def _run_saliency(args) -> int:
     import warnings
 
     from minibert import viz
-    from minibert.io.checkpoint import load_tokenizer
+    from minibert.config import BertConfig
+    from minibert.io.checkpoint import config_class_of, load_tokenizer
     from minibert.model import BertForMaskedLM
 
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
         tokenizer = load_tokenizer(folder)
+        config_class = config_class_of(folder)
+        if config_class is not BertConfig:
+            raise CommandError(f"--view saliency needs a BERT folder; {args.model!r} holds "
+                               f"a {config_class.__name__[:-len('Config')]} (the other views "
+                               f"work for it)")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the next-sentence head is not needed
             model = BertForMaskedLM.from_pretrained(folder)
@@ -536,8 +555,9 @@ def _add_finetune(subparsers) -> None:
                     "vocab.txt, metrics.json and history.json.")
     parser.add_argument("--task", required=True, help="classify, tag or qa")
     parser.add_argument("--model", metavar="DIR",
-                        help="pretrained folder with vocab.txt (e.g. from pretrain); "
-                             "omit to start from random weights")
+                        help="pretrained folder with vocab.txt (e.g. from pretrain or "
+                             "distil; ALBERT and DistilBERT folders for --task classify "
+                             "only); omit to start a BERT from random weights")
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     parser.add_argument("--train-size", type=int, default=defaults.train_size)
     parser.add_argument("--test-size", type=int, default=defaults.test_size)

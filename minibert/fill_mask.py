@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from minibert import functional as F
+from minibert.heads import forward_inputs
 
 __all__ = ["fill_mask"]
 
@@ -25,10 +26,11 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 def fill_mask(model, tokenizer, text: str, top_k: int = 5):
     """Predict each [MASK] of ``text``.
 
-    Inputs: a BertForPreTraining or BertForMaskedLM, its tokenizer, a text holding one or
-    more "[MASK]", top_k >= 1. Output, as HF's fill-mask pipeline: for one mask a list of
-    ``top_k`` dicts {"score", "token", "token_str", "sequence"}; for several masks a list
-    of such lists, one per mask in order (each "sequence" fills only that mask).
+    Inputs: a BertForPreTraining, BertForMaskedLM, AlbertForPreTraining, AlbertForMaskedLM
+    or DistilBertForMaskedLM (which reads no token types), its tokenizer, a text holding
+    one or more "[MASK]", top_k >= 1. Output, as HF's fill-mask pipeline: for one mask a
+    list of ``top_k`` dicts {"score", "token", "token_str", "sequence"}; for several masks
+    a list of such lists, one per mask in order (each "sequence" fills only that mask).
 
     A text longer than the model reads (``max_position_embeddings`` tokens, [CLS] and
     [SEP] included) is refused with its token count, never cut: a cut could drop the
@@ -53,7 +55,9 @@ def fill_mask(model, tokenizer, text: str, top_k: int = 5):
     was_training = model.training
     model.eval()
     try:
-        output = model(input_ids, encoding["token_type_ids"], encoding["attention_mask"])
+        output = model(**forward_inputs(model, {
+            "input_ids": input_ids, "token_type_ids": encoding["token_type_ids"],
+            "attention_mask": encoding["attention_mask"]}))
     finally:
         model.train(was_training)
     logits = getattr(output, "prediction_logits", None)

@@ -35,6 +35,7 @@ from minibert.heads import (
     BertForQuestionAnswering,
     BertForSequenceClassification,
     BertForTokenClassification,
+    forward_inputs,
 )
 from minibert.io.fileio import atomic_write_json
 from minibert.training.loop import TrainingDiverged, eval_mode, train_step
@@ -44,6 +45,8 @@ from minibert.training.schedules import make_schedule
 
 __all__ = [
     "HEADS",
+    "FAMILY_HEADS",
+    "head_class",
     "FinetuneConfig",
     "scratch_tokenizer",
     "build_model",
@@ -57,6 +60,12 @@ HEADS = {
     "classify": BertForSequenceClassification,
     "tag": BertForTokenClassification,
     "qa": BertForQuestionAnswering,
+}
+# The heads of the other families, by the model_type of a pretrained folder's config.json
+# (BERT's are HEADS). Only sequence classification exists for these.
+FAMILY_HEADS = {
+    "albert": {"classify": ("minibert.albert", "AlbertForSequenceClassification")},
+    "distilbert": {"classify": ("minibert.distilbert", "DistilBertForSequenceClassification")},
 }
 MODEL_FILES = ("config.json", "model.safetensors")
 
@@ -121,14 +130,59 @@ def scratch_tokenizer(config: FinetuneConfig):
     return BertTokenizer.train(corpus.sentences(), vocab_size=config.vocab_size)
 
 
+def _model_type(model_dir) -> str:
+    """config.json's model_type of a folder ("bert" when it names none or is unreadable).
+
+    An unreadable or missing folder is BERT's here: loading it then raises the usual error.
+    """
+    import os
+
+    from minibert.config import read_json_object
+
+    if not isinstance(model_dir, (str, os.PathLike)) or \
+            not (Path(model_dir) / "config.json").is_file():
+        return "bert"
+    try:
+        model_type = read_json_object(Path(model_dir) / "config.json",
+                                      "config file").get("model_type")
+    except (OSError, ValueError):
+        return "bert"
+    return model_type if model_type in FAMILY_HEADS else "bert"
+
+
+def head_class(task: str, model_dir=None):
+    """The head model class for ``task`` on the family of ``model_dir`` (BERT without one).
+
+    ALBERT and DistilBERT folders have a head for "classify" only; another task raises
+    ValueError naming the task and the model type.
+    """
+    import importlib
+
+    if task not in tasks.TASKS:
+        raise ValueError(f"task must be one of {list(tasks.TASKS)}, got {task!r}")
+    model_type = "bert" if model_dir is None else _model_type(model_dir)
+    if model_type == "bert":
+        return HEADS[task]
+    heads = FAMILY_HEADS[model_type]
+    if task not in heads:
+        available = ", ".join(f"{name!r} ({location[1]})" for name, location in heads.items())
+        raise ValueError(f"task {task!r} is not available for model_type {model_type!r} "
+                         f"(--model {str(model_dir)!r}): minibert has only {available} for "
+                         f"{model_type}; task {task!r} needs a BERT checkpoint")
+    module, name = heads[task]
+    return getattr(importlib.import_module(module), name)
+
+
 def build_model(config: FinetuneConfig, task: tasks.TaskData, model_dir=None, tokenizer=None,
                 progress: Callable[[str], None] = print):
     """The task's head model: on a pretrained encoder from ``model_dir``, or from scratch.
 
-    Returns (model in train mode, tokenizer). Without ``model_dir`` the tokenizer is the
-    given one or ``scratch_tokenizer(config)``.
+    The head's class follows the folder's model_type (``head_class``): BERT's heads, or
+    AlbertForSequenceClassification / DistilBertForSequenceClassification for "classify".
+    Returns (model in train mode, tokenizer). Without ``model_dir`` the model is a BERT and
+    the tokenizer is the given one or ``scratch_tokenizer(config)``.
     """
-    cls = HEADS[config.task]
+    cls = head_class(config.task, model_dir)
     labels = {"id2label": list(task.label_names)} if task.label_names else {}
     if model_dir is not None:
         from minibert.io.checkpoint import load_tokenizer
@@ -174,8 +228,9 @@ def train_head(model, features: tasks.Features, config: FinetuneConfig,
         losses = []
         for first in range(0, len(order), config.batch_size):
             lr = optimizer.current_lr
-            out, _ = train_step(model, features.batch(order[first:first + config.batch_size]),
-                                optimizer, config.max_grad_norm)
+            batch = features.batch(order[first:first + config.batch_size])
+            out, _ = train_step(model, forward_inputs(model, batch), optimizer,
+                                config.max_grad_norm)
             step += 1
             losses.append(out.loss)
             history.append({"step": step, "loss": round(out.loss, 6), "lr": lr})
@@ -193,7 +248,7 @@ def _predict(model, features: tasks.Features, batch_size: int = 64) -> list:
             batch = features.batch(rows)
             inputs = {key: batch[key] for key in ("input_ids", "token_type_ids",
                                                   "attention_mask")}
-            outputs.append((rows, model(**inputs)))
+            outputs.append((rows, model(**forward_inputs(model, inputs))))
     return outputs
 
 
@@ -298,8 +353,10 @@ def finetune(task: str, model_dir, out_dir, train_size: int = 200, seed: int = 0
     Inputs: task in ``tasks.TASKS``; model_dir, a pretrained folder (with vocab.txt) or None
     to start from random weights; out_dir, refused when it already holds a model unless
     ``overwrite``; other ``FinetuneConfig`` fields as keywords (epochs, learning_rate, ...).
-    Writes config.json, model.safetensors, vocab.txt (reload with ``HEADS[task]
-    .from_pretrained(out_dir)``), metrics.json and history.json.
+    Writes config.json, model.safetensors, vocab.txt (reload with ``head_class(task,
+    out_dir).from_pretrained(out_dir)``; ``HEADS[task]`` for BERT), metrics.json and
+    history.json. An ALBERT or DistilBERT ``model_dir`` fine-tunes its own family's
+    classifier (task "classify" only); DistilBERT is given no token types.
     """
     progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
     config = FinetuneConfig(task=task, train_size=train_size, seed=seed, **settings)
