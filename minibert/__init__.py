@@ -13,10 +13,16 @@ from minibert.albert import (
     AlbertConfig,
     AlbertForMaskedLM,
     AlbertForPreTraining,
+    AlbertForSequenceClassification,
     AlbertModel,
 )
 from minibert.config import BertConfig
-from minibert.distilbert import DistilBertConfig, DistilBertForMaskedLM, DistilBertModel
+from minibert.distilbert import (
+    DistilBertConfig,
+    DistilBertForMaskedLM,
+    DistilBertForSequenceClassification,
+    DistilBertModel,
+)
 from minibert.heads import (
     BertForQuestionAnswering,
     BertForSequenceClassification,
@@ -47,6 +53,7 @@ __all__ = [
     "AlbertConfig",
     "AlbertForMaskedLM",
     "AlbertForPreTraining",
+    "AlbertForSequenceClassification",
     "AlbertModel",
     "BertConfig",
     "BertForMaskedLM",
@@ -60,6 +67,7 @@ __all__ = [
     "ConstantSchedule",
     "DistilBertConfig",
     "DistilBertForMaskedLM",
+    "DistilBertForSequenceClassification",
     "DistilBertModel",
     "LinearWarmupDecaySchedule",
     "WarmupStableDecaySchedule",
