@@ -37,6 +37,7 @@ NOTEBOOKS = (
     "09_finetuning",
     "10_real_bert",
     "11_data_parallelism",
+    "12_bert_family",
 )
 EXERCISE_NOTEBOOKS = ("06_pretraining_data", "08_attention_heatmaps")
 MAX_FILE_BYTES = 3_000_000
