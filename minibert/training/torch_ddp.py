@@ -2,7 +2,8 @@
 
 For the student who outgrows one process. ``ddp_train`` takes a minibert checkpoint
 folder (``save_pretrained``), starts ``world_size`` PyTorch processes on this machine
-(the gloo backend, CPU only, rendezvous over TCP on 127.0.0.1), loads the checkpoint
+(the gloo backend, CPU only, rendezvous through a file in ``out_dir``, traffic over
+TCP on this machine), loads the checkpoint
 into HuggingFace ``BertForPreTraining`` in each, wraps it in
 ``torch.nn.parallel.DistributedDataParallel`` and trains it on the given batches, each
 process on its shard (``minibert.training.parallel.shard_batch``, the same split as
@@ -24,8 +25,8 @@ arguments (``ddp_train`` starts them; nobody needs to by hand).
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
-import socket
 import subprocess
 import sys
 import tempfile
@@ -61,12 +62,6 @@ def ddp_available() -> str | None:
     if not dist.is_available():
         return f"torch {torch.__version__} was built without torch.distributed"
     return None
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def ddp_train(model_dir, batches: list[dict], out_dir, world_size: int = 2, lr: float = 1e-3,
@@ -113,7 +108,6 @@ def ddp_train(model_dir, batches: list[dict], out_dir, world_size: int = 2, lr: 
     settings = {"model_dir": str(model_dir.resolve()), "steps": len(batches), "lr": lr,
                 "weight_decay": weight_decay, "betas": list(betas), "eps": eps, "clip": clip}
     atomic_write_json(out_dir / "settings.json", settings)
-    port = _free_port()
     env = child_environment(1)
     processes, logs = [], []
     try:
@@ -122,7 +116,7 @@ def ddp_train(model_dir, batches: list[dict], out_dir, world_size: int = 2, lr: 
             logs.append(log)
             processes.append(subprocess.Popen(
                 [sys.executable, "-m", "minibert.training.torch_ddp", "--rank", str(rank),
-                 "--world-size", str(world_size), "--port", str(port), "--work", str(out_dir)],
+                 "--world-size", str(world_size), "--work", str(out_dir)],
                 env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT))
         deadline = time.monotonic() + timeout
         while any(p.poll() is None for p in processes):
@@ -132,12 +126,24 @@ def ddp_train(model_dir, batches: list[dict], out_dir, world_size: int = 2, lr: 
             time.sleep(0.05)
         codes = [p.poll() for p in processes]
         if any(code != 0 for code in codes):
+            # When one process fails the others lose their peer and fail too: give them a
+            # moment, then report the first whose error is its own, not the lost connection.
+            settle = time.monotonic() + 5
+            while any(p.poll() is None for p in processes) and time.monotonic() < settle:
+                time.sleep(0.05)
+            codes = [p.poll() for p in processes]
             failed = [r for r, code in enumerate(codes) if code not in (None, 0)]
-            rank = failed[0] if failed else 0
-            logs[rank].seek(0)
-            tail = logs[rank].read().decode("utf-8", "replace").strip().splitlines()[-3:]
+            tails = {}
+            for r in failed or [0]:
+                logs[r].seek(0)
+                tails[r] = logs[r].read().decode("utf-8", "replace").strip().splitlines()[-3:]
+            secondary = ("gloo", "Connection", "DistBackendError", "DistNetworkError")
+            own = [r for r in failed if not any(word in " ".join(tails[r]) for word in secondary)]
+            rank = (own or failed or [0])[0]
+            tail = tails[rank]
             why = (f"process {rank} exited with code {codes[rank]}: " + " | ".join(tail)
-                   if failed else f"the job did not finish within {timeout:g} s")
+                   if failed else f"the job did not finish within {timeout:g} s (process 0 "
+                   f"said: {' | '.join(tail) or 'nothing'})")
             raise WorkerError(f"DDP training failed: {why}; all processes are stopped")
     finally:
         for process in processes:
@@ -158,7 +164,7 @@ def ddp_train(model_dir, batches: list[dict], out_dir, world_size: int = 2, lr: 
 # ------------------------------------------------------------------------------------------
 
 
-def _worker(rank: int, world_size: int, port: int, work: Path) -> None:
+def _worker(rank: int, world_size: int, work: Path) -> None:
     import torch
     import torch.distributed as dist
     import torch.nn.functional as F
@@ -167,8 +173,12 @@ def _worker(rank: int, world_size: int, port: int, work: Path) -> None:
     torch.set_num_threads(1)
     settings = json.loads((work / "settings.json").read_text())
     batches_file = safetensors.load_file(work / "batches.safetensors", mmap=False)
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
-                            world_size=world_size)
+    # Rendezvous through a file in the job's folder: no port to pick, so no race with
+    # another program taking it between ddp_train's check and rank 0's bind. Any
+    # collective that waits longer than the timeout fails instead of hanging.
+    dist.init_process_group("gloo", init_method=f"file://{(work / 'rendezvous').resolve()}",
+                            rank=rank, world_size=world_size,
+                            timeout=datetime.timedelta(seconds=120))
     try:
         model = BertForPreTraining.from_pretrained(
             settings["model_dir"], torch_dtype=torch.float64, attn_implementation="eager")
@@ -230,10 +240,9 @@ def main(argv: list[str] | None = None) -> int:
                     "ddp_train (started by it, not by hand).")
     parser.add_argument("--rank", type=int, required=True)
     parser.add_argument("--world-size", type=int, required=True)
-    parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--work", type=Path, required=True)
     args = parser.parse_args(argv)
-    _worker(args.rank, args.world_size, args.port, args.work)
+    _worker(args.rank, args.world_size, args.work)
     return 0
 
 
