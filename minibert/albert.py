@@ -44,7 +44,6 @@ M number of labelled (masked) positions.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -55,13 +54,13 @@ from minibert import functional as F
 from minibert.checks import as_int_array, check_ids, check_real, is_int, is_real
 from minibert.config import (
     PRESETS,
-    BertConfig,
     _BertFields,
     _ClassifierLabels,
     _exact_float,
+    _HFConfigFile,
     _short,
 )
-from minibert.heads import SequenceClassifierOutput, _LabelledHead, label_config
+from minibert.heads import _PooledClassifier, label_config
 from minibert.layers import Embedding, LayerNorm, Module, ModuleList, Tanh, get_activation
 from minibert.model import (
     BertEmbeddings,
@@ -148,7 +147,7 @@ class _AlbertFields(_BertFields):
         self.classifier_dropout_prob = _exact_float("classifier_dropout_prob", value)
 
 
-class AlbertConfig(_ClassifierLabels, _AlbertFields):
+class AlbertConfig(_HFConfigFile, _ClassifierLabels, _AlbertFields):
     """Hyperparameters of an ALBERT (HF ``AlbertConfig`` names and defaults = ALBERT-xxlarge).
 
     BertConfig's fields (checked the same way), HF's ALBERT defaults, and four more:
@@ -160,6 +159,8 @@ class AlbertConfig(_ClassifierLabels, _AlbertFields):
     Unknown config.json keys go to ``extra`` and are written back. The labels of a
     classifier (``num_labels``, ``id2label``, ``label2id``) work as in BertConfig.
     """
+
+    model_type = "albert"
 
     @property
     def head_size(self) -> int:
@@ -180,36 +181,6 @@ class AlbertConfig(_ClassifierLabels, _AlbertFields):
             raise ValueError(f"preset must be one of {list(PRESETS)}, got {name!r}")
         sizes = {**PRESETS[name], "embedding_size": ALBERT_EMBEDDING_SIZES[name]}
         return cls(**{**sizes, **overrides})
-
-    # -- dict / JSON -----------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        """An HF-compatible dict: the known fields, the kept extra keys, model_type "albert"."""
-        known = {f.name: getattr(self, f.name)
-                 for f in dataclasses.fields(self) if f.name != "extra"}
-        return {**self.extra, **known, "model_type": "albert"}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> AlbertConfig:
-        """The config of an HF-style dict; keys that are not fields go to ``extra``."""
-        if not isinstance(data, dict):
-            raise TypeError(f"config must be a dict, got {type(data).__name__}")
-        names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
-        known = {k: v for k, v in data.items() if k in names}
-        extra = {k: v for k, v in data.items() if k not in names and k != "extra"}
-        nested = data.get("extra", {})
-        if not isinstance(nested, dict):
-            raise TypeError(f"config key 'extra' must be an object of other config keys, "
-                            f"got {type(nested).__name__} {_short(nested)}")
-        extra.update(nested)
-        model_type = extra.pop("model_type", "albert")
-        if model_type != "albert":
-            raise ValueError(f"model_type must be 'albert' for an AlbertConfig, "
-                             f"got {_short(model_type)}")
-        return cls(**known, extra=extra)
-
-    # The same file handling as BertConfig (atomic write; errors name the file).
-    to_json_file = BertConfig.to_json_file
-    from_json_file = classmethod(BertConfig.from_json_file.__func__)
 
     def num_parameters_estimate(self) -> int:
         """Parameters of an AlbertModel (with pooler) of this size, computed from the config."""
@@ -744,7 +715,7 @@ class AlbertForMaskedLM(_AlbertWithHeads):
 # ----------------------------------------------------------------------------------------
 
 
-class AlbertForSequenceClassification(_LabelledHead, _AlbertWithHeads):
+class AlbertForSequenceClassification(_PooledClassifier, _AlbertWithHeads):
     """ALBERT + a linear classifier on the pooled [CLS] vector: HF's class of that name.
 
     pooled (B, H) -> dropout(``classifier_dropout_prob``) -> ``classifier`` (H -> C);
@@ -773,21 +744,3 @@ class AlbertForSequenceClassification(_LabelledHead, _AlbertWithHeads):
 
     def _tied_aliases(self) -> dict[str, str]:
         return {}  # no MLM decoder here
-
-    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
-                output_attentions: bool = False,
-                output_hidden_states: bool = False) -> SequenceClassifierOutput:
-        """input_ids etc. int (B, T); labels int (B,) in [0, C) -> logits (B, C), loss."""
-        self.cache = None
-        base = self.albert(input_ids, token_type_ids, attention_mask, output_attentions,
-                           output_hidden_states)
-        logits = self.classifier(self.dropout(base.pooler_output))  # (B, C)
-        loss = None if labels is None else self._classifier_loss(logits, labels, ignore=None)
-        return SequenceClassifierOutput(loss, logits, base.hidden_states, base.attentions)
-
-    def backward(self) -> None:
-        """Add d loss / d parameter into every gradient buffer."""
-        d_logits = K.fast(F.cross_entropy_backward)(1.0, self._pop_cache())  # (B, C)
-        # forward: logits = classifier(dropout(pooled))
-        d_pooled = self.dropout.backward(self.classifier.backward(d_logits))  # (B, H)
-        self.albert.backward(None, d_pooled)

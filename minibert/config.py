@@ -147,7 +147,72 @@ class _ClassifierLabels:
         return _names_of_id2label(stored) if stored is not None else list(DEFAULT_LABELS)
 
 
-class BertConfig(_ClassifierLabels, _BertFields):
+# The config class of each model_type, for the hint of a model_type mismatch.
+_CONFIG_CLASS_NAMES = {"bert": "BertConfig", "albert": "AlbertConfig",
+                       "distilbert": "DistilBertConfig"}
+
+
+class _HFConfigFile:
+    """config.json as HF reads and writes it, for BertConfig, AlbertConfig and DistilBertConfig.
+
+    A config is a dataclass with an ``extra`` dict and a class attribute ``model_type``.
+    ``to_dict`` gives the fields, the kept extra keys (labels among them) and model_type;
+    ``from_dict`` sends keys that are not fields to ``extra`` and refuses another model_type.
+    """
+
+    model_type = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """An HF-compatible dict: the known fields, the kept extra keys, model_type.
+
+        Labels appear as HF's config.json has them: ``id2label`` (str keys) and
+        ``label2id`` when labels were given, neither otherwise.
+        """
+        known = {f.name: getattr(self, f.name)
+                 for f in dataclasses.fields(self) if f.name != "extra"}
+        return {**self.extra, **known, "model_type": self.model_type}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]):
+        """The config of an HF-style dict; keys that are not fields go to ``extra``."""
+        if not isinstance(data, dict):
+            raise TypeError(f"config must be a dict, got {type(data).__name__}")
+        names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
+        known = {k: v for k, v in data.items() if k in names}
+        extra = {k: v for k, v in data.items() if k not in names and k != "extra"}
+        nested = data.get("extra", {})
+        if not isinstance(nested, dict):
+            raise TypeError(f"config key 'extra' must be an object of other config keys, "
+                            f"got {type(nested).__name__} {_short(nested)}")
+        extra.update(nested)
+        model_type = extra.pop("model_type", cls.model_type)
+        if model_type != cls.model_type:
+            other = _CONFIG_CLASS_NAMES.get(model_type) if isinstance(model_type, str) else None
+            hint = f"; a {model_type} config.json loads with {other}" if other else ""
+            raise ValueError(f"model_type must be {cls.model_type!r}, got "
+                             f"{_short(model_type)}{hint}")
+        return cls(**known, extra=extra)
+
+    def to_json_file(self, path: str | os.PathLike) -> None:
+        """Write config.json atomically."""
+        atomic_write_json(path, self.to_dict())
+
+    @classmethod
+    def from_json_file(cls, path: str | os.PathLike):
+        """Read an HF ``config.json``; every error names the file and what is wrong in it."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+        where = f"config file {str(path)!r}"
+        data = read_json_object(path, "config file")
+        try:
+            return cls.from_dict(data)
+        except TypeError as error:
+            raise TypeError(f"{where}: {error}") from None
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+
+
+class BertConfig(_HFConfigFile, _ClassifierLabels, _BertFields):
     """Hyperparameters of a BERT (HF ``BertConfig`` names and defaults = BERT-Base).
 
     The fields are those of the dataclass above, one comment each. On top of them, as in HF,
@@ -168,8 +233,11 @@ class BertConfig(_ClassifierLabels, _BertFields):
     arguments win over labels already in ``extra``, so that
     ``dataclasses.replace(config, num_labels=4)`` relabels a copy. A dataclass field cannot
     be both a constructor argument and such a computed property, hence the ``__init__`` of
-    ``_ClassifierLabels`` on top of the generated one.
+    ``_ClassifierLabels`` on top of the generated one. config.json is read and written by
+    ``_HFConfigFile``.
     """
+
+    model_type = "bert"
 
     @property
     def head_size(self) -> int:
@@ -183,53 +251,6 @@ class BertConfig(_ClassifierLabels, _BertFields):
         if name not in PRESETS:
             raise ValueError(f"preset must be one of {list(PRESETS)}, got {name!r}")
         return cls(**{**PRESETS[name], **overrides})
-
-    # -- dict / JSON -----------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        """An HF-compatible dict: the known fields, the kept extra keys, model_type "bert".
-
-        Labels appear as HF's config.json has them: ``id2label`` (str keys) and
-        ``label2id`` when labels were given, neither otherwise.
-        """
-        known = {f.name: getattr(self, f.name)
-                 for f in dataclasses.fields(self) if f.name != "extra"}
-        return {**self.extra, **known, "model_type": "bert"}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> BertConfig:
-        """The config of an HF-style dict; keys that are not fields go to ``extra``."""
-        if not isinstance(data, dict):
-            raise TypeError(f"config must be a dict, got {type(data).__name__}")
-        names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
-        known = {k: v for k, v in data.items() if k in names}
-        extra = {k: v for k, v in data.items() if k not in names and k != "extra"}
-        nested = data.get("extra", {})
-        if not isinstance(nested, dict):
-            raise TypeError(f"config key 'extra' must be an object of other config keys, "
-                            f"got {type(nested).__name__} {_short(nested)}")
-        extra.update(nested)
-        model_type = extra.get("model_type", "bert")
-        if model_type != "bert":
-            raise ValueError(f"model_type must be 'bert', got {_short(model_type)}")
-        return cls(**known, extra=extra)
-
-    def to_json_file(self, path: str | os.PathLike) -> None:
-        """Write config.json atomically."""
-        atomic_write_json(path, self.to_dict())
-
-    @classmethod
-    def from_json_file(cls, path: str | os.PathLike) -> BertConfig:
-        """Read an HF ``config.json``; every error names the file and what is wrong in it."""
-        if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
-        where = f"config file {str(path)!r}"
-        data = read_json_object(path, "config file")
-        try:
-            return cls.from_dict(data)
-        except TypeError as error:
-            raise TypeError(f"{where}: {error}") from None
-        except ValueError as error:
-            raise ValueError(f"{where}: {error}") from None
 
     def num_parameters_estimate(self) -> int:
         """Parameters of a BertModel (with pooler) of this size, computed from the config."""

@@ -31,9 +31,7 @@ I feed-forward size (``hidden_dim``), V vocabulary size, M number of selected po
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import os
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -46,17 +44,16 @@ from minibert.config import (
     HIDDEN_ACTS,
     _ClassifierLabels,
     _exact_float,
+    _HFConfigFile,
     _short,
-    read_json_object,
 )
 from minibert.heads import SequenceClassifierOutput, _LabelledHead, label_config
-from minibert.io.fileio import atomic_write_json
 from minibert.layers import Embedding, Module, ModuleList, ReLU, get_activation
 from minibert.model import (
     BertModel,
+    BertSelfAttention,
     MaskedLMCache,
     MaskedLMOutput,
-    SelfAttentionCache,
     ShapeCache,
     _CheckpointIO,
     _Init,
@@ -148,7 +145,7 @@ class _DistilBertFields:
                              f"{_short(self.extra['tie_word_embeddings'])}")
 
 
-class DistilBertConfig(_ClassifierLabels, _DistilBertFields):
+class DistilBertConfig(_HFConfigFile, _ClassifierLabels, _DistilBertFields):
     """Hyperparameters of a DistilBERT (HF ``DistilBertConfig`` names and defaults).
 
     The defaults are distilbert-base-uncased: 6 layers, H = 768, 12 heads, I = 3072. BERT's
@@ -197,50 +194,6 @@ class DistilBertConfig(_ClassifierLabels, _DistilBertFields):
     def head_size(self) -> int:
         """D = H / N."""
         return self.dim // self.n_heads
-
-    # -- dict / JSON -----------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        """An HF-compatible dict: the fields, the kept extra keys, model_type "distilbert"."""
-        known = {f.name: getattr(self, f.name)
-                 for f in dataclasses.fields(self) if f.name != "extra"}
-        return {**self.extra, **known, "model_type": self.model_type}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DistilBertConfig:
-        """The config of an HF-style dict; keys that are not fields go to ``extra``."""
-        if not isinstance(data, dict):
-            raise TypeError(f"config must be a dict, got {type(data).__name__}")
-        names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
-        known = {k: v for k, v in data.items() if k in names}
-        extra = {k: v for k, v in data.items() if k not in names and k != "extra"}
-        nested = data.get("extra", {})
-        if not isinstance(nested, dict):
-            raise TypeError(f"config key 'extra' must be an object of other config keys, "
-                            f"got {type(nested).__name__} {_short(nested)}")
-        extra.update(nested)
-        model_type = extra.pop("model_type", cls.model_type)
-        if model_type != cls.model_type:
-            hint = "; a BERT config.json loads with BertConfig" if model_type == "bert" else ""
-            raise ValueError(f"model_type must be 'distilbert', got {_short(model_type)}{hint}")
-        return cls(**known, extra=extra)
-
-    def to_json_file(self, path: str | os.PathLike) -> None:
-        """Write config.json atomically."""
-        atomic_write_json(path, self.to_dict())
-
-    @classmethod
-    def from_json_file(cls, path: str | os.PathLike) -> DistilBertConfig:
-        """Read an HF ``config.json``; every error names the file and what is wrong in it."""
-        if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
-        where = f"config file {str(path)!r}"
-        data = read_json_object(path, "config file")
-        try:
-            return cls.from_dict(data)
-        except TypeError as error:
-            raise TypeError(f"{where}: {error}") from None
-        except ValueError as error:
-            raise ValueError(f"{where}: {error}") from None
 
     # -- sizes -----------------------------------------------------------------------------
     def num_parameters_estimate(self) -> int:
@@ -329,71 +282,27 @@ class DistilBertEmbeddings(Module):
 # ----------------------------------------------------------------------------------------
 
 
-class DistilBertSelfAttention(Module):
+class DistilBertSelfAttention(BertSelfAttention):
     """Multi-head self-attention and its output projection: q_lin, k_lin, v_lin, out_lin.
 
-    The same computation as BERT's ``BertSelfAttention`` followed by the dense layer of
+    BERT's ``BertSelfAttention`` under DistilBERT's names, followed by the dense layer of
     ``BertSelfOutput`` (without its dropout and LayerNorm, which sit in the block here).
     """
 
+    PROJECTIONS = ("q_lin", "k_lin", "v_lin")
+
     def __init__(self, init: _Init) -> None:
-        super().__init__()
-        config = init.config
-        hidden = config.hidden_size
-        self.n_heads = config.n_heads
-        self.attention_head_size = config.head_size
-        self.q_lin = init.linear(hidden, hidden)
-        self.k_lin = init.linear(hidden, hidden)
-        self.v_lin = init.linear(hidden, hidden)
+        super().__init__(init)
+        hidden = init.config.hidden_size
         self.out_lin = init.linear(hidden, hidden)
-        self.dropout_p = config.attention_dropout
-        self.dropout_rng = init.dropout_rng
-
-    @property
-    def attention_probs(self) -> np.ndarray | None:
-        """(B, N, T, T) probabilities of the last forward (before dropout), for heatmaps."""
-        return None if self.cache is None else self.cache.attention.attention_probs
-
-    def _split_heads(self, x: np.ndarray) -> np.ndarray:
-        batch, seq_len, _ = x.shape
-        x = x.reshape(batch, seq_len, self.n_heads, self.attention_head_size)
-        return x.transpose(0, 2, 1, 3)  # (B, N, T, D)
-
-    @staticmethod
-    def _merge_heads(x: np.ndarray) -> np.ndarray:
-        batch, heads, seq_len, head_size = x.shape
-        return x.transpose(0, 2, 1, 3).reshape(batch, seq_len, heads * head_size)  # (B, T, H)
 
     def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """hidden_states (B, T, H), mask bool (B, 1, 1, T) or None -> (B, T, H)."""
-        projections = (self.q_lin, self.k_lin, self.v_lin)
-        fused = None
-        if K.fast_kernels_enabled():  # one (B*T, H) x (H, 3H) product instead of three
-            qkv, fused = K.qkv_forward(hidden_states, [p.params["weight"] for p in projections],
-                                       [p.params["bias"] for p in projections])
-        else:
-            qkv = [projection(hidden_states) for projection in projections]  # 3 x (B, T, H)
-        q, k, v = (self._split_heads(x) for x in qkv)  # (B, N, T, D) each
-        context, attention = K.fast(F.attention_forward)(
-            q, k, v, mask, dropout_p=self.dropout_p, rng=self.dropout_rng, training=self.training
-        )
-        self.cache = SelfAttentionCache(attention, fused)
-        return self.out_lin(self._merge_heads(context))  # (B, T, H)
+        return self.out_lin(super().forward(hidden_states, mask))
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """dout (B, T, H) -> d hidden_states (B, T, H)."""
-        d_context = self.out_lin.backward(dout)  # forward: out = out_lin(context)
-        head_grads = K.fast(F.attention_backward)(self._split_heads(d_context),
-                                                  self.cache.attention)  # dq, dk, dv
-        projections = (self.q_lin, self.k_lin, self.v_lin)
-        if self.cache.fused_qkv is None:
-            # forward: q = q_lin(x), k = k_lin(x), v = v_lin(x); x receives all three
-            return sum(p.backward(self._merge_heads(g)) for p, g in zip(projections, head_grads))
-        d_hidden, grads = K.qkv_backward(head_grads, self.cache.fused_qkv)
-        for projection, (dweight, dbias) in zip(projections, grads):
-            projection.grads["weight"] += dweight
-            projection.grads["bias"] += dbias
-        return d_hidden
+        return super().backward(self.out_lin.backward(dout))  # forward: out_lin(context)
 
 
 class DistilBertFFN(Module):

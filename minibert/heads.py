@@ -190,7 +190,36 @@ class _LabelledHead(BertWithHeads):
 # ----------------------------------------------------------------------------------------
 
 
-class BertForSequenceClassification(_LabelledHead):
+class _PooledClassifier(_LabelledHead):
+    """A linear classifier on the pooled [CLS] vector: dropout, ``classifier`` (H -> C).
+
+    The forward and backward of BERT's and ALBERT's sequence classifiers; the encoder is
+    the attribute named by the class's ``base_model_prefix`` ("bert" or "albert").
+    """
+
+    def _encoder(self):
+        return getattr(self, getattr(self, "base_model_prefix", "bert"))
+
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
+                output_attentions: bool = False,
+                output_hidden_states: bool = False) -> SequenceClassifierOutput:
+        """input_ids etc. int (B, T); labels int (B,) in [0, C) -> logits (B, C), loss."""
+        self.cache = None
+        base = self._encoder()(input_ids, token_type_ids, attention_mask, output_attentions,
+                               output_hidden_states)
+        logits = self.classifier(self.dropout(base.pooler_output))  # (B, C)
+        loss = None if labels is None else self._classifier_loss(logits, labels, ignore=None)
+        return SequenceClassifierOutput(loss, logits, base.hidden_states, base.attentions)
+
+    def backward(self) -> None:
+        """Add d loss / d parameter into every gradient buffer."""
+        d_logits = K.fast(F.cross_entropy_backward)(1.0, self._pop_cache())  # (B, C)
+        # forward: logits = classifier(dropout(pooled))
+        d_pooled = self.dropout.backward(self.classifier.backward(d_logits))  # (B, H)
+        self._encoder().backward(None, d_pooled)
+
+
+class BertForSequenceClassification(_PooledClassifier):
     """BERT + a linear classifier on the pooled [CLS] vector; loss = mean cross-entropy.
 
     Works on single sentences and on pairs (give ``token_type_ids``). ``num_labels`` comes
@@ -204,24 +233,6 @@ class BertForSequenceClassification(_LabelledHead):
         super().__init__()
         self._build_classifier(config, seed, dtype, num_labels, id2label,
                                add_pooling_layer=True)
-
-    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
-                output_attentions: bool = False,
-                output_hidden_states: bool = False) -> SequenceClassifierOutput:
-        """input_ids etc. int (B, T); labels int (B,) in [0, C) -> logits (B, C), loss."""
-        self.cache = None
-        base = self.bert(input_ids, token_type_ids, attention_mask, output_attentions,
-                         output_hidden_states)
-        logits = self.classifier(self.dropout(base.pooler_output))  # (B, C)
-        loss = None if labels is None else self._classifier_loss(logits, labels, ignore=None)
-        return SequenceClassifierOutput(loss, logits, base.hidden_states, base.attentions)
-
-    def backward(self) -> None:
-        """Add d loss / d parameter into every gradient buffer."""
-        d_logits = K.fast(F.cross_entropy_backward)(1.0, self._pop_cache())  # (B, C)
-        # forward: logits = classifier(dropout(pooled))
-        d_pooled = self.dropout.backward(self.classifier.backward(d_logits))  # (B, H)
-        self.bert.backward(None, d_pooled)
 
 
 # ----------------------------------------------------------------------------------------

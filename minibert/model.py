@@ -143,7 +143,13 @@ class SelfAttentionCache(NamedTuple):
 
 
 class BertSelfAttention(Module):
-    """Multi-head scaled dot-product self-attention, all heads batched."""
+    """Multi-head scaled dot-product self-attention, all heads batched.
+
+    The three projections are named by ``PROJECTIONS`` (BERT's ``query``, ``key``,
+    ``value``); a subclass with other names (DistilBERT's ``q_lin``, ...) changes only that.
+    """
+
+    PROJECTIONS = ("query", "key", "value")
 
     def __init__(self, init: _Init) -> None:
         super().__init__()
@@ -151,11 +157,14 @@ class BertSelfAttention(Module):
         hidden = config.hidden_size
         self.num_attention_heads = config.num_attention_heads
         self.attention_head_size = config.head_size
-        self.query = init.linear(hidden, hidden)
-        self.key = init.linear(hidden, hidden)
-        self.value = init.linear(hidden, hidden)
+        for name in self.PROJECTIONS:
+            setattr(self, name, init.linear(hidden, hidden))
         self.dropout_p = config.attention_probs_dropout_prob
         self.dropout_rng = init.dropout_rng
+
+    def _projections(self) -> tuple[Linear, Linear, Linear]:
+        """The query, key and value projections, in that order."""
+        return tuple(getattr(self, name) for name in self.PROJECTIONS)
 
     @property
     def attention_probs(self) -> np.ndarray | None:
@@ -174,7 +183,7 @@ class BertSelfAttention(Module):
 
     def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """hidden_states (B, T, H), mask bool (B, 1, 1, T) or None -> context (B, T, H)."""
-        projections = (self.query, self.key, self.value)
+        projections = self._projections()
         fused = None
         if K.fast_kernels_enabled():  # one (B*T, H) x (H, 3H) product instead of three
             qkv, fused = K.qkv_forward(hidden_states, [p.params["weight"] for p in projections],
@@ -192,7 +201,7 @@ class BertSelfAttention(Module):
         """dout (B, T, H) -> d hidden_states (B, T, H)."""
         head_grads = K.fast(F.attention_backward)(self._split_heads(dout),
                                                   self.cache.attention)  # dq, dk, dv
-        projections = (self.query, self.key, self.value)
+        projections = self._projections()
         if self.cache.fused_qkv is None:
             # forward: q = query(x), k = key(x), v = value(x); x receives all three
             return sum(p.backward(self._merge_heads(g)) for p, g in zip(projections, head_grads))
