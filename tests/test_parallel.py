@@ -314,3 +314,33 @@ def test_data_parallel_refuses_bad_settings(kwargs, error, match):
 def test_data_parallel_needs_the_models_optimizer():
     with pytest.raises(ValueError, match="optimizer must be the one built on model"):
         P.DataParallel(make_model(), AdamW(make_model(), lr=1e-2), 2)
+
+
+def test_albert_shards_accumulate_to_the_full_batch():
+    """The shares reach ALBERT's backward too (its second weight is sop_weight).
+
+    Dropout is off (the SOP head's too): with it, shards draw other masks."""
+    config = mb.AlbertConfig(vocab_size=53, embedding_size=8, hidden_size=16,
+                             num_hidden_layers=2, num_attention_heads=2, intermediate_size=24,
+                             max_position_embeddings=32, hidden_dropout_prob=0.0,
+                             attention_probs_dropout_prob=0.0, classifier_dropout_prob=0.0)
+    batch = make_batch(7)
+    batch["sentence_order_label"] = batch.pop("next_sentence_label")
+    grads = []
+    for shards in (1, 3):
+        model = mb.AlbertForPreTraining(config, seed=3, dtype=np.float64)
+        optimizer = AdamW(model, lr=1e-2)
+        optimizer.zero_grad()
+        P.accumulate_gradients(model, P.shard_batch(batch, shards))
+        grads.append(optimizer.flat_grads.copy())
+    assert rel(grads[1], grads[0]) < 1e-13
+    model = mb.AlbertForPreTraining(config, seed=3, dtype=np.float64)
+    optimizer = AdamW(model, lr=1e-2)
+    optimizer.zero_grad()
+    P.accumulate_gradients(model, P.shard_batch(batch, 3), "mean_of_means")
+    assert rel(optimizer.flat_grads, grads[0]) > 1e-2
+    # ... and through worker processes, which rebuild an ALBERT from its config.
+    model = mb.AlbertForPreTraining(config, seed=3, dtype=np.float64)
+    with P.DataParallel(model, AdamW(model, lr=1e-2), 2) as parallel:
+        sharded = np.concatenate([g.ravel() for g in parallel.gradients(batch).values()])
+    assert rel(sharded, grads[0]) < 1e-13

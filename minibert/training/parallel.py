@@ -41,6 +41,7 @@ Dimension legend: B batch, T sequence length, P number of parameters, N workers.
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import os
@@ -149,14 +150,18 @@ def shard_weights(shards: list[dict], reduction: str = "global") -> list[tuple[f
 
 
 def _backward_with(model, weights: tuple[float, float]) -> None:
-    """``model.backward`` with a shard's weights (BertForPreTraining or BertForMaskedLM)."""
-    mlm_weight, nsp_weight = weights
-    if model.cache is not None and getattr(model.cache, "nsp", None) is not None:
-        model.backward(mlm_weight=mlm_weight, nsp_weight=nsp_weight)
-    elif hasattr(model.cache, "nsp"):
-        model.backward(mlm_weight=mlm_weight, nsp_weight=0.0)
-    else:
+    """``model.backward`` with a shard's weights.
+
+    The second weight is the sentence-pair loss's: ``nsp_weight`` of BertForPreTraining,
+    ``sop_weight`` of AlbertForPreTraining; a masked-LM model takes ``mlm_weight`` only.
+    """
+    mlm_weight, pair_weight = weights
+    parameters = inspect.signature(model.backward).parameters
+    pair = next((name for name in ("nsp_weight", "sop_weight") if name in parameters), None)
+    if pair is None:
         model.backward(mlm_weight=mlm_weight)
+    else:
+        model.backward(mlm_weight=mlm_weight, **{pair: pair_weight})
 
 
 def _shard_loss(out, weights: tuple[float, float]) -> float:
@@ -172,7 +177,8 @@ def accumulate_gradients(model, shards: list[dict], reduction: str = "global") -
     The one-process equivalent of N workers and an all-reduce: with "global" weights the
     accumulated gradient is the full batch's. The gradient buffers are added into (call
     ``zero_grad`` first). Inputs as ``shard_weights``; model, a BertForPreTraining or
-    BertForMaskedLM. Outputs: the batch loss (the sum of the shards' shares).
+    BertForMaskedLM, or their ALBERT twins. Outputs: the batch loss (the sum of the
+    shards' shares).
     """
     loss = 0.0
     for shard, weights in zip(shards, shard_weights(shards, reduction), strict=True):
@@ -391,7 +397,7 @@ class DataParallel:
     """Train a replica of ``model`` on each of N worker processes, one update per batch.
 
     Inputs:
-        model: a BertForPreTraining or BertForMaskedLM (any minibert model class with
+        model: a BertForPreTraining, BertForMaskedLM or their ALBERT twins (any model with
             ``(config, seed, dtype)``, a backward taking ``mlm_weight``, and a config
             with ``to_dict``); its current weights are what every replica starts from.
         optimizer: the AdamW (or AdamWeightDecay) built on ``model``. It is the plan of
