@@ -82,8 +82,8 @@ def test_head_view_draws_the_input_matrix_with_token_labels(batch):
     assert isinstance(fig, Figure)
     (ax,) = heatmaps(fig)
     np.testing.assert_array_equal(drawn(ax), real(attentions[1][0, 2]))
-    assert fig.get_suptitle() == "Layer 2 of 3 · head 3 of 4"
-    assert ax.get_title() == "out.attentions[1][:, 2]"
+    assert fig.get_suptitle() == "layer 1 · head 2"
+    assert ax.get_title() == "out.attentions[1][:, 2] · 3 layers × 4 heads, counted from 0"
     assert tick_texts(ax.get_xticklabels()) == TOKENS[:N_REAL]
     assert tick_texts(ax.get_yticklabels()) == TOKENS[:N_REAL]
 
@@ -150,8 +150,8 @@ def test_layer_view_draws_every_head(batch):
     assert len(axes) == 4
     for head, ax in enumerate(axes):
         np.testing.assert_array_equal(drawn(ax), real(attentions[2][0, head]))
-        assert ax.get_title() == f"head {head + 1}"
-    assert fig.get_suptitle() == "Layer 3 of 3: its 4 heads"
+        assert ax.get_title() == f"head {head}"
+    assert fig.get_suptitle() == "layer 2: its 4 heads (counted from 0)"
 
 
 def test_model_view_draws_layers_as_rows_and_heads_as_columns(batch):
@@ -546,7 +546,7 @@ def test_annotations_print_every_value(batch):
     assert texts[5] == f"{attentions[0][0, 0][1, 1]:.2f}"
 
 
-# ----- projector rules: every token named, a fixed colour scale, titles counted from 1 -----
+# ----- projector rules: every token named, a fixed colour scale, titles counted from 0 -----
 
 
 def forty_tokens():
@@ -572,8 +572,8 @@ def test_the_token_view_labels_every_token_up_to_forty():
     fig = viz.attention_figure(attentions, tokens, "token", token="word7")
     for ax in heatmaps(fig):
         assert tick_texts(ax.get_xticklabels()) == tokens
-        assert tick_texts(ax.get_yticklabels()) == ["layer 1", "layer 2"]
-    assert "heads 1 to 3" in heatmaps(fig)[0].get_ylabel()
+        assert tick_texts(ax.get_yticklabels()) == ["layer 0", "layer 1"]
+    assert "heads 0 to 2" in heatmaps(fig)[0].get_ylabel()
 
 
 @pytest.mark.parametrize("view", ["head", "layer", "model", "token", "average", "rollout"])
@@ -596,18 +596,31 @@ def test_a_stretched_colour_scale_is_stated_on_the_colour_bar():
     assert f"colour scale 0 to {top:.3g}, not 0 to 1" in labels
 
 
-def test_titles_count_layers_and_heads_from_one_in_words(batch):
+def test_titles_count_layers_and_heads_from_zero_like_the_arguments(batch):
     attentions, mask = batch
     fig = viz.attention_figure(attentions, TOKENS, "model", attention_mask=mask)
     axes = heatmaps(fig)
-    assert [ax.get_title() for ax in axes[:4]] == ["head 1", "head 2", "head 3", "head 4"]
-    assert [axes[i].get_ylabel() for i in (0, 4, 8)] == ["layer 1", "layer 2", "layer 3"]
+    assert [ax.get_title() for ax in axes[:4]] == ["head 0", "head 1", "head 2", "head 3"]
+    assert [axes[i].get_ylabel() for i in (0, 4, 8)] == ["layer 0", "layer 1", "layer 2"]
     fig = viz.attention_figure(attentions, TOKENS, "rollout", attention_mask=mask)
-    assert fig.get_suptitle() == "Attention rollout through layers 1 to 3 of 3"
+    assert fig.get_suptitle() == "Attention rollout through layers 0 to 2"
     fig = viz.attention_figure(attentions, TOKENS, "average", layer=0, attention_mask=mask)
-    assert fig.get_suptitle() == "Layer 1 of 3 · mean of its 4 heads"
+    assert fig.get_suptitle() == "layer 0 · mean of its 4 heads"
     fig = viz.attention_figure(attentions, TOKENS, "average", attention_mask=mask)
-    assert [ax.get_title() for ax in heatmaps(fig)] == ["layer 1", "layer 2", "layer 3"]
+    assert [ax.get_title() for ax in heatmaps(fig)] == ["layer 0", "layer 1", "layer 2"]
+
+
+@pytest.mark.parametrize(("layer", "head"), [(0, 0), (1, 3), (2, 1)])
+def test_a_head_title_names_the_arguments_that_drew_it(batch, layer, head):
+    attentions, mask = batch
+    fig = viz.attention_figure(attentions, TOKENS, "head", layer=layer, head=head,
+                               attention_mask=mask)
+    (ax,) = heatmaps(fig)
+    np.testing.assert_array_equal(drawn(ax), real(attentions[layer][0, head]))
+    assert fig.get_suptitle() == f"layer {layer} · head {head}"
+    assert ax.get_title().startswith(f"out.attentions[{layer}][:, {head}]")
+    fig = viz.attention_figure(attentions, TOKENS, "layer", layer=layer, attention_mask=mask)
+    assert fig.get_suptitle().startswith(f"layer {layer}:")
 
 
 @pytest.mark.parametrize("n_heads", [2, 3, 5, 12])

@@ -10,8 +10,8 @@ One import for everything drawn with matplotlib; the pieces live in their own mo
 - :mod:`minibert.viz.saliency`   :func:`saliency_figure`, token attributions beside attention;
 - :mod:`minibert.viz.style`      :func:`lecture_style` and :func:`save_figure` (PNG, SVG, PDF).
 
-Arguments count layers and heads from 0, as in ``out.attentions[layer][:, head]``; titles
-count from 1 in words ("Layer 2 of 2 · head 1 of 2") and show that index underneath.
+Layers and heads are counted from 0 everywhere, as in ``out.attentions[layer][:, head]``:
+``layer=1, head=0`` draws a figure titled "layer 1 · head 0" (docs/visualization.md).
 Every function returns a ``matplotlib.figure.Figure`` built without pyplot, so nothing is
 shown or kept open behind the caller's back. Usage::
 

@@ -3,9 +3,9 @@ the head average and attention rollout, all through :func:`attention_figure`.
 
 Arguments count layers and heads from 0 (``layer``, ``head``, the ``attention`` command's
 ``--layer``/``--head``), matching ``out.attentions[layer][:, head]`` and the HuggingFace
-indices. Titles are written for the room: "Layer 2 of 2 · head 1 of 2", counted from 1, with
-the array they show (``out.attentions[1][:, 0]``) in small type underneath. Rows are
-queries, columns are keys. The numbers drawn come from the pure functions in
+indices. Titles use the same numbers ("layer 1 · head 0" is ``layer=1, head=0``), with
+the array they show (``out.attentions[1][:, 0]``) and the model's size in small type
+underneath. Rows are queries, columns are keys. The numbers drawn come from the pure functions in
 :mod:`minibert.viz.attention`, so they can be checked without a plot.
 
 Projector rules every view follows: every token is labelled up to ``max_labels`` (40) tokens,
@@ -307,9 +307,9 @@ def _model_grid(matrices, display, title, cmap, vmax, max_size) -> Figure:
         ax.set_xticks([])
         ax.set_yticks([])
         if layer == 0:
-            ax.set_title(f"head {head + 1}", fontsize="small")
+            ax.set_title(f"head {head}", fontsize="small")
         if head == 0:
-            ax.set_ylabel(f"layer {layer + 1}", fontsize="small")
+            ax.set_ylabel(f"layer {layer}", fontsize="small")
     fig.suptitle(title, y=1 - 0.1 / height, va="top")
     colorbar_axes = fig.add_axes((1 - (right - 0.3) / width, 0.25, 0.25 / width, 0.5))
     fig.colorbar(
@@ -359,17 +359,17 @@ def _token_panels(display, index, direction, title, cmap, vmax, max_labels, max_
         for tick, position in zip(ax.get_xticklabels(), positions, strict=True):
             if position == index:
                 tick.set_fontweight("bold")
-        # One block of N rows per layer, head 1 on top; label the block centres.
+        # One block of N rows per layer, head 0 on top; label the block centres.
         ax.set_yticks(
             [layer * n_heads + (n_heads - 1) / 2 for layer in range(n_layers)],
-            [f"layer {layer + 1}" for layer in range(n_layers)],
+            [f"layer {layer}" for layer in range(n_layers)],
         )
         for layer in range(1, n_layers):
             ax.axhline(layer * n_heads - 0.5, color="white", linewidth=1.5)
         ax.set_xlabel("key (attended to)" if name == "attends_to" else "query (attending)")
         ax.set_title(panel_title)
     if n_heads > 1:
-        axes[0].set_ylabel(f"heads 1 to {n_heads}, top to bottom")
+        axes[0].set_ylabel(f"heads 0 to {n_heads - 1}, top to bottom")
     fig.suptitle(title or f"{label!r} in all {n_layers} layers × {n_heads} heads")
     fig.colorbar(
         image, ax=axes, label=_colorbar_label("attention probability", note), shrink=0.8
@@ -377,9 +377,9 @@ def _token_panels(display, index, direction, title, cmap, vmax, max_labels, max_
     return fig
 
 
-def _layer_words(layer: int, n_layers: int) -> str:
-    """'Layer 2 of 2': counted from 1, as a student reads; the array index is layer - 1."""
-    return f"Layer {layer + 1} of {n_layers}"
+def _size_words(n_layers: int, n_heads: int) -> str:
+    """'2 layers × 2 heads, counted from 0': the model's size under a title that indexes it."""
+    return f"{n_layers} layers × {n_heads} heads, counted from 0"
 
 
 def attention_figure(
@@ -413,15 +413,15 @@ def attention_figure(
         tokens: (T,) WordPiece tokens, padding included, e.g. from
             ``tokenizer.convert_ids_to_tokens(input_ids[0])``.
         view: what to draw:
-            ``"head"``    one head (needs layer and head), title "Layer 2 of 6 · head 1 of 12";
+            ``"head"``    one head (needs layer and head), title "layer 1 · head 0";
             ``"layer"``   every head of one layer as a grid (needs layer);
             ``"model"``   layers as rows and heads as columns, small multiples;
             ``"token"``   what one token attends to and what attends to it, in every
                           layer and head (needs token; see ``direction``);
             ``"average"`` the mean over heads, of one layer or of every layer;
             ``"rollout"`` attention rollout up to a layer (the last one by default).
-        layer, head: counted from 0, as in ``out.attentions[layer][:, head]`` (titles count
-            from 1 in words and show this index underneath).
+        layer, head: counted from 0, as in ``out.attentions[layer][:, head]``; titles use
+            the same numbers and show the array underneath.
         token: for ``view="token"``, a token as shown (a word when ``merge_pieces``; the
             first occurrence) or an int position in ``tokens``.
         token_type_ids: optional (T,) or (B, T); a line is drawn between sentences A and B.
@@ -485,8 +485,8 @@ def attention_figure(
             return _single_heatmap(
                 display.matrices,
                 display,
-                title or f"{_layer_words(layer, n_layers)} · head {head + 1} of {n_heads}",
-                f"out.attentions[{layer}][:, {head}]",
+                title or f"layer {layer} · head {head}",
+                f"out.attentions[{layer}][:, {head}] · {_size_words(n_layers, n_heads)}",
                 "attention probability",
                 cmap,
                 vmax,
@@ -499,8 +499,8 @@ def attention_figure(
             return _grid(
                 display.matrices,
                 display,
-                [f"head {h + 1}" for h in range(n_heads)],
-                title or f"{_layer_words(layer, n_layers)}: its {n_heads} heads",
+                [f"head {h}" for h in range(n_heads)],
+                title or f"layer {layer}: its {n_heads} heads (counted from 0)",
                 "attention probability",
                 cmap,
                 vmax,
@@ -513,7 +513,7 @@ def attention_figure(
             return _model_grid(
                 display.matrices,
                 display,
-                title or f"All {n_layers} layers × {n_heads} heads, counted from 1",
+                title or f"All {_size_words(n_layers, n_heads)}",
                 cmap,
                 vmax,
                 max_size,
@@ -529,8 +529,8 @@ def attention_figure(
                 return _single_heatmap(
                     display.matrices,
                     display,
-                    title or f"{_layer_words(layer, n_layers)} · mean of its {n_heads} heads",
-                    f"out.attentions[{layer}].mean(axis=1)",
+                    title or f"layer {layer} · mean of its {n_heads} heads",
+                    f"out.attentions[{layer}].mean(axis=1) · {_size_words(n_layers, n_heads)}",
                     "mean attention over heads",
                     cmap,
                     vmax,
@@ -542,8 +542,8 @@ def attention_figure(
             return _grid(
                 display.matrices,
                 display,
-                [f"layer {l + 1}" for l in range(n_layers)],
-                title or f"Mean of {n_heads} heads, in each of the {n_layers} layers",
+                [f"layer {l}" for l in range(n_layers)],
+                title or f"Mean of {n_heads} heads in each layer, layers 0 to {n_layers - 1}",
                 "mean attention over heads",
                 cmap,
                 vmax,
@@ -556,8 +556,8 @@ def attention_figure(
         return _single_heatmap(
             display.matrices,
             display,
-            title or f"Attention rollout through layers 1 to {last + 1} of {n_layers}",
-            f"attention_rollout(...)[{last}]",
+            title or f"Attention rollout through layers 0 to {last}",
+            f"attention_rollout(...)[{last}] · {_size_words(n_layers, n_heads)}",
             "rollout weight",
             cmap,
             vmax,
