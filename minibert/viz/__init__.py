@@ -39,6 +39,7 @@ from minibert.viz.embeddings import (
     word_vectors,
 )
 from minibert.viz.heatmaps import TOKEN_DIRECTIONS, VIEWS, attention_figure
+from minibert.viz.lecture_set import HEAD_JOBS, best_head, head_job_scores
 from minibert.viz.saliency import fill_mask_saliency_figure, saliency_figure
 from minibert.viz.style import (
     ATTENTION_CMAP,
@@ -54,6 +55,7 @@ from minibert.viz.training import history_series, training_curves_figure
 __all__ = [
     "ATTENTION_CMAP",
     "DEFAULT_DPI",
+    "HEAD_JOBS",
     "SAVE_FORMATS",
     "SPECIAL_TOKENS",
     "SPECIAL_TOKEN_MODES",
@@ -61,11 +63,13 @@ __all__ = [
     "VIEWS",
     "attention_figure",
     "attention_rollout",
+    "best_head",
     "contextual_similarity",
     "contextual_similarity_figure",
     "figure_size",
     "fill_mask_saliency_figure",
     "for_display",
+    "head_job_scores",
     "head_average",
     "history_series",
     "lecture_style",

@@ -22,18 +22,57 @@ from minibert.viz.saliency import fill_mask_saliency_figure
 from minibert.viz.style import SAVE_FORMATS, save_figure
 from minibert.viz.training import training_curves_figure
 
-__all__ = ["LECTURE_PAIR", "LECTURE_MASKED", "lecture_figures", "write_lecture_figures"]
+__all__ = ["HEAD_JOBS", "LECTURE_PAIR", "LECTURE_MASKED", "best_head", "head_job_scores",
+           "lecture_figures", "write_lecture_figures"]
 
 LECTURE_PAIR = ("she deposited the money at the bank before noon.",
                 "later she fished from the muddy bank of the river.")
 LECTURE_MASKED = "she deposited the money at the [MASK] before noon."
+HEAD_JOBS = ("previous token", "next token", "[SEP]", "[CLS]")
+
+
+def head_job_scores(model, tokenizer, texts) -> dict:
+    """How much each head does one of Clark et al.'s (2019) simple jobs, on average.
+
+    Inputs: a BertModel or a model with ``.bert``, its tokenizer, and a list of texts (each
+    one sentence or a (sentence, pair) tuple).
+    Returns: dict job -> (L, N) array, layers and heads counted from 0; the score is the
+    attention a query gives to the job's target, averaged over the queries of every text
+    (1 = every query puts all its attention there). Jobs: ``HEAD_JOBS``.
+    """
+    bert = getattr(model, "bert", model)
+    shape = (bert.config.num_hidden_layers, bert.config.num_attention_heads)
+    scores = {job: np.zeros(shape) for job in HEAD_JOBS}
+    for text in texts:
+        pair = (text,) if isinstance(text, str) else tuple(text)
+        encoding = tokenizer(*pair, return_tensors="np")
+        out = bert(encoding["input_ids"], encoding["token_type_ids"],
+                   encoding["attention_mask"], output_attentions=True)
+        attention = np.stack([a[0] for a in out.attentions]).astype(np.float64)  # (L, N, T, T)
+        is_sep = encoding["input_ids"][0] == tokenizer.sep_token_id  # (T,)
+        # Entry [i + 1, i] of a (T, T) map is query i + 1 looking at the token before it.
+        scores["previous token"] += np.diagonal(attention, -1, -2, -1).mean(-1) / len(texts)
+        scores["next token"] += np.diagonal(attention, 1, -2, -1).mean(-1) / len(texts)
+        scores["[SEP]"] += attention[..., is_sep].sum(-1).mean(-1) / len(texts)
+        scores["[CLS]"] += attention[..., 0].mean(-1) / len(texts)
+    return scores
+
+
+def best_head(scores: dict, job: str) -> tuple[int, int]:
+    """(layer, head), counted from 0, of the head with the highest score for ``job``."""
+    if job not in scores:
+        raise ValueError(f"job must be one of {', '.join(scores)}, got {job!r}")
+    layer, head = np.unravel_index(np.argmax(scores[job]), scores[job].shape)
+    return int(layer), int(head)
 
 
 def lecture_figures(model, tokenizer, history=None) -> dict:
     """Every figure of a lecture for one BertForPreTraining/BertForMaskedLM in eval mode.
 
-    Returns a dict name -> Figure: head, layer, model, rollout (attention on the "bank"
-    pair), saliency (the [MASK] of ``LECTURE_MASKED``), training_curves (when ``history``,
+    Returns a dict name -> Figure: head (the head with the highest previous-token score of
+    :func:`head_job_scores` on the "bank" pair), head_next (the best next-token head), layer
+    (that head's layer), model, rollout (on a stretched colour scale, stated on its colour
+    bar), saliency (the [MASK] of ``LECTURE_MASKED``), training_curves (when ``history``,
     the trainer's list of dicts, is given) and the board pictures.
     """
     config = model.config
@@ -43,16 +82,24 @@ def lecture_figures(model, tokenizer, history=None) -> dict:
     out = model.bert(encoding["input_ids"], encoding["token_type_ids"],
                      encoding["attention_mask"], output_attentions=True)
     common = {"token_type_ids": segments, "attention_mask": encoding["attention_mask"][0]}
-    last = config.num_hidden_layers - 1
+    scores = head_job_scores(model, tokenizer, [LECTURE_PAIR])
+    previous, following = best_head(scores, "previous token"), best_head(scores, "next token")
     embeddings = model.bert.embeddings
     word = embeddings.word_embeddings.params["weight"][ids]  # (T, H)
     segment = embeddings.token_type_embeddings.params["weight"][segments]  # (T, H)
     position = embeddings.position_embeddings.params["weight"][: len(ids)]  # (T, H)
     figures = {
-        "head": attention_figure(out.attentions, tokens, "head", layer=last, head=0, **common),
-        "layer": attention_figure(out.attentions, tokens, "layer", layer=last, **common),
+        "head": attention_figure(
+            out.attentions, tokens, "head", layer=previous[0], head=previous[1],
+            title=f"layer {previous[0]} · head {previous[1]}: the previous token "
+                  f"(score {scores['previous token'][previous]:.2f})", **common),
+        "head_next": attention_figure(
+            out.attentions, tokens, "head", layer=following[0], head=following[1],
+            title=f"layer {following[0]} · head {following[1]}: the next token "
+                  f"(score {scores['next token'][following]:.2f})", **common),
+        "layer": attention_figure(out.attentions, tokens, "layer", layer=previous[0], **common),
         "model": attention_figure(out.attentions, tokens, "model", **common),
-        "rollout": attention_figure(out.attentions, tokens, "rollout", **common),
+        "rollout": attention_figure(out.attentions, tokens, "rollout", vmax="auto", **common),
         "saliency": fill_mask_saliency_figure(model, tokenizer, LECTURE_MASKED),
         "board_embedding_sum": embedding_sum_figure(tokens, word, segment, position,
                                                     word + segment + position),
