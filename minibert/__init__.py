@@ -36,6 +36,7 @@ from minibert.model import (
     BertModel,
 )
 from minibert.reference import load_reference, reference_path
+from minibert.sentence import sentence_embeddings
 from minibert.tokenization import BertTokenizer
 from minibert.training.optim import AdamW, AdamWeightDecay, clip_grad_norm, make_optimizer
 from minibert.training.schedules import (
@@ -79,5 +80,6 @@ __all__ = [
     "make_schedule",
     "reference_path",
     "safetensors",
+    "sentence_embeddings",
     "set_fast_kernels",
 ]

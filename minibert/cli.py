@@ -671,8 +671,90 @@ def _run_distil(args) -> int:
 
 # -- wiring ----------------------------------------------------------------------------------
 
+# -- embed, search ---------------------------------------------------------------------------
+
+def _add_embed(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "embed", help="sentence embeddings: one unit vector per text (mean pooling, normalised)",
+        description="Embed each TEXT as all-MiniLM-L6-v2 does (the mean of the last hidden "
+                    "states over the real tokens, scaled to length 1) and print the vectors.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("texts", nargs="+", metavar="TEXT", help="the texts to embed")
+    parser.add_argument("--model", required=True, metavar="DIR",
+                        help="a BERT folder with vocab.txt (e.g. all-MiniLM-L6-v2's, or "
+                             "tiny-toy)")
+    parser.add_argument("--max-seq-length", type=int, default=256,
+                        help="tokens per text after truncation")
+    parser.add_argument("--json", action="store_true",
+                        help="print JSON: a list of {text, embedding}")
+    parser.set_defaults(handler=_run_embed)
+
+
+def _sentence_model(args):
+    from minibert.sentence import load_sentence_model
+
+    folder = _model_folder(args.model, "--model")
+    with _file_access("--model must be a readable model folder"):
+        return load_sentence_model(folder)
+
+
+def _run_embed(args) -> int:
+    import json
+
+    from minibert.sentence import sentence_embeddings
+
+    model, tokenizer = _sentence_model(args)
+    vectors = sentence_embeddings(model, tokenizer, args.texts, max_length=args.max_seq_length)
+    if args.json:
+        print(json.dumps([{"text": text, "embedding": [round(float(v), 7) for v in vector]}
+                          for text, vector in zip(args.texts, vectors, strict=True)]))
+        return 0
+    for text, vector in zip(args.texts, vectors, strict=True):
+        shown = " ".join(f"{v:+.4f}" for v in vector[:6])
+        print(f"{text[:40]!r:<44} [{shown} ...] ({vector.size} numbers)")
+    return 0
+
+
+def _add_search(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "search", help="rank texts by cosine similarity to a query (sentence embeddings)",
+        description="Embed --query and every TEXT, and print the texts best first with "
+                    "their cosine similarity to the query.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("texts", nargs="+", metavar="TEXT", help="the texts to rank")
+    parser.add_argument("--query", required=True, help="the text to search for")
+    parser.add_argument("--model", required=True, metavar="DIR",
+                        help="a BERT folder with vocab.txt (e.g. all-MiniLM-L6-v2's, or "
+                             "tiny-toy)")
+    parser.add_argument("--max-seq-length", type=int, default=256,
+                        help="tokens per text after truncation")
+    parser.add_argument("--json", action="store_true",
+                        help="print JSON: a list of {rank, score, text}, best first")
+    parser.set_defaults(handler=_run_search)
+
+
+def _run_search(args) -> int:
+    import json
+
+    from minibert.sentence import rank, sentence_embeddings
+
+    model, tokenizer = _sentence_model(args)
+    vectors = sentence_embeddings(model, tokenizer, [args.query, *args.texts],
+                                  max_length=args.max_seq_length)
+    order, scores = rank(vectors[0], vectors[1:])
+    results = [{"rank": place, "score": round(float(score), 6), "text": args.texts[index]}
+               for place, (index, score) in enumerate(zip(order, scores, strict=True), 1)]
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    for result in results:
+        print(f"{result['rank']:>3}  {result['score']:+.4f}  {result['text']}")
+    return 0
+
+
 _COMMANDS: list[Callable] = [_add_gradcheck, _add_pretrain, _add_fill_mask, _add_attention,
-                             _add_figures, _add_finetune, _add_info, _add_distil]
+                             _add_figures, _add_finetune, _add_info, _add_distil,
+                             _add_embed, _add_search]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -97,6 +97,15 @@ def _function_specs(seed: int):
     yield ("cosine_embedding", F.cosine_embedding_forward, F.cosine_embedding_backward,
            {"student_hidden": normal((batch, seq, hidden)),
             "teacher_hidden": normal((batch, seq, hidden))}, {"mask": selected})
+    # Sentence embeddings: padding in the pooled rows; 3 anchors against 3 positives and
+    # 2 hard negatives; scale 20 as sentence-transformers' MultipleNegativesRankingLoss.
+    yield ("mean_pooling", F.mean_pooling_forward, F.mean_pooling_backward,
+           {"hidden_states": normal((batch, seq, hidden))},
+           {"attention_mask": _padding_mask(rng, batch, seq)})
+    yield ("l2_normalize", F.l2_normalize_forward, F.l2_normalize_backward,
+           {"x": normal((batch, seq, hidden))}, {})
+    yield ("contrastive_loss", F.contrastive_loss_forward, F.contrastive_loss_backward,
+           {"anchors": normal((3, hidden)), "candidates": normal((5, hidden))}, {"scale": 20.0})
 
 
 def function_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
