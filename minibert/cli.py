@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import errno
+import os
 import shlex
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -45,6 +49,73 @@ _OS_REASONS = {
 
 class CommandError(Exception):
     """A user-facing error: printed as one line, exit status 2."""
+
+
+# Old spellings of options, still accepted but not shown by --help (one vocabulary: --out,
+# --max-seq-length, --model).
+HIDDEN_ALIASES = frozenset({"--output", "--max-length", "--teacher"})
+
+# Bounds a user can reason about (the lower bounds are each job's own checks).
+MAX_STEPS = 10_000_000  # BERT-Base trained 1,000,000 steps
+MAX_SEQ_LENGTH = 512  # BERT's position table
+DPI_RANGE = (30, 1200)  # below 30 text cannot be drawn; above 1200 a figure takes GBs
+# The toy tasks hold every example in memory (about 4 KB each while they are drawn, 1.5 ms
+# each): 100,000 stays under half a GB and a few minutes.
+MAX_EXAMPLES = 100_000
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """--help that shows every option's default and leaves the hidden aliases out."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if (action.option_strings and action.default not in (None, False, argparse.SUPPRESS)
+                and "default" not in text):
+            text += (" " if text else "") + "(default: %(default)s)"
+        return text
+
+    def _format_action_invocation(self, action):
+        shown = [o for o in action.option_strings if o not in HIDDEN_ALIASES]
+        if shown == action.option_strings:
+            return super()._format_action_invocation(action)
+        visible = copy.copy(action)
+        visible.option_strings = shown
+        return super()._format_action_invocation(visible)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (exit 2), as every other error."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args, **kwargs):
+        # Options without a help text still show their default.
+        if args and str(args[0]).startswith("-") and kwargs.get("help") is None:
+            kwargs["help"] = ""
+        return super().add_argument(*args, **kwargs)
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}; see {self.prog} --help\n")
+
+
+def _bounded(value, argument: str, minimum=None, maximum=None):
+    """``value`` if it lies in [minimum, maximum]; else a one-line error naming ``argument``."""
+    if value is None:
+        return value
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        allowed = (f"{minimum:,} to {maximum:,}" if minimum is not None and maximum is not None
+                   else f">= {minimum:,}" if minimum is not None else f"<= {maximum:,}")
+        raise CommandError(f"{argument} must be {allowed}, got {value:,}")
+    return value
+
+
+def _out_path(path: str, argument: str = "--out") -> str:
+    """``path`` unless it is empty (an empty --out would write into the current folder)."""
+    if not path.strip():
+        raise CommandError(f"{argument} {path!r} is empty; give a folder or file name")
+    return path
 
 
 def _progress(message: str) -> None:
@@ -83,6 +154,9 @@ def _model_folder(path: str, argument: str) -> str:
     """
     from minibert.reference import REFERENCES, reference_path
 
+    if not path.strip():
+        raise CommandError(f"{argument} {path!r} is empty; give a model folder or one of "
+                           f"{', '.join(sorted(REFERENCES))}")
     folder = Path(path)
     if folder.is_dir():
         return path
@@ -231,6 +305,7 @@ def _run_info(args) -> int:
 
 def _add_pretrain(subparsers) -> None:
     from minibert.training.pretrain import TrainingConfig
+    from minibert.training.pretrain_config import MAX_DEFAULT_WORKERS, default_workers
 
     defaults = TrainingConfig()
     parser = subparsers.add_parser(
@@ -238,8 +313,10 @@ def _add_pretrain(subparsers) -> None:
         description="Pretrain BertForPreTraining from scratch. Writes OUT/config.json, "
                     "model.safetensors, vocab.txt (loadable with from_pretrained), "
                     "metrics.json and history.json.")
-    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    parser.add_argument("--preset", default=defaults.preset, help="model size (default tiny)")
+    parser.add_argument("-o", "--out", required=True, metavar="DIR",
+                        help="output folder (created; locked while the run writes into it)")
+    parser.add_argument("--preset", default=defaults.preset,
+                        help="model size: tiny, mini, small, base or large (default tiny)")
     parser.add_argument("--corpus", metavar="FILE",
                         help="UTF-8 text in BERT's format (one sentence per line, a blank line "
                              "between documents); default: the generated toy corpus")
@@ -249,10 +326,14 @@ def _add_pretrain(subparsers) -> None:
     parser.add_argument("--objective", default=None,
                         help="nsp (BERT), sop (ALBERT) or mlm (MLM only) (default: nsp for "
                              "bert, sop for albert)")
-    parser.add_argument("--steps", type=int, default=defaults.steps)
-    parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
-    parser.add_argument("--max-seq-length", type=int, default=defaults.max_seq_length)
-    parser.add_argument("--vocab-size", type=int, default=defaults.vocab_size)
+    parser.add_argument("--steps", type=int, default=defaults.steps,
+                        help=f"optimizer steps, at most {MAX_STEPS:,}")
+    parser.add_argument("--batch-size", type=int, default=defaults.batch_size,
+                        help="sequences per step, at most the number of training instances")
+    parser.add_argument("--max-seq-length", type=int, default=defaults.max_seq_length,
+                        help=f"tokens per instance, at most {MAX_SEQ_LENGTH}")
+    parser.add_argument("--vocab-size", type=int, default=defaults.vocab_size,
+                        help="largest WordPiece vocabulary learned from the corpus")
     parser.add_argument("--lr", type=float, default=defaults.learning_rate,
                         help="peak learning rate")
     parser.add_argument("--dropout", type=float, default=defaults.dropout,
@@ -268,12 +349,13 @@ def _add_pretrain(subparsers) -> None:
                         help="linear and warmup_stable_decay: share of the steps spent "
                              f"warming up from 0 (default {defaults.warmup_fraction})")
     parser.add_argument("--optimizer", default=defaults.optimizer,
-                        help="adamw or adam_weight_decay")
+                        help="adamw or adam_weight_decay (BERT's, without bias correction)")
     parser.add_argument("--dynamic-masking", action="store_true",
                         help="re-mask every epoch (RoBERTa) instead of static masks (BERT)")
     parser.add_argument("--num-documents", type=int, default=defaults.num_documents,
                         help="toy-corpus training documents")
-    parser.add_argument("--eval-every", type=int, default=defaults.eval_every)
+    parser.add_argument("--eval-every", type=int, default=defaults.eval_every,
+                        help="held-out evaluation every this many steps (and at the end)")
     parser.add_argument("--save-seconds", type=float, default=defaults.save_seconds,
                         metavar="S",
                         help="write a resumable checkpoint to OUT/checkpoint after step 1 and "
@@ -283,13 +365,22 @@ def _add_pretrain(subparsers) -> None:
     parser.add_argument("--save-every", type=int, default=defaults.save_every, metavar="K",
                         help="also write the checkpoint every K steps (default 0: by time "
                              "only; 0 with --save-seconds 0: no checkpoints)")
-    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--seed", type=int, default=defaults.seed,
+                        help="seeds corpus, vocabulary, masks, weights, batches and dropout")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="data-parallel worker processes, one BLAS thread each (1: train "
+                             "in this process) (default: the cores there are, at most "
+                             f"{MAX_DEFAULT_WORKERS}: {default_workers()} here; 1 with "
+                             "--dropout)")
     parser.add_argument("--resume", action="store_true",
                         help="continue the interrupted run in --out from its checkpoint "
                              "(with the same settings; the run prints this command at its "
                              "start)")
     parser.add_argument("--overwrite", action="store_true",
-                        help="replace a model already in --out")
+                        help="replace a model already in --out (only the files minibert wrote "
+                             "there are removed)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the final metrics as JSON (as in OUT/metrics.json)")
     parser.set_defaults(handler=_run_pretrain)
 
 
@@ -302,11 +393,22 @@ def _resume_command(args) -> str:
     return shlex.join([*program, *kept])
 
 
-def _run_pretrain(args) -> int:
-    import json
+def _pretrain_workers(args) -> int:
+    """--workers, or its default: the cores (at most the batch), 1 when dropout is on."""
+    from minibert.training.pretrain_config import default_workers
 
+    if args.workers is not None:
+        return _bounded(args.workers, "--workers", minimum=1)
+    return 1 if args.dropout else max(1, min(default_workers(), args.batch_size))
+
+
+def _run_pretrain(args) -> int:
     from minibert.training.pretrain import TrainingConfig, checkpoint_step, pretrain
 
+    _out_path(args.out)
+    _bounded(args.steps, "--steps", maximum=MAX_STEPS)
+    _bounded(args.max_seq_length, "--max-seq-length", maximum=MAX_SEQ_LENGTH)
+    _bounded(args.seed, "--seed", minimum=0)
     objective = args.objective or ("sop" if args.architecture == "albert" else "nsp")
     config = TrainingConfig(
         preset=args.preset, architecture=args.architecture, objective=objective,
@@ -317,7 +419,8 @@ def _run_pretrain(args) -> int:
         dropout=args.dropout, optimizer=args.optimizer,
         dynamic_masking=args.dynamic_masking, num_documents=args.num_documents,
         corpus=args.corpus, eval_every=args.eval_every, save_seconds=args.save_seconds,
-        save_every=args.save_every, seed=args.seed)
+        save_every=args.save_every, seed=args.seed,
+        workers=_pretrain_workers(args))
     if args.corpus is not None:
         _input_file(args.corpus, "--corpus", "a UTF-8 text file in BERT's format")
     command = _resume_command(args)
@@ -326,17 +429,57 @@ def _run_pretrain(args) -> int:
             metrics = pretrain(config, args.out, resume=args.resume,
                                overwrite=args.overwrite, progress=_progress,
                                resume_command=command)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interruption:
+        signum = getattr(interruption, "signum", None)
+        how = f"stopped by {signal.Signals(signum).name}" if signum else "interrupted"
         step = checkpoint_step(args.out)
         if step is None:
-            _progress("minibert pretrain: interrupted before its first checkpoint; start it "
-                      "again to train")
+            _progress(f"minibert pretrain: {how} before its first checkpoint; start it "
+                      f"again to train")
         else:
-            _progress(f"minibert pretrain: interrupted; the checkpoint holds step {step}; "
+            _progress(f"minibert pretrain: {how}; the checkpoint holds step {step}; "
                       f"resume with: {command}")
-        return 130
-    print(json.dumps(metrics, indent=2, sort_keys=True))
+        return _exit_status(interruption)
+    _report(metrics, args.out, args.json, "metrics.json")
     return 0
+
+
+def _rounded(value):
+    """A number as a person reads it: 4 significant digits (the JSON files keep them all)."""
+    if isinstance(value, float):
+        return float(f"{value:.4g}")
+    if isinstance(value, dict):
+        return {key: _rounded(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_rounded(item) for item in value]
+    return value
+
+
+def _report(metrics: dict, out: str, as_json: bool, metrics_file: str) -> None:
+    """The closing report of a training command: the metrics, then one line 'wrote OUT'.
+
+    With --json, the metrics exactly as in the metrics file (full precision) and nothing
+    else on stdout.
+    """
+    import json
+
+    if as_json:
+        print(json.dumps(metrics, indent=2, sort_keys=True))
+        return
+    flat = {}
+    for key, value in metrics.items():
+        if key == "config":  # every setting: in the metrics file
+            continue
+        if isinstance(value, dict):
+            flat.update({f"{key}.{sub}": item for sub, item in value.items()})
+        else:
+            flat[key] = value
+    for key, value in flat.items():
+        value = _rounded(value)
+        shown = f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) \
+            else str(value)
+        print(f"  {key:<28} {shown}")
+    print(f"wrote {out} (all metrics, full precision: {Path(out) / metrics_file})")
 
 
 # -- fill-mask -------------------------------------------------------------------------------
@@ -361,11 +504,11 @@ def _run_fill_mask(args) -> int:
     import json
     import warnings
 
-    from minibert.albert import AlbertConfig, AlbertForMaskedLM
-    from minibert.distilbert import DistilBertConfig, DistilBertForMaskedLM
+    from minibert.family.albert import AlbertConfig, AlbertForMaskedLM
+    from minibert.family.distilbert import DistilBertConfig, DistilBertForMaskedLM
     from minibert.fill_mask import fill_mask
+    from minibert.heads import BertForMaskedLM
     from minibert.io.checkpoint import config_class_of, load_tokenizer
-    from minibert.model import BertForMaskedLM
 
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
@@ -420,11 +563,17 @@ def _add_attention(subparsers) -> None:
                         help="merge WordPiece pieces into words (sum over keys, mean over "
                              "queries)")
     parser.add_argument("--annotate", action="store_true", help="write values in the cells")
-    parser.add_argument("--max-length", type=int, default=128, help="truncate longer inputs")
-    parser.add_argument("--dpi", type=int, default=200)
-    parser.add_argument("-o", "--output", default="attention.png",
-                        help="output file; the format comes from the extension "
-                             "(.png, .svg, .pdf)")
+    parser.add_argument("--max-seq-length", "--max-length", type=int, default=128,
+                        help="longest input in tokens ([CLS] and [SEP] included); a longer "
+                             "one is refused, never cut (at most the model's "
+                             "max_position_embeddings)")
+    parser.add_argument("--dpi", type=int, default=200,
+                        help=f"resolution of a PNG, {DPI_RANGE[0]} to {DPI_RANGE[1]}")
+    parser.add_argument("-o", "--out", "--output", default="attention.png", metavar="FILE",
+                        help="output file, by default in the current folder; the format "
+                             "comes from the extension (.png, .svg, .pdf)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the output file if it exists")
     parser.set_defaults(handler=_run_attention)
 
 
@@ -432,22 +581,27 @@ def _run_attention(args) -> int:
     import warnings
 
     from minibert import viz
-    from minibert.albert import AlbertConfig, AlbertModel
-    from minibert.distilbert import DistilBertConfig, DistilBertModel
+    from minibert.family.albert import AlbertConfig, AlbertModel
+    from minibert.family.distilbert import DistilBertConfig, DistilBertModel
     from minibert.fill_mask import excerpt
     from minibert.heads import forward_inputs
     from minibert.io.checkpoint import config_class_of, load_tokenizer
     from minibert.model import BertModel
 
-    suffix = args.output.rsplit(".", 1)[-1].lower() if "." in args.output else ""
+    _out_path(args.out, "-o")
+    suffix = args.out.rsplit(".", 1)[-1].lower() if "." in args.out else ""
     if suffix not in viz.SAVE_FORMATS:
-        raise ValueError(f"-o {excerpt(args.output)}: the extension must be one of "
+        raise ValueError(f"-o {excerpt(args.out)}: the extension must be one of "
                          f"{', '.join('.' + f for f in viz.SAVE_FORMATS)}")
+    _bounded(args.dpi, "--dpi", *DPI_RANGE)
+    _bounded(args.max_seq_length, "--max-seq-length", minimum=3)
+    _new_output(args.out, args.overwrite)
     view = args.view or ("head" if args.head is not None else "layer")
     if view == "saliency":
         return _run_saliency(args)
     if view not in viz.VIEWS:
-        raise ValueError(f"--view must be one of {', '.join(viz.VIEWS)}, got {excerpt(view)}")
+        raise ValueError(f"--view must be one of {', '.join((*viz.VIEWS, 'saliency'))}, "
+                         f"got {excerpt(view)}")
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
         tokenizer = load_tokenizer(folder)
@@ -460,9 +614,15 @@ def _run_attention(args) -> int:
                 model = DistilBertModel.from_pretrained(folder)
             else:
                 model = BertModel.from_pretrained(folder)
-    encoding = tokenizer(args.text, args.pair, truncation=True,
-                         max_length=min(args.max_length, model.config.max_position_embeddings),
-                         return_tensors="np")
+    encoding = tokenizer(args.text, args.pair, return_tensors="np")
+    limit = min(args.max_seq_length, model.config.max_position_embeddings)
+    length = encoding["input_ids"].shape[1]
+    if length > limit:
+        which = ("--max-seq-length" if args.max_seq_length <= model.config.max_position_embeddings
+                 else "the model's max_position_embeddings")
+        raise CommandError(f"the text{' and --pair' if args.pair else ''} are {length:,} tokens "
+                           f"long ([CLS] and [SEP] included), more than {limit} "
+                           f"({which}); shorten them: got {excerpt(args.text)}")
     # DistilBERT reads no token types (forward_inputs drops them); the figure still shows
     # the two segments of a pair.
     out = model(**forward_inputs(model, {key: encoding[key] for key in (
@@ -480,7 +640,7 @@ def _run_attention(args) -> int:
         attention_mask=encoding["attention_mask"][0], hide_special=args.hide_special,
         merge_pieces=args.merge_pieces, annotate=args.annotate)
     with _file_access("-o must name a file in a folder you can write to"):
-        path = viz.save_figure(fig, args.output, dpi=args.dpi)
+        path = viz.save_figure(fig, args.out, dpi=args.dpi)
     print(f"wrote {path} ({view} view, {len(tokens)} tokens)")
     return 0
 
@@ -496,21 +656,62 @@ def _add_figures(subparsers) -> None:
                     "pictures; each as PNG and SVG.")
     parser.add_argument("--model", required=True, metavar="DIR",
                         help="a model folder with vocab.txt, or tiny-toy (the reference)")
-    parser.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("-o", "--out", "--output", required=True, metavar="DIR",
+                        help="output folder (created if needed)")
     parser.add_argument("--formats", default="png,svg", help="comma-separated: png, svg, pdf")
-    parser.add_argument("--dpi", type=int, default=200)
+    parser.add_argument("--dpi", type=int, default=200,
+                        help=f"resolution of the PNGs, {DPI_RANGE[0]} to {DPI_RANGE[1]}")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace figures already in the output folder")
     parser.set_defaults(handler=_run_figures)
 
 
 def _run_figures(args) -> int:
     from minibert.viz.lecture_set import write_lecture_figures
 
+    _out_path(args.out, "-o")
+    _bounded(args.dpi, "--dpi", *DPI_RANGE)
     folder = _model_folder(args.model, "--model")
+    with _file_access("--model must be a readable model folder"):
+        _require_mlm_head(folder, args.model, "figures")
     formats = tuple(f.strip().lower() for f in args.formats.split(",") if f.strip())
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CommandError(f"-o {args.out!r} is a file; expected a folder for the figures")
+    existing = sorted(p.name for p in out.glob("*") if p.suffix.lstrip(".") in formats) \
+        if out.is_dir() else []
+    if existing and not args.overwrite:
+        raise CommandError(f"-o {args.out!r} already holds figures ({existing[0]}, ...); pass "
+                           f"--overwrite to replace them")
     with _file_access("-o must name a folder you can write to"):
-        paths = write_lecture_figures(folder, args.output, formats, dpi=args.dpi)
-    print(f"wrote {len(paths)} files to {args.output}")
+        paths = write_lecture_figures(folder, args.out, formats, dpi=args.dpi)
+    print(f"wrote {len(paths)} files to {args.out}")
     return 0
+
+
+def _new_output(path: str, overwrite: bool) -> None:
+    """Refuse to replace an existing output file without --overwrite."""
+    target = Path(path)
+    if target.is_dir():
+        raise CommandError(f"-o {path!r} is a folder; expected a file name such as "
+                           f"{str(target / 'attention.png')!r}")
+    if target.exists() and not overwrite:
+        raise CommandError(f"-o {path!r} already exists; pass --overwrite to replace it")
+
+
+def _require_mlm_head(folder: str, name: str, command: str) -> None:
+    """Refuse a BERT folder without trained MLM weights (a classifier, a bare encoder).
+
+    Loading one would draw the head from a seed: confident answers from random weights.
+    """
+    from minibert.io.checkpoint import checkpoint_summary
+
+    heads = checkpoint_summary(folder)["heads"]
+    if "cls.predictions" not in heads:
+        shown = ", ".join(heads) or "none"
+        raise CommandError(f"{command} needs a model with trained MLM weights "
+                           f"(cls.predictions); {name!r} has none (its heads: {shown}), "
+                           f"e.g. a fine-tuned classifier; use a pretrain folder or tiny-toy")
 
 
 def _run_saliency(args) -> int:
@@ -519,8 +720,8 @@ def _run_saliency(args) -> int:
 
     from minibert import viz
     from minibert.config import BertConfig
+    from minibert.heads import BertForMaskedLM
     from minibert.io.checkpoint import config_class_of, load_tokenizer
-    from minibert.model import BertForMaskedLM
 
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
@@ -530,13 +731,14 @@ def _run_saliency(args) -> int:
             raise CommandError(f"--view saliency needs a BERT folder; {args.model!r} holds "
                                f"a {config_class.__name__[:-len('Config')]} (the other views "
                                f"work for it)")
+        _require_mlm_head(folder, args.model, "--view saliency")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the next-sentence head is not needed
             model = BertForMaskedLM.from_pretrained(folder)
     fig = viz.fill_mask_saliency_figure(model.eval(), tokenizer, args.text, args.pair,
                                         word=args.token)
     with _file_access("-o must name a file in a folder you can write to"):
-        path = viz.save_figure(fig, args.output, dpi=args.dpi)
+        path = viz.save_figure(fig, args.out, dpi=args.dpi)
     print(f"wrote {path} (saliency view)")
     return 0
 
@@ -554,45 +756,61 @@ def _add_finetune(subparsers) -> None:
                     "some unanswerable). Writes OUT/config.json, model.safetensors, "
                     "vocab.txt, metrics.json and history.json.")
     parser.add_argument("--task", required=True, help="classify, tag or qa")
-    parser.add_argument("--model", metavar="DIR",
+    parser.add_argument("--model", metavar="DIR|NAME",
                         help="pretrained folder with vocab.txt (e.g. from pretrain or "
                              "distil; ALBERT and DistilBERT folders for --task classify "
-                             "only); omit to start a BERT from random weights")
-    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    parser.add_argument("--train-size", type=int, default=defaults.train_size)
-    parser.add_argument("--test-size", type=int, default=defaults.test_size)
-    parser.add_argument("--epochs", type=int, default=defaults.epochs)
+                             "only) or tiny-toy; omit to start a BERT from random weights")
+    parser.add_argument("-o", "--out", required=True, metavar="DIR",
+                        help="output folder (created; locked while the run writes into it)")
+    parser.add_argument("--train-size", type=int, default=defaults.train_size,
+                        help=f"labelled training examples, at most {MAX_EXAMPLES:,}")
+    parser.add_argument("--test-size", type=int, default=defaults.test_size,
+                        help=f"test examples, at most {MAX_EXAMPLES:,}")
+    parser.add_argument("--epochs", type=int, default=defaults.epochs,
+                        help="passes over the training examples")
     parser.add_argument("--min-steps", type=int, default=defaults.min_steps,
                         help="train at least this many steps (more epochs for small sets)")
     parser.add_argument("--lr", type=float, default=defaults.learning_rate,
                         help="peak learning rate")
-    parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
-    parser.add_argument("--max-length", type=int, default=None,
-                        help="tokens per example (default: 48, or 128 for qa)")
-    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--batch-size", type=int, default=defaults.batch_size,
+                        help="examples per step")
+    parser.add_argument("--max-seq-length", "--max-length", type=int, default=None,
+                        help="tokens per example (default: 48, or 128 for qa; at most the "
+                             "model's max_position_embeddings)")
+    parser.add_argument("--seed", type=int, default=defaults.seed,
+                        help="seeds the examples, the head, dropout and the batch order")
     parser.add_argument("--overwrite", action="store_true",
-                        help="replace a model already in --out")
+                        help="replace a model already in --out (only the files minibert wrote "
+                             "there are removed)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the metrics as JSON (as in OUT/metrics.json)")
     parser.set_defaults(handler=_run_finetune)
 
 
 def _run_finetune(args) -> int:
-    import json
-
     from minibert.training.finetune import finetune
 
-    metrics = finetune(args.task, args.model, args.out, train_size=args.train_size,
-                       seed=args.seed, overwrite=args.overwrite, test_size=args.test_size,
-                       epochs=args.epochs, min_steps=args.min_steps, learning_rate=args.lr,
-                       batch_size=args.batch_size, max_length=args.max_length,
-                       progress=_progress)
-    print(json.dumps(metrics, indent=2, sort_keys=True))
+    _out_path(args.out)
+    _bounded(args.train_size, "--train-size", maximum=MAX_EXAMPLES)
+    _bounded(args.test_size, "--test-size", maximum=MAX_EXAMPLES)
+    _bounded(args.max_seq_length, "--max-seq-length", maximum=MAX_SEQ_LENGTH)
+    _bounded(args.seed, "--seed", minimum=0)
+    model = None if args.model is None else _model_folder(args.model, "--model")
+    with _file_access(f"--out {args.out!r} must be a folder you can write to"):
+        metrics = finetune(args.task, model, args.out, train_size=args.train_size,
+                           seed=args.seed, overwrite=args.overwrite,
+                           test_size=args.test_size, epochs=args.epochs,
+                           min_steps=args.min_steps, learning_rate=args.lr,
+                           batch_size=args.batch_size, max_length=args.max_seq_length,
+                           progress=_progress)
+    _report(metrics, args.out, args.json, "metrics.json")
     return 0
 
 
 # -- distil ----------------------------------------------------------------------------------
 
 def _add_distil(subparsers) -> None:
-    from minibert.training.distill import DistillConfig
+    from minibert.family.distillation import DistillConfig
 
     defaults = DistillConfig()
     parser = subparsers.add_parser(
@@ -651,7 +869,7 @@ def _layer_list(text: str | None, argument: str) -> tuple[int, ...] | None:
 def _run_distil(args) -> int:
     import json
 
-    from minibert.training.distill import DistillConfig, distil
+    from minibert.family.distillation import DistillConfig, distil
 
     config = DistillConfig(
         steps=args.steps, batch_size=args.batch_size, max_seq_length=args.max_seq_length,
@@ -758,9 +976,10 @@ _COMMANDS: list[Callable] = [_add_gradcheck, _add_pretrain, _add_fill_mask, _add
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="minibert", description="BERT rebuilt in pure NumPy for teaching."
-    )
+    from minibert import __version__
+
+    parser = _Parser(prog="minibert", description="BERT rebuilt in pure NumPy for teaching.")
+    parser.add_argument("--version", action="version", version=f"minibert {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add in _COMMANDS:
         add(subparsers)
@@ -785,6 +1004,38 @@ def _one_line(error: BaseException) -> str:
     return message
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: handled as Ctrl-C is (say what was saved, how to go on)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_stopped(signum, frame):
+    raise Stopped(signum)
+
+
+def _exit_status(interruption: KeyboardInterrupt) -> int:
+    """128 + the signal's number, as a shell reports a process a signal ended."""
+    return 128 + getattr(interruption, "signum", signal.SIGINT)
+
+
+@contextlib.contextmanager
+def _stop_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise Stopped, so that they end a command as Ctrl-C does."""
+    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {name: signal.signal(getattr(signal, name), _raise_stopped) for name in names}
+    try:
+        yield
+    finally:
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     from minibert.training.loop import TrainingDiverged
 
@@ -801,10 +1052,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.program, args.argv = _program(argv), arguments
     try:
-        return int(args.handler(args) or 0)
-    except KeyboardInterrupt:
-        print(f"minibert {args.command}: interrupted", file=sys.stderr)
-        return 130
+        with _stop_signals():
+            status = int(args.handler(args) or 0)
+            sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # The reader went away (`minibert fill-mask --json ... | head -1`): what it wanted
+        # was printed; say nothing more, and keep Python from complaining at exit.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13  # as a process that SIGPIPE ended
+    except KeyboardInterrupt as interruption:
+        name = getattr(interruption, "signum", None)
+        how = f"stopped by {signal.Signals(name).name}" if name else "interrupted"
+        print(f"minibert {args.command}: {how}", file=sys.stderr)
+        return _exit_status(interruption)
     except (CommandError, TrainingDiverged, *USER_ERRORS) as error:
         print(f"minibert {args.command}: error: {_one_line(error)}", file=sys.stderr)
         return 2

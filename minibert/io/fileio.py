@@ -14,17 +14,22 @@ its mode.
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import json
 import os
 import shutil
+import socket
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
-__all__ = ["DuplicateKeyError", "atomic_open", "atomic_write_bytes", "atomic_write_text",
-           "atomic_write_json", "atomic_folder", "folder_versions", "remove_folder",
-           "strict_json_loads"]
+from minibert.checks import short_repr
+
+__all__ = ["DuplicateKeyError", "FolderInUse", "RUN_FILES", "LOCK_NAME", "atomic_open",
+           "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_folder",
+           "folder_versions", "remove_folder", "strict_json_loads", "run_folder",
+           "clear_run_files", "open_to_read", "read_json_object"]
 
 
 @contextlib.contextmanager
@@ -180,3 +185,166 @@ def strict_json_loads(text: str):
     NaN and Infinity raise ValueError; deep nesting raises RecursionError, as in json.loads.
     """
     return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_reject_constant)
+
+
+# -- run folders: one run at a time, and what a run wrote ----------------------------------
+
+LOCK_NAME = ".minibert.lock"  # in a run folder while a run writes into it: its pid and host
+# What minibert's jobs write into an output folder (glob patterns): an overwrite removes
+# these and nothing else, so a user's own files beside a model survive it.
+RUN_FILES = ("config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json",
+             "metrics.json", "history.json", "training_config.json", "distill_config.json",
+             "fill_mask.json", "fill_mask.txt", "attention_*.png", "training_curves.png",
+             "command.txt", "checkpoint", ".checkpoint.new", ".checkpoint.old")
+
+
+class FolderInUse(FileExistsError):
+    """Another live process holds the run folder's lock."""
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, owned by someone else
+    return True
+
+
+def _read_lock(lock: Path) -> tuple[int | None, str]:
+    """(pid, host) written in a lock file; pid None when unreadable (a half-written lock)."""
+    try:
+        pid_text, _, host = lock.read_text(encoding="utf-8").partition(" ")
+        return int(pid_text), host.strip()
+    except (OSError, ValueError):
+        return None, ""
+
+
+@contextlib.contextmanager
+def run_folder(path: str | os.PathLike, argument: str = "--out",
+               notice=None) -> Iterator[Path]:
+    """Create (if needed) and lock the output folder ``path`` for the duration of a run.
+
+    The lock is the file ``.minibert.lock`` holding the pid and host of its holder, created
+    exclusively. A second run is refused while the holder lives (FolderInUse naming the
+    pid); a lock whose process died (same host) is taken over, and ``notice`` is told so.
+    Creating the lock also proves that the folder is writable before any work is done. If
+    the body fails and the folder was created here and holds nothing, it is removed again.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise NotADirectoryError(f"{argument} {str(path)!r} exists and is not a folder")
+    created = [p for p in (path, *path.parents) if not p.exists()]
+    path.mkdir(parents=True, exist_ok=True)
+    lock = path / LOCK_NAME
+    host = socket.gethostname()
+    try:
+        for _ in range(3):
+            try:
+                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            except FileExistsError:
+                pid, holder_host = _read_lock(lock)
+                if pid is not None and (holder_host != host or _process_alive(pid)):
+                    where = "" if holder_host == host else f" on {holder_host}"
+                    raise FolderInUse(f"{argument} {str(path)!r} is in use by a running job "
+                                      f"(pid {pid}{where}); wait for it to finish or stop "
+                                      f"it, or choose another {argument}") from None
+                if notice is not None:
+                    notice(f"a job (pid {pid}) that wrote into {str(path)!r} has died; "
+                           f"taking the folder over")
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(lock)
+                continue
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(f"{os.getpid()} {host}\n")
+            break
+        else:
+            raise FolderInUse(f"{argument} {str(path)!r}: could not take its lock "
+                              f"{LOCK_NAME}; another job keeps taking it")
+    except BaseException:
+        _remove_created(created)
+        raise
+    try:
+        yield path
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(lock)
+        _remove_created(created)
+        raise
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(lock)
+
+
+def _remove_created(created: list[Path]) -> None:
+    """Remove the folders ``run_folder`` created, deepest first, where they stayed empty."""
+    for folder in created:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
+def clear_run_files(path: str | os.PathLike) -> list[Path]:
+    """Delete what a previous minibert run wrote into ``path`` (RUN_FILES), nothing else.
+
+    Returns the paths removed. A user's own files, and folders minibert did not write,
+    are kept.
+    """
+    path = Path(path)
+    removed = []
+    for entry in sorted(path.iterdir()) if path.is_dir() else []:
+        if not any(fnmatch.fnmatchcase(entry.name, pattern) for pattern in RUN_FILES):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+        removed.append(entry)
+    return removed
+
+
+def open_to_read(path: Path, what: str) -> IO[bytes]:
+    """``open(path, "rb")``, with errors that name ``what`` and the path in plain words.
+
+    Only the common failures are reworded; any other OSError already names the path.
+    """
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} {str(path)!r} does not exist") from None
+    except IsADirectoryError:
+        raise IsADirectoryError(f"{what} {str(path)!r} is a folder; expected a file") from None
+    except PermissionError:
+        raise PermissionError(
+            f"{what} {str(path)!r} cannot be read: permission denied"
+        ) from None
+
+
+def read_json_object(path: str | os.PathLike, what: str) -> dict[str, Any]:
+    """The JSON object in the file ``path`` (config.json, tokenizer_config.json).
+
+    UTF-8 (a byte-order mark, as some Windows editors write, is allowed), strict JSON (no key
+    twice, no NaN). Every error names ``what`` and the path: FileNotFoundError or
+    PermissionError for a file that cannot be read, ValueError for anything else.
+    """
+    where = f"{what} {str(path)!r}"
+    with open_to_read(Path(path), what) as handle:
+        raw = handle.read()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{where} is not UTF-8 text: byte {error.start} is "
+                         f"{raw[error.start:error.start + 1]!r}") from None
+    try:
+        data = strict_json_loads(text)
+    except DuplicateKeyError as error:
+        raise ValueError(f"{where} has the key {short_repr(error.key)} twice") from None
+    except RecursionError:
+        raise ValueError(f"{where} is not valid JSON: nested too deeply") from None
+    except ValueError as error:
+        raise ValueError(f"{where} is not valid JSON: {short_repr(str(error), 120)}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{where} must hold a JSON object, "
+                         f"got {type(data).__name__} {short_repr(data)}")
+    return data

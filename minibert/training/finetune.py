@@ -37,7 +37,7 @@ from minibert.heads import (
     BertForTokenClassification,
     forward_inputs,
 )
-from minibert.io.fileio import atomic_write_json
+from minibert.io.fileio import atomic_write_json, clear_run_files, run_folder
 from minibert.training.loop import TrainingDiverged, eval_mode, train_step
 from minibert.training.metrics import accuracy, decode_spans, entity_f1, squad_scores
 from minibert.training.optim import make_optimizer
@@ -64,8 +64,9 @@ HEADS = {
 # The heads of the other families, by the model_type of a pretrained folder's config.json
 # (BERT's are HEADS). Only sequence classification exists for these.
 FAMILY_HEADS = {
-    "albert": {"classify": ("minibert.albert", "AlbertForSequenceClassification")},
-    "distilbert": {"classify": ("minibert.distilbert", "DistilBertForSequenceClassification")},
+    "albert": {"classify": ("minibert.family.albert", "AlbertForSequenceClassification")},
+    "distilbert": {"classify": ("minibert.family.distilbert",
+                               "DistilBertForSequenceClassification")},
 }
 MODEL_FILES = ("config.json", "model.safetensors")
 
@@ -137,7 +138,7 @@ def _model_type(model_dir) -> str:
     """
     import os
 
-    from minibert.config import read_json_object
+    from minibert.io.fileio import read_json_object
 
     if not isinstance(model_dir, (str, os.PathLike)) or \
             not (Path(model_dir) / "config.json").is_file():
@@ -362,8 +363,11 @@ def finetune(task: str, model_dir, out_dir, train_size: int = 200, seed: int = 0
     config = FinetuneConfig(task=task, train_size=train_size, seed=seed, **settings)
     out_dir = Path(out_dir)
     _check_out_dir(out_dir, overwrite)
-    model, tokenizer, metrics, history = run_finetune(config, model_dir, None, progress)
-    model.save_pretrained(out_dir, tokenizer=tokenizer)
-    atomic_write_json(out_dir / "metrics.json", metrics)
-    atomic_write_json(out_dir / "history.json", history)
+    # Locked (and proven writable) before any work: a second run into out_dir is refused.
+    with run_folder(out_dir, notice=progress):
+        model, tokenizer, metrics, history = run_finetune(config, model_dir, None, progress)
+        clear_run_files(out_dir)  # the previous run's files (only minibert's) go
+        model.save_pretrained(out_dir, tokenizer=tokenizer)
+        atomic_write_json(out_dir / "metrics.json", metrics)
+        atomic_write_json(out_dir / "history.json", history)
     return metrics

@@ -14,23 +14,34 @@ resumed run continues bit-identically. It is written into a staging folder and s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from minibert.albert import AlbertConfig, AlbertForPreTraining
 from minibert.config import BertConfig
+from minibert.family.albert import AlbertConfig, AlbertForPreTraining
+from minibert.heads import BertForPreTraining
 from minibert.io import safetensors
 from minibert.io.checkpoint import CONFIG_NAME, WEIGHTS_NAME
-from minibert.io.fileio import atomic_folder, atomic_write_json, folder_versions, remove_folder
-from minibert.model import BertForPreTraining
+from minibert.io.fileio import (
+    atomic_folder,
+    atomic_write_json,
+    clear_run_files,
+    folder_versions,
+    remove_folder,
+    run_folder,
+)
 from minibert.training.loop import TrainingDiverged, train_step
 from minibert.training.optim import make_optimizer
+from minibert.training.parallel import DataParallel
 from minibert.training.pretrain_config import TrainingConfig
 from minibert.training.pretrain_data import PreparedData, prepare_data
 from minibert.training.pretrain_eval import (
@@ -41,12 +52,50 @@ from minibert.training.pretrain_eval import (
 )
 from minibert.training.schedules import make_schedule
 
-__all__ = ["TrainingConfig", "TrainingDiverged", "Trainer", "pretrain", "evaluate",
-           "evaluate_pretrained", "unigram_baseline_accuracy", "prepare_data", "checkpoint_step"]
+__all__ = ["TrainingConfig", "TrainingDiverged", "RunInterrupted", "Trainer", "pretrain",
+           "evaluate", "evaluate_pretrained", "unigram_baseline_accuracy", "prepare_data",
+           "checkpoint_step"]
 
 CHECKPOINT_DIR = "checkpoint"
 OPTIMIZER_NAME = "optimizer.safetensors"  # in the checkpoint folder, beside the model's files
 STATE_NAME = "trainer_state.json"
+# The signals that stop a run cleanly: the step under way finishes, a checkpoint is written.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by a signal after saving a checkpoint at ``step`` (None: no checkpoint)."""
+
+    def __init__(self, signum: int, step: int | None) -> None:
+        super().__init__(f"{signal.Signals(signum).name} at step {step}")
+        self.signum, self.step = signum, step
+
+
+@contextlib.contextmanager
+def _deferred_stop_signals():
+    """Record SIGINT/SIGTERM/SIGHUP instead of dying mid-step; yields the list they land in.
+
+    A second signal of the same kind raises KeyboardInterrupt at once (a user who presses
+    Ctrl-C twice does not want to wait). Outside the main thread signals cannot be caught:
+    nothing is installed and the list stays empty.
+    """
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def handler(signum, frame):
+        if signum in received:
+            raise KeyboardInterrupt
+        received.append(signum)
+
+    previous = {signum: signal.signal(signum, handler) for signum in STOP_SIGNALS}
+    try:
+        yield received
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
 def _model_config(config: TrainingConfig, vocab_size: int) -> BertConfig | AlbertConfig:
@@ -141,8 +190,8 @@ class Trainer:
 
         Reads only that small file, so a mismatch is reported before any data preparation.
         """
-        state = json.loads((folder / STATE_NAME).read_text(encoding="utf-8"))
-        saved = TrainingConfig.from_dict(state["training_config"])
+        state = _read_state(folder)
+        saved = state["training_config"]
         differences = {k: (v, getattr(config, k)) for k, v in saved.to_dict().items()
                        if k not in ("steps", "save_every", "save_seconds", "log_every",
                                     "eval_every")
@@ -163,8 +212,12 @@ class Trainer:
         self.model.load_state_dict(safetensors.load_file(folder / WEIGHTS_NAME, mmap=False))
         self.optimizer.load_state_dict(safetensors.load_file(folder / OPTIMIZER_NAME,
                                                              mmap=False))
-        self.data.train_batches.load_state_dict(state["batches"])
-        self.model.dropout_rng.bit_generator.state = state["dropout_rng"]
+        try:
+            self.data.train_batches.load_state_dict(state["batches"])
+            self.model.dropout_rng.bit_generator.state = state["dropout_rng"]
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"{str(folder / STATE_NAME)!r}: its batch or dropout state does "
+                             f"not fit this run ({error}); {_DAMAGED}") from None
         self.step = int(state["step"])
         self.history = list(state["history"])
         self.train_seconds = float(state["train_seconds"])
@@ -177,45 +230,79 @@ class Trainer:
                                                               self.config.eval_batches))
 
     def train(self, out_dir: Path | None = None,
-              step_hook: Callable[[int], None] | None = None) -> None:
-        """Run until ``config.steps``, checkpointing into out_dir when checkpoint_due()."""
+              step_hook: Callable[[int], None] | None = None,
+              stop_signals: list[int] | None = None) -> None:
+        """Run until ``config.steps``, checkpointing into out_dir when checkpoint_due().
+
+        When a signal lands in ``stop_signals`` (see ``_deferred_stop_signals``), the step
+        under way finishes, a checkpoint of that step is written and RunInterrupted raised.
+        """
         config, model = self.config, self.model
         model.train()
         batches = self.data.train_batches
         tokens_seen, window_start = 0, time.perf_counter()
-        while self.step < config.steps:
-            step_start = time.perf_counter()
-            batch = next(batches)
-            lr = self.optimizer.current_lr
-            out, grad_norm = train_step(model, model_inputs(model, batch), self.optimizer,
-                                        config.max_grad_norm)
-            self.step += 1
-            self.train_seconds += time.perf_counter() - step_start
-            tokens_seen += int(batch.attention_mask.sum())
-            if self.step % config.log_every == 0 or self.step == 1:
-                self.history.append(self._train_record(batch, out, lr, grad_norm))
-                elapsed = time.perf_counter() - window_start
-                rate = tokens_seen / max(elapsed, 1e-9)
-                per_step = self.train_seconds / self.step
-                eta = per_step * (config.steps - self.step)
-                self.progress(f"step {self.step}/{config.steps}  loss {out.loss:.4f}  "
-                              f"lr {lr:.2e}  {rate:,.0f} tokens/s  ETA {eta:.0f} s")
-            if self.step % config.eval_every == 0 or self.step == config.steps:
-                metrics = self.evaluate()
-                self.history.append({"step": self.step, "split": "heldout", **metrics})
-                total = len(self.data.heldout_instances)
-                measured = min(total, config.eval_batches * config.batch_size)
-                self.progress(f"held-out (first {measured:,} of {total:,} sequences)  "
-                              + "  ".join(f"{k} {v:.4f}" for k, v in metrics.items()))
-            if out_dir is not None and self.checkpoint_due():
-                self.save_checkpoint(out_dir)
-            if step_hook is not None:
-                step_hook(self.step)
+        with self._workers() as parallel:
+            # With workers the replicas hold the current weights; this model gets them back
+            # before anything reads it (evaluation, checkpoint, the end of the run).
+            sync = parallel.pull if parallel is not None else (lambda: None)
+            while self.step < config.steps:
+                step_start = time.perf_counter()
+                batch = next(batches)
+                lr = self.optimizer.current_lr
+                if parallel is None:
+                    out, grad_norm = train_step(model, model_inputs(model, batch),
+                                                self.optimizer, config.max_grad_norm)
+                    loss = out.loss
+                else:
+                    result = parallel.step(model_inputs(model, batch))
+                    out, loss, grad_norm = None, result.loss, result.grad_norm
+                self.step += 1
+                self.train_seconds += time.perf_counter() - step_start
+                tokens_seen += int(batch.attention_mask.sum())
+                if self.step % config.log_every == 0 or self.step == 1:
+                    self.history.append(self._train_record(batch, out, lr, grad_norm, loss))
+                    elapsed = time.perf_counter() - window_start
+                    rate = tokens_seen / max(elapsed, 1e-9)
+                    per_step = self.train_seconds / self.step
+                    eta = per_step * (config.steps - self.step)
+                    self.progress(f"step {self.step}/{config.steps}  loss {loss:.4f}  "
+                                  f"lr {lr:.2e}  {rate:,.0f} tokens/s  ETA {eta:.0f} s"
+                                  + (f"  ({config.workers} workers)" if parallel else ""))
+                if self.step % config.eval_every == 0 or self.step == config.steps:
+                    sync()
+                    metrics = self.evaluate()
+                    self.history.append({"step": self.step, "split": "heldout", **metrics})
+                    total = len(self.data.heldout_instances)
+                    measured = min(total, config.eval_batches * config.batch_size)
+                    self.progress(f"held-out (first {measured:,} of {total:,} sequences)  "
+                                  + "  ".join(f"{k} {v:.4f}" for k, v in metrics.items()))
+                saved = out_dir is not None and self.checkpoint_due()
+                if saved or (stop_signals and out_dir is not None):
+                    sync()
+                    self.save_checkpoint(out_dir)
+                if stop_signals:
+                    raise RunInterrupted(stop_signals[0], self.step if out_dir else None)
+                if step_hook is not None:
+                    step_hook(self.step)
+            sync()
 
-    def _train_record(self, batch, out, lr: float, grad_norm: float) -> dict:
-        """The history entry of a training step: its loss, learning rate and accuracies."""
-        record = {"step": self.step, "split": "train", "loss": out.loss, "lr": lr,
-                  "grad_norm": grad_norm, "masked_lm_loss": out.masked_lm_loss}
+    def _workers(self):
+        """A DataParallel of ``config.workers`` processes, or a null context for one."""
+        if self.config.workers == 1:
+            return contextlib.nullcontext()
+        return DataParallel(self.model, self.optimizer, self.config.workers,
+                            clip=self.config.max_grad_norm, seed=self.config.seed)
+
+    def _train_record(self, batch, out, lr: float, grad_norm: float, loss: float) -> dict:
+        """The history entry of a training step: its loss, learning rate and accuracies.
+
+        ``out`` is None when workers trained the step: only the loss is known then.
+        """
+        record = {"step": self.step, "split": "train", "loss": loss, "lr": lr,
+                  "grad_norm": grad_norm}
+        if out is None:
+            return record
+        record["masked_lm_loss"] = out.masked_lm_loss
         targets = batch.labels[out.masked_lm_positions]
         if targets.size:
             record["masked_lm_accuracy"] = float(
@@ -232,18 +319,44 @@ class Trainer:
 # ------------------------------------------------------------------------------------------
 
 
+_DAMAGED = "the checkpoint is damaged; start the run again with --overwrite"
+
+
+def _read_state(folder: Path) -> dict:
+    """A checkpoint's trainer_state.json, checked field by field; errors name the file."""
+    path = folder / STATE_NAME
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{str(path)!r} is not valid JSON ({error}); {_DAMAGED}") from None
+    try:
+        if not isinstance(state, dict):
+            raise ValueError(f"expected an object, got {type(state).__name__}")
+        missing = [key for key in ("step", "training_config", "batches", "dropout_rng",
+                                   "history", "train_seconds") if key not in state]
+        if missing:
+            raise ValueError(f"{', '.join(missing)} missing")
+        saved = TrainingConfig.from_dict(state["training_config"])
+        step = state["step"]
+        if type(step) is not int or not 1 <= step <= saved.steps:
+            raise ValueError(f"step must be a whole number in 1..{saved.steps} (the run's "
+                             f"steps), got {step!r}")
+        seconds = state["train_seconds"]
+        if type(seconds) not in (int, float) or not 0 <= seconds < float("inf"):
+            raise ValueError(f"train_seconds must be a number >= 0, got {seconds!r}")
+        if not isinstance(state["history"], list) or not isinstance(state["batches"], dict) \
+                or not isinstance(state["dropout_rng"], dict):
+            raise ValueError("history must be a list, batches and dropout_rng objects")
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"{str(path)!r}: {error}; {_DAMAGED}") from None
+    return {**state, "training_config": saved}
+
+
 def _check_out_dir(out_dir: Path, config: TrainingConfig, resume: bool,
                    overwrite: bool) -> tuple[Path, dict] | None:
     """Refuse an --out that cannot be used; when resuming, the checkpoint and its state."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise NotADirectoryError(f"--out {str(out_dir)!r} exists and is not a folder")
-    if resume and overwrite:
-        raise ValueError("--resume and --overwrite contradict each other; choose one")
     checkpoint = Trainer.find_checkpoint(out_dir)
     if resume:
-        if not out_dir.is_dir():
-            raise FileNotFoundError(f"--resume: {str(out_dir)!r} does not exist; nothing to "
-                                    f"resume")
         if checkpoint is None and (out_dir / "metrics.json").is_file():
             raise FileNotFoundError(f"--resume: {str(out_dir)!r} holds a finished run (its "
                                     f"checkpoint is removed at the end); nothing to resume")
@@ -267,7 +380,10 @@ def checkpoint_step(out_dir: str | os.PathLike) -> int | None:
     folder = Trainer.find_checkpoint(Path(out_dir))
     if folder is None:
         return None
-    return int(json.loads((folder / STATE_NAME).read_text(encoding="utf-8"))["step"])
+    try:
+        return _read_state(folder)["step"]
+    except (OSError, ValueError):
+        return None
 
 
 def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool = False,
@@ -280,12 +396,31 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
     run if it is cut short (the command line passes its own invocation with --resume).
     """
     progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
-    job_start = time.perf_counter()
     out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise NotADirectoryError(f"--out {str(out_dir)!r} exists and is not a folder")
+    if resume and overwrite:
+        raise ValueError("--resume and --overwrite contradict each other; choose one")
+    if resume and not out_dir.is_dir():
+        raise FileNotFoundError(f"--resume: {str(out_dir)!r} does not exist; nothing to "
+                                f"resume")
+    # The folder is locked for the whole run: a second run into it is refused while this
+    # one lives (and may take over once it has died).
+    with run_folder(out_dir, notice=progress):
+        return _pretrain_locked(config, out_dir, resume, overwrite, progress, step_hook,
+                                resume_command)
+
+
+def _pretrain_locked(config: TrainingConfig, out_dir: Path, resume: bool, overwrite: bool,
+                     progress: Callable[[str], None],
+                     step_hook: Callable[[int], None] | None,
+                     resume_command: str | None) -> dict:
+    job_start = time.perf_counter()
     checkpoint = _check_out_dir(out_dir, config, resume, overwrite)
     if not resume:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        # A replaced run's checkpoint must never be resumed as if it were this run's.
+        # Only what a previous run wrote goes (its checkpoint too: a replaced run's
+        # checkpoint must never be resumed as if it were this run's); a user's files stay.
+        clear_run_files(out_dir)
         Trainer.remove_checkpoint(out_dir)
     if config.save_seconds or config.save_every:
         when = (f"every {config.save_seconds:g} s of training" if config.save_seconds
@@ -307,11 +442,14 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
         progress(f"resumed from {folder} at step {trainer.step}")
     params = trainer.model.num_parameters()
     progress(f"model: {type(trainer.model).__name__} preset {config.preset!r}, {params:,} "
-             f"parameters; training {config.steps} steps of {config.batch_size} sequences")
+             f"parameters; training {config.steps} steps of {config.batch_size} sequences"
+             + (f" on {config.workers} worker processes" if config.workers > 1 else
+                " in this process"))
     # Overflow or an invalid operation stops the run at once instead of spreading NaNs.
-    with np.errstate(over="raise", invalid="raise", divide="raise"):
+    with np.errstate(over="raise", invalid="raise", divide="raise"), \
+            _deferred_stop_signals() as stop_signals:
         try:
-            trainer.train(out_dir, step_hook)
+            trainer.train(out_dir, step_hook, stop_signals)
         except FloatingPointError as error:
             raise TrainingDiverged(f"numerical overflow at step {trainer.step + 1}: {error}; "
                                    f"the last checkpoint, if any, is intact") from None
