@@ -13,7 +13,7 @@ from minibert.data.corpus import (
     read_corpus,
     write_corpus,
 )
-from minibert.data.probes import AMBIGUITY_PROBES, AMBIGUOUS_WORDS
+from minibert.data.probes import AMBIGUITY_PROBES, AMBIGUOUS_WORDS, PARAPHRASE_PROBES
 from minibert.data.templates import ORGANISATION_NAMES, PERSON_NAMES, PLACE_NAMES, TOPICS
 
 
@@ -300,3 +300,26 @@ def test_entity_name_lists_cover_the_generated_documents():
             any(org in " ".join(document) for org in ORGANISATION_NAMES[topic])
     assert set(ORGANISATION_NAMES) == set(TOPICS)
     assert len(set(PERSON_NAMES)) == len(PERSON_NAMES)
+
+
+def test_paraphrase_probes_are_fair(corpus, sentence_words):
+    """At least 40 paraphrases, each answerable from the corpus's words, none copied from it,
+    with the deciding word on its side and the other senses of the words tested too."""
+    assert len(PARAPHRASE_PROBES) >= 40
+    vocabulary = {word for words in sentence_words for word in words}
+    sentences = {" ".join(words) for words in sentence_words}
+    for probe in PARAPHRASE_PROBES:
+        assert probe.text.count("[MASK]") == 1, probe.text
+        left, right = probe.text.lower().split("[mask]")
+        assert probe.deciding_word in words_of(left if probe.side == "before" else right)
+        assert set(words_of(left + right)) | probe.answers <= vocabulary, probe.text
+        for answer in probe.answers:
+            assert " ".join(words_of(probe.text.replace("[MASK]", answer))) not in sentences
+    senses = {}
+    for probe in PARAPHRASE_PROBES:
+        word, _, sense = probe.sense.partition(": ")
+        senses.setdefault(word, set()).add(sense.split(" (")[0])
+    for word in ("bank", "bat", "spring", "crane", "note", "key", "pitch", "match"):
+        assert len(senses[word]) >= 2, word
+    assert not {p.text for p in PARAPHRASE_PROBES} & {p.text for p in AMBIGUITY_PROBES}
+

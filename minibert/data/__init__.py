@@ -30,11 +30,17 @@ from minibert.data.pretraining import (
     tokenize_documents,
     truncate_seq_pair,
 )
-from minibert.data.probes import AMBIGUITY_PROBES, AMBIGUOUS_WORDS, FillMaskProbe
+from minibert.data.probes import (
+    AMBIGUITY_PROBES,
+    AMBIGUOUS_WORDS,
+    PARAPHRASE_PROBES,
+    FillMaskProbe,
+)
 from minibert.data.templates import TOPICS
 
 __all__ = [
     "AMBIGUITY_PROBES",
+    "PARAPHRASE_PROBES",
     "AMBIGUOUS_WORDS",
     "BRANCHES",
     "FillMaskProbe",
