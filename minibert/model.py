@@ -185,7 +185,9 @@ class BertSelfAttention(Module):
         """hidden_states (B, T, H), mask bool (B, 1, 1, T) or None -> context (B, T, H)."""
         projections = self._projections()
         fused = None
-        if K.fast_kernels_enabled():  # one (B*T, H) x (H, 3H) product instead of three
+        # One (B*T, H) x (H, 3H) product instead of three, when all three are plain Linears
+        # (a LoRA adapter, minibert.lora, adds its own path: each projection runs alone).
+        if K.fast_kernels_enabled() and all(type(p) is Linear for p in projections):
             qkv, fused = K.qkv_forward(hidden_states, [p.params["weight"] for p in projections],
                                        [p.params["bias"] for p in projections])
         else:
