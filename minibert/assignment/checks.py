@@ -1,0 +1,771 @@
+"""The checks that grade each task: public ones the student runs, hidden ones the instructor keeps.
+
+``run_checks(task, functions, level, seed)`` runs the checks of one task on the student's
+functions and raises ``CheckFailed`` with one line at the first failing check: the
+function, the array, how far off it is, and a hint when the mistake is a known one
+("layernorm_backward: dx off by rel 3e-01; the variance term is missing?").
+
+Public checks: a float64 gradient check against centred finite differences with a random
+upstream gradient (never all ones), the shapes, and one invariance per task. Hidden checks
+(run with ``level="hidden"`` and the instructor's seed): other shapes and seeds, masks,
+repeated ids, and gradients that must be exactly zero, measured against the scale of
+their partner (the other entries of the same array), so rounding noise on any BLAS passes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minibert import functional as F
+from minibert.assignment import blocks
+from minibert.gradcheck import numerical_gradient, rel_error
+
+__all__ = ["CheckFailed", "run_checks", "LEVELS", "LAYER_TOL", "BLOCK_TOL"]
+
+LEVELS = ("public", "hidden")
+LAYER_TOL = 1e-7  # one layer in float64: a correct backward reaches ~1e-10
+BLOCK_TOL = 1e-6  # a composition of layers in float64
+ZERO_TOL = 1e-12  # an exact zero, relative to the largest entry of the same array
+
+
+class CheckFailed(AssertionError):
+    """A check failed; the message is the one line the grader prints."""
+
+
+# ----------------------------------------------------------------------------------------
+# Helpers
+# ----------------------------------------------------------------------------------------
+
+def _fail(message: str):
+    raise CheckFailed(message)
+
+
+def _tuple(function: str, result, names: tuple[str, ...]) -> dict:
+    if len(names) == 1:
+        if isinstance(result, tuple):
+            _fail(f"{function}: returned a tuple of {len(result)}, expected one array "
+                  f"d{names[0]}")
+        result = (result,)
+    if not isinstance(result, tuple) or len(result) != len(names):
+        given = f"a tuple of {len(result)}" if isinstance(result, tuple) else type(result).__name__
+        _fail(f"{function}: returned {given}, expected the tuple "
+              f"({', '.join('d' + n for n in names)})")
+    return dict(zip(names, result))
+
+
+def _array(function: str, name: str, value, shape) -> np.ndarray:
+    if not isinstance(value, np.ndarray):
+        _fail(f"{function}: {name} is a {type(value).__name__}, expected a numpy array of "
+              f"shape {tuple(shape)}")
+    if value.shape != tuple(shape):
+        _fail(f"{function}: {name} has shape {value.shape}, expected {tuple(shape)}")
+    if not np.all(np.isfinite(value)):
+        _fail(f"{function}: {name} holds NaN or inf")
+    return value
+
+
+def _close(function: str, name: str, got, expected, tol: float, hints=()) -> None:
+    """Fail with the relative error, and a hint when ``got`` matches a known mistake."""
+    error = rel_error(got, expected)
+    if error <= tol:
+        return
+    message = f"{function}: {name} off by rel {error:.0e}"
+    for wrong, hint in hints:
+        wrong_value = wrong() if callable(wrong) else wrong
+        if np.shape(wrong_value) == np.shape(got) and rel_error(got, wrong_value) < 1e-6:
+            message += f"; {hint}"
+            break
+    _fail(message)
+
+
+def _zero(function: str, name: str, part: np.ndarray, whole: np.ndarray, where: str) -> None:
+    """``part`` must be zero up to rounding, measured against the largest entry of ``whole``."""
+    scale = float(np.abs(whole).max(initial=0.0))
+    largest = float(np.abs(part).max(initial=0.0))
+    if largest > ZERO_TOL * max(scale, 1e-300):
+        _fail(f"{function}: {name} is not zero {where} (largest {largest:.1e} against "
+              f"{scale:.1e} elsewhere)")
+
+
+def _gradcheck(function: str, backward, forward, inputs: dict, kwargs: dict, names: tuple,
+               rng: np.random.Generator, tol: float = LAYER_TOL, hints=None) -> dict:
+    """Call the student's backward on a random dout; compare each array with finite differences.
+
+    Returns the gradients by input name (after their shapes are checked).
+    """
+    hints = hints or {}
+    out, cache = forward(*inputs.values(), **kwargs)
+    dout = rng.standard_normal(np.shape(out))
+    grads = _tuple(function, backward(dout.copy(), cache), names)
+    for name in names:
+        if inputs.get(name) is None:
+            continue
+        _array(function, f"d{name}", grads[name], inputs[name].shape)
+    for name in names:
+        if inputs.get(name) is None:
+            continue
+        numeric = numerical_gradient(lambda _x: forward(*inputs.values(), **kwargs)[0],
+                                     inputs[name], dout)
+        _close(function, f"d{name}", grads[name], numeric, tol,
+               [(lambda w=w: w(dout, cache), h) for w, h in hints.get(name, ())])
+    return grads
+
+
+# ----------------------------------------------------------------------------------------
+# The layer tasks
+# ----------------------------------------------------------------------------------------
+
+def _linear(fns, level, rng):
+    backward = fns["linear_backward"]
+    shape = (2, 3, 4) if level == "public" else (5, 3)
+    x = rng.standard_normal(shape)
+    weight = rng.standard_normal((6, shape[-1]))
+    hints = {"bias": [(lambda d, c: d.reshape(-1, d.shape[-1])[0],
+                       "sum dout over every row, not only the first")]}
+    if level == "public":
+        _gradcheck("linear_backward", backward, F.linear_forward,
+                   {"x": x, "weight": weight, "bias": rng.standard_normal(6)}, {},
+                   ("x", "weight", "bias"), rng, hints=hints)
+        # Invariance: the rows' arrangement does not matter, only which rows there are.
+        _, cache = F.linear_forward(x.reshape(-1, 4), weight, None)
+        dout = rng.standard_normal((6, 6))
+        flat = _tuple("linear_backward", backward(dout, cache), ("x", "weight", "bias"))
+        if flat["bias"] is not None:
+            _fail("linear_backward: dbias must be None when the forward had no bias")
+        _, cache3 = F.linear_forward(x, weight, None)
+        stacked = _tuple("linear_backward", backward(dout.reshape(2, 3, 6), cache3),
+                         ("x", "weight", "bias"))
+        _close("linear_backward", "dweight of (2, 3, 4) rows against the same rows flattened",
+               stacked["weight"], flat["weight"], 1e-12)
+        return
+    # hidden: 2-D input without bias, then a 4-D input
+    _gradcheck("linear_backward", backward, F.linear_forward,
+               {"x": x, "weight": weight, "bias": None}, {}, ("x", "weight", "bias"), rng)
+    _gradcheck("linear_backward", backward, F.linear_forward,
+               {"x": rng.standard_normal((2, 2, 2, 3)), "weight": rng.standard_normal((4, 3)),
+                "bias": rng.standard_normal(4)}, {}, ("x", "weight", "bias"), rng, hints=hints)
+
+
+def _buffered_embedding(dout, cache):
+    dweight = np.zeros(cache.weight_shape)
+    dweight[cache.ids.reshape(-1)] += dout.reshape(-1, cache.weight_shape[1])
+    return dweight
+
+
+def _embedding(fns, level, rng):
+    backward = fns["embedding_backward"]
+    hint = (_buffered_embedding, "an id used twice keeps only one row: dweight[ids] += dout is "
+            "buffered, use np.add.at")
+    if level == "public":
+        ids = rng.integers(0, 6, size=(2, 5))
+        ids[1, 4] = ids[0, 0]  # at least one repeated id
+        weight = rng.standard_normal((8, 3))
+        dout = rng.standard_normal((2, 5, 3))
+        _, cache = F.embedding_forward(ids, weight)
+        got = _array("embedding_backward", "dweight", backward(dout, cache), weight.shape)
+        expected = np.zeros_like(weight)
+        for position, i in enumerate(ids.reshape(-1)):  # one row at a time, as the sum reads
+            expected[i] += dout.reshape(-1, 3)[position]
+        _close("embedding_backward", "dweight", got, expected, 1e-12,
+               [(lambda: hint[0](dout, cache), hint[1])])
+        unused = np.setdiff1d(np.arange(8), ids)
+        _zero("embedding_backward", "dweight", got[unused], got, "at rows never looked up")
+        return
+    # hidden: every id the same, a 3-D id array, and float32 keeps its dtype
+    for ids in (np.full((3, 4), 2), rng.integers(0, 3, size=(2, 2, 3))):
+        weight = rng.standard_normal((5, 4))
+        dout = rng.standard_normal((*ids.shape, 4))
+        _, cache = F.embedding_forward(ids, weight)
+        got = _array("embedding_backward", "dweight", backward(dout, cache), weight.shape)
+        expected = np.zeros_like(weight)
+        np.add.at(expected, ids.reshape(-1), dout.reshape(-1, 4))
+        _close("embedding_backward", "dweight with repeated ids", got, expected, 1e-12,
+               [(lambda d=dout, c=cache: hint[0](d, c), hint[1])])
+    _, cache = F.embedding_forward(np.array([0, 1]), np.ones((3, 2), dtype=np.float32) * 0.5)
+    got = backward(np.ones((2, 2), dtype=np.float32), cache)
+    if getattr(got, "dtype", None) != np.float32:
+        _fail(f"embedding_backward: dweight has dtype {getattr(got, 'dtype', None)} for a "
+              f"float32 table, expected cache.dtype (float32)")
+
+
+def _layernorm_hints():
+    def no_mean(dout, cache):
+        d_hat = dout * cache.weight
+        return cache.rstd * (d_hat - cache.x_hat * (d_hat * cache.x_hat).mean(-1, keepdims=True))
+
+    def no_variance(dout, cache):
+        d_hat = dout * cache.weight
+        return cache.rstd * (d_hat - d_hat.mean(-1, keepdims=True))
+
+    def neither(dout, cache):
+        return cache.rstd * dout * cache.weight
+
+    return {"x": [(no_mean, "the mean term is missing?"),
+                  (no_variance, "the variance term is missing?"),
+                  (neither, "mean and rstd depend on every x of the row: both terms are missing?")],
+            "weight": [(lambda d, c: d.reshape(-1, d.shape[-1]).sum(0),
+                        "dweight is sum(dout * x_hat), dbias is sum(dout): swapped?")]}
+
+
+def _layernorm(fns, level, rng):
+    backward = fns["layernorm_backward"]
+    shape = (2, 3, 5) if level == "public" else (7, 4)
+    x = 2.0 * rng.standard_normal(shape) + 0.5
+    inputs = {"x": x, "weight": 1.0 + 0.3 * rng.standard_normal(shape[-1]),
+              "bias": 0.3 * rng.standard_normal(shape[-1])}
+    eps = 1e-12 if level == "public" else 1e-3
+    grads = _gradcheck("layernorm_backward", backward, F.layernorm_forward, inputs, {"eps": eps},
+                       ("x", "weight", "bias"), rng, hints=_layernorm_hints())
+    if level == "public":
+        # Invariance: out does not change when a row is shifted, so dx sums to 0 in each row.
+        _zero("layernorm_backward", "the row sums of dx", grads["x"].sum(-1), grads["x"],
+              "(adding a constant to a row changes nothing)")
+
+
+def _gelu_hints():
+    def no_pdf(dout, cache):
+        return dout * cache.cdf if cache.cdf is not None else None
+
+    return {"x": [(no_pdf, "the product rule's x * phi(x) term is missing?")]}
+
+
+def _gelu(fns, level, rng):
+    backward = fns["gelu_backward"]
+    if level == "public":
+        _gradcheck("gelu_backward", backward, F.gelu_forward,
+                   {"x": 2.0 * rng.standard_normal((3, 4))}, {"approximate": "none"}, ("x",),
+                   rng, hints=_gelu_hints())
+        # Invariance: the derivative of x Phi(x) at 0 is Phi(0) = 1/2.
+        _, cache = F.gelu_forward(np.zeros(3), "none")
+        _close("gelu_backward", "dx at x = 0", backward(np.ones(3), cache), np.full(3, 0.5), 1e-12)
+        return
+    for form in ("tanh", "none"):
+        _gradcheck("gelu_backward", backward, F.gelu_forward,
+                   {"x": 3.0 * rng.standard_normal((2, 3, 5))}, {"approximate": form}, ("x",),
+                   rng, hints=_gelu_hints())
+
+
+def _softmax_hints():
+    def last_axis(dout, cache):
+        p = cache.probs
+        return p * (dout - (dout * p).sum(-1, keepdims=True))
+
+    def diagonal(dout, cache):
+        return dout * cache.probs * (1.0 - cache.probs)
+
+    return {"x": [(diagonal, "only the Jacobian's diagonal: the sum(dout * probs) term is "
+                   "missing?"),
+                  (last_axis, "the sum must run along cache.axis, not always the last axis")]}
+
+
+def _softmax(fns, level, rng):
+    backward = fns["softmax_backward"]
+    axes = (-1, 1) if level == "public" else (0, -2, 2)
+    for axis in axes:
+        x = 2.0 * rng.standard_normal((3, 4, 5))
+        grads = _gradcheck("softmax_backward", backward, F.softmax_forward, {"x": x},
+                           {"axis": axis}, ("x",), rng, hints=_softmax_hints())
+        if level == "public":
+            # Invariance: softmax(x + c) = softmax(x), so dx sums to 0 along the axis.
+            _zero("softmax_backward", "the sums of dx along the axis", grads["x"].sum(axis),
+                  grads["x"], "(adding a constant along the axis changes nothing)")
+    if level == "hidden":
+        # -inf entries (a masked key) have probability 0 and must get gradient exactly 0
+        x = rng.standard_normal((2, 6))
+        x[:, 4:] = -np.inf
+        _, cache = F.softmax_forward(x)
+        got = _array("softmax_backward", "dx", backward(rng.standard_normal((2, 6)), cache),
+                     (2, 6))
+        _zero("softmax_backward", "dx", got[:, 4:], got, "at -inf entries (probability 0)")
+
+
+def _dropout(fns, level, rng):
+    backward = fns["dropout_backward"]
+    p = 0.3 if level == "public" else 0.6
+    x = rng.standard_normal((4, 5) if level == "public" else (2, 3, 4))
+    seed = int(rng.integers(1 << 30))
+    hints = {"x": [(lambda d, c: d * c.keep, "the kept units are scaled by 1/(1-p) in the "
+                    "forward: the backward scales too")]}
+    grads = _gradcheck("dropout_backward", backward,
+                       lambda x, p: F.dropout_forward(x, p, np.random.default_rng(seed)),
+                       {"x": x}, {"p": p}, ("x",), rng, hints=hints)
+    _, cache = F.dropout_forward(x, p, np.random.default_rng(seed))
+    _zero("dropout_backward", "dx", grads["x"][~cache.keep], grads["x"], "at dropped units")
+    dout = rng.standard_normal(x.shape)
+    kept = dout.copy()
+    backward(dout, cache)
+    if not np.array_equal(dout, kept):
+        _fail("dropout_backward: modified dout in place; return a new array")
+    _, identity = F.dropout_forward(x, p, None, training=False)
+    got = _array("dropout_backward", "dx in eval mode", backward(dout, identity), x.shape)
+    _close("dropout_backward", "dx in eval mode (cache None, the identity)", got, dout, 0.0)
+
+
+def _attention_hints():
+    def no_scale_k(dout, cache):
+        probs = cache.attention_probs
+        d_probs = dout @ cache.v.swapaxes(-1, -2)
+        d_scores = probs * (d_probs - (d_probs * probs).sum(-1, keepdims=True))
+        return d_scores.swapaxes(-1, -2) @ cache.q
+
+    def no_scale_q(dout, cache):
+        probs = cache.attention_probs
+        d_probs = dout @ cache.v.swapaxes(-1, -2)
+        d_scores = probs * (d_probs - (d_probs * probs).sum(-1, keepdims=True))
+        return d_scores @ cache.k
+
+    missing = "the 1/sqrt(D) scale of the scores is missing?"
+    return {"q": [(no_scale_q, missing)], "k": [(no_scale_k, missing)]}
+
+
+def _padding_mask(rng, batch, seq):
+    lengths = rng.integers(max(1, seq // 2), seq, size=batch)
+    lengths[0] = seq
+    return (np.arange(seq)[None, :] < lengths[:, None]).astype(np.int64)  # (B, T)
+
+
+def _attention(fns, level, rng):
+    backward = fns["attention_backward"]
+    shape = (2, 2, 5, 3) if level == "public" else (3, 1, 6, 4)
+    q, k, v = (rng.standard_normal(shape) for _ in range(3))
+    mask = _padding_mask(rng, shape[0], shape[2])[:, None, None, :]  # (B, 1, 1, T)
+    names = ("q", "k", "v")
+    grads = _gradcheck("attention_backward", backward, F.attention_forward,
+                       {"q": q, "k": k, "v": v}, {"mask": mask}, names, rng,
+                       hints=_attention_hints())
+    hidden_keys = np.broadcast_to((mask[:, 0, 0, :] == 0)[:, None, :, None], shape)  # (B, N, T, D)
+    for name in ("k", "v"):
+        _zero("attention_backward", f"d{name}", grads[name][hidden_keys], grads[name],
+              "at masked keys")
+    if level == "hidden":
+        seed = int(rng.integers(1 << 30))
+        _gradcheck("attention_backward", backward,
+                   lambda q, k, v: F.attention_forward(q, k, v, mask, 0.3,
+                                                       np.random.default_rng(seed), True),
+                   {"q": q, "k": k, "v": v}, {}, names, rng)
+        # a causal (B, N, T, T) mask and no mask at all
+        causal = np.tril(np.ones((shape[2], shape[2]), dtype=np.int64))
+        _gradcheck("attention_backward", backward, F.attention_forward,
+                   {"q": q, "k": k, "v": v}, {"mask": causal}, names, rng)
+        _gradcheck("attention_backward", backward, F.attention_forward,
+                   {"q": q, "k": k, "v": v}, {"mask": None}, names, rng)
+
+
+def _cross_entropy(fns, level, rng):
+    backward = fns["cross_entropy_backward"]
+    shape = (3, 4, 6) if level == "public" else (9, 5)
+    logits = 2.0 * rng.standard_normal(shape)
+    labels = rng.integers(0, shape[-1], size=shape[:-1])
+    labels.reshape(-1)[[1, 4]] = -100
+
+    def not_by_count(dloss, cache):
+        d = np.exp(cache.log_probs)
+        np.put_along_axis(d, cache.safe_labels[..., None],
+                          np.take_along_axis(d, cache.safe_labels[..., None], -1) - 1.0, -1)
+        return d * cache.valid[..., None] * dloss / cache.valid.size
+
+    hints = {"logits": [(not_by_count, "divide by the number of labels that count "
+                         "(cache.count), not by every position")]}
+    dloss = float(rng.uniform(0.5, 2.0))
+
+    def forward(logits):
+        return F.cross_entropy_forward(logits, labels)
+
+    _, cache = forward(logits)
+    got = _array("cross_entropy_backward", "dlogits", backward(dloss, cache), shape)
+    numeric = numerical_gradient(lambda _x: forward(logits)[0], logits, dloss)
+    _close("cross_entropy_backward", "dlogits", got, numeric, LAYER_TOL,
+           [(lambda: not_by_count(dloss, cache), hints["logits"][0][1])])
+    _zero("cross_entropy_backward", "dlogits", got[labels == -100], got,
+          "at ignored positions (label -100)")
+    if level == "public":
+        # Invariance: softmax minus one-hot sums to 0 over the classes of each position.
+        _zero("cross_entropy_backward", "the class sums of dlogits", got.sum(-1), got,
+              "(adding a constant to a position's logits changes nothing)")
+        return
+    _, cache = F.cross_entropy_forward(logits, np.full(shape[:-1], -100))
+    got = _array("cross_entropy_backward", "dlogits with every label ignored",
+                 backward(1.0, cache), shape)
+    if np.any(got != 0):
+        _fail("cross_entropy_backward: dlogits must be all zeros when every label is -100 "
+              "(the loss is the constant 0)")
+
+
+# ----------------------------------------------------------------------------------------
+# The composition tasks
+# ----------------------------------------------------------------------------------------
+
+_BLOCK_HINTS = {
+    "x": "dx gets both paths: through attention and around it (the residual sum)",
+    "attention.self": "split the heads' gradients back: (B, N, T, D) -> (B, T, H)",
+    "intermediate": "the second residual: attention_output feeds the LayerNorm too",
+}
+
+
+def _block_hint(name: str) -> str:
+    for prefix, hint in _BLOCK_HINTS.items():
+        if name.startswith(prefix):
+            return f"; {hint}?"
+    return ""
+
+
+def _params_check(function, got: dict, params: dict, numeric: dict, tol: float) -> None:
+    if not isinstance(got, dict):
+        _fail(f"{function}: the gradients must be a dict name -> array, got "
+              f"{type(got).__name__}")
+    missing = sorted(set(params) - set(got))
+    if missing:
+        _fail(f"{function}: no gradient for {missing[0]!r} ({len(missing)} names missing)")
+    for name in params:
+        _array(function, f"d {name}", got[name], params[name].shape)
+    for name in params:
+        if name.endswith("key.bias"):
+            # softmax ignores a constant added to a row of scores, and q . key.bias is one:
+            # the true gradient is 0, so finite differences give only noise. Measured
+            # against its partner, the key weight's gradient, it must vanish.
+            _zero(function, f"d {name}", got[name], got[name[:-4] + "weight"],
+                  "(q . key.bias adds the same score to every key; softmax ignores it)")
+            continue
+        error = rel_error(got[name], numeric[name])
+        if error > tol:
+            _fail(f"{function}: d {name} off by rel {error:.0e}{_block_hint(name)}")
+
+
+def _numeric_params(loss_of, params: dict, dout) -> dict:
+    return {name: numerical_gradient(lambda _p: loss_of(), value, dout)
+            for name, value in params.items()}
+
+
+def _encoder_block(fns, level, rng):
+    backward = fns["encoder_block_backward"]
+    batch, seq, hidden, heads, inter = (2, 4, 6, 2, 8) if level == "public" else (3, 5, 8, 4, 12)
+    params = blocks.encoder_block_params(rng, hidden, inter)
+    x = rng.standard_normal((batch, seq, hidden))
+    mask = _padding_mask(rng, batch, seq)
+
+    def forward():
+        return blocks.encoder_block_forward(x, params, mask, heads)
+
+    out, cache = forward()
+    dout = rng.standard_normal(out.shape)
+    if level == "public":
+        dout[mask == 0] = 0.0  # padded positions' own outputs are not used
+    result = backward(dout.copy(), cache)
+    if not isinstance(result, tuple) or len(result) != 2:
+        _fail("encoder_block_backward: return (dx, grads), a tuple of 2")
+    dx, got = result
+    _array("encoder_block_backward", "dx", dx, x.shape)
+    numeric_x = numerical_gradient(lambda _x: forward()[0], x, dout)
+    error = rel_error(dx, numeric_x)
+    if error > BLOCK_TOL:
+        _fail(f"encoder_block_backward: dx off by rel {error:.0e}{_block_hint('x')}")
+    _params_check("encoder_block_backward", got, params,
+                  _numeric_params(lambda: forward()[0], params, dout), BLOCK_TOL)
+    if level == "public":
+        # Invariance: padding is invisible, so a padded position's input gets no gradient
+        # when its own output is unused.
+        _zero("encoder_block_backward", "dx", dx[mask == 0], dx, "at padded positions whose "
+              "output is unused (a padded key must not be attended)")
+
+
+def _tied_decoder(fns, level, rng):
+    backward = fns["tied_mlm_backward"]
+    vocab, hidden, shape = (7, 4, (2, 3)) if level == "public" else (11, 5, (3, 4))
+    params = blocks.tied_mlm_params(rng, vocab, hidden)
+    ids = rng.integers(0, vocab, size=shape)
+    ids.reshape(-1)[-1] = ids.reshape(-1)[0]  # a repeated id
+
+    def forward():
+        return blocks.tied_mlm_forward(ids, params)
+
+    logits, cache = forward()
+    dlogits = rng.standard_normal(logits.shape)
+    got = backward(dlogits.copy(), cache)
+    numeric = _numeric_params(lambda: forward()[0], params, dlogits)
+    if isinstance(got, dict) and isinstance(got.get("word_embeddings"), np.ndarray):
+        decoder_part = F.linear_backward(dlogits, cache.decoder)[1]
+        if got["word_embeddings"].shape == decoder_part.shape and rel_error(
+                got["word_embeddings"], decoder_part) < 1e-9:
+            _fail(f"tied_mlm_backward: d word_embeddings off by rel "
+                  f"{rel_error(decoder_part, numeric['word_embeddings']):.0e}; it holds only "
+                  f"the decoder's gradient: the lookup's must be added (+=), not assigned?")
+    _params_check("tied_mlm_backward", got, params, numeric, LAYER_TOL)
+
+
+def _micro_model(rng):
+    import minibert as mb
+
+    config = mb.BertConfig(vocab_size=19, hidden_size=8, num_hidden_layers=1,
+                           num_attention_heads=2, intermediate_size=12,
+                           max_position_embeddings=8, hidden_dropout_prob=0.0,
+                           attention_probs_dropout_prob=0.0)
+    model = mb.BertForPreTraining(config, seed=int(rng.integers(1 << 30)), dtype=np.float64)
+    model.eval()
+    for _, value in model.named_parameters():
+        value += rng.normal(0.0, 0.2, value.shape)
+    batch, seq = 2, 6
+    ids = rng.integers(1, config.vocab_size, size=(batch, seq))
+    mask = np.ones((batch, seq), dtype=np.int64)
+    mask[1, 4:] = 0
+    labels = np.where(rng.random((batch, seq)) < 0.5, ids, -100)
+    labels[:, 1] = ids[:, 1]
+    labels[mask == 0] = -100
+    nsp = rng.integers(0, 2, size=batch)
+
+    def compute_loss():
+        return model(ids, attention_mask=mask, labels=labels, next_sentence_label=nsp).loss
+
+    return model, compute_loss
+
+
+def _model_gradcheck(fns, level, rng):
+    import minibert as mb
+
+    check = fns["check_model_gradients"]
+    model, compute_loss = _micro_model(rng)
+    before = {name: value.copy() for name, value in model.named_parameters()}
+    seed = int(rng.integers(1 << 30))
+    with mb.fast_kernels(False):
+        if level == "public":
+            errors = check(model, compute_loss, 6, 1e-5, seed)
+        else:
+            # a model whose LayerNorm backward lost its variance term must be caught
+            original = F.layernorm_backward
+
+            def no_variance(dout, cache):
+                _, dweight, dbias = original(dout, cache)
+                d_hat = dout * cache.weight
+                return cache.rstd * (d_hat - d_hat.mean(-1, keepdims=True)), dweight, dbias
+
+            F.layernorm_backward = no_variance
+            try:
+                errors = check(model, compute_loss, 8, 1e-5, seed)
+            finally:
+                F.layernorm_backward = original
+    if not isinstance(errors, dict):
+        _fail(f"check_model_gradients: must return a dict name -> relative error, got "
+              f"{type(errors).__name__}")
+    missing = sorted(set(before) - set(errors))
+    if missing:
+        _fail(f"check_model_gradients: no entry for {missing[0]!r} ({len(missing)} parameters "
+              f"missing)")
+    for name, value in model.named_parameters():
+        if not np.array_equal(value, before[name]):
+            _fail(f"check_model_gradients: parameter {name!r} changed; restore each entry "
+                  f"after probing it")
+    values = {name: float(errors[name]) for name in before}
+    if any(not math.isfinite(e) or e < 0 for e in values.values()):
+        _fail("check_model_gradients: relative errors must be finite and >= 0")
+    if level == "public":
+        # A gradient that is exactly 0 (the key bias: softmax ignores it) leaves only
+        # finite-difference noise to compare; such arrays are not graded.
+        norms = {n: float(np.linalg.norm(g)) for n, g in model.named_gradients()}
+        largest = max(norms.values())
+        values = {n: e for n, e in values.items() if norms[n] > 1e-6 * largest}
+        worst = max(values, key=values.get)
+        if values[worst] > BLOCK_TOL:
+            _fail(f"check_model_gradients: reports rel {values[worst]:.0e} for {worst!r} on a "
+                  f"correct model (expected < 1e-6); centred differences, "
+                  f"(loss(p + h) - loss(p - h)) / 2h?")
+        return
+    caught = [n for n, e in values.items() if "LayerNorm" in n and e > 1e-3]
+    if not caught:
+        _fail("check_model_gradients: a model with a wrong LayerNorm backward passed (every "
+              "LayerNorm error below 1e-3); is the analytic gradient read after backward()?")
+
+
+# ----------------------------------------------------------------------------------------
+# The training tasks
+# ----------------------------------------------------------------------------------------
+
+def _adamw(fns, level, rng):
+    from minibert.training.optim import adamw_reference
+
+    step_fn, clip = fns["adamw_step"], fns["clip_grad_norm"]
+    lr, decay = (1e-2, 0.1) if level == "public" else (3e-3, 0.5)
+    betas = (0.9, 0.999) if level == "public" else (0.8, 0.99)
+    shape = (3, 4) if level == "public" else (7,)
+    param = rng.standard_normal(shape)
+    state = [param.copy(), np.zeros(shape), np.zeros(shape)]
+    mine = [param.copy(), np.zeros(shape), np.zeros(shape)]
+    for step in range(1, 6):
+        grad = rng.standard_normal(shape)
+        before = [a.copy() for a in state]
+        adamw_reference(*state[:1], grad, *state[1:], lr, step, betas, 1e-6, decay)
+        result = step_fn(mine[0], grad.copy(), mine[1], mine[2], lr, step, betas, 1e-6, decay)
+        if result is not None:
+            _fail("adamw_step: update param, exp_avg and exp_avg_sq in place and return None")
+        coupled = [a.copy() for a in before]  # L2 regularisation: the decay in the gradient
+        adamw_reference(coupled[0], grad + decay * before[0], coupled[1], coupled[2], lr, step,
+                        betas, 1e-6, 0.0)
+        uncorrected = [a.copy() for a in before]
+        adamw_reference(*uncorrected[:1], grad, *uncorrected[1:], lr, step, betas, 1e-6, decay,
+                        bias_correction=False)
+        for name, got, expected in zip(("param", "exp_avg", "exp_avg_sq"), mine, state):
+            _close("adamw_step", f"{name} after step {step}", got, expected, 1e-10,
+                   [(coupled[0], "weight decay added to the gradient (L2) instead of "
+                     "multiplying the parameter by (1 - lr * weight_decay)?"),
+                    (uncorrected[0], "the bias correction 1 - beta^step is missing?")]
+                   if name == "param" else ())
+    # Invariance: with a zero gradient and fresh moments only the decay acts.
+    p = rng.standard_normal(shape)
+    q = p.copy()
+    step_fn(q, np.zeros(shape), np.zeros(shape), np.zeros(shape), lr, 1, betas, 1e-6, decay)
+    _close("adamw_step", "param after a zero-gradient step (decay alone)", q,
+           p * (1 - lr * decay), 1e-12)
+    # clipping: a global norm over every array
+    grads = [rng.standard_normal((3, 2)), rng.standard_normal(4)]
+    total_expected = math.sqrt(sum(float((g**2).sum()) for g in grads))
+    max_norm = total_expected / 2 if level == "public" else total_expected * 0.9
+    clipped = [g.copy() for g in grads]
+    total = clip(clipped, max_norm)
+    if not isinstance(total, (float, np.floating)) or abs(total - total_expected) > 1e-9 * (
+            total_expected):
+        _fail(f"clip_grad_norm: returned {total!r}, expected the norm before clipping "
+              f"{total_expected:.6g}")
+    factor = max_norm / (total_expected + 1e-6)
+    for i, (got, g) in enumerate(zip(clipped, grads)):
+        own = g * min(1.0, max_norm / (float(np.linalg.norm(g)) + 1e-6))
+        _close("clip_grad_norm", f"gradient {i} after clipping", got, g * factor, 1e-12,
+               [(own, "each array clipped by its own norm? The norm is global, over every "
+                 "array together")])
+    small = [g * 1e-3 for g in grads]
+    kept = [g.copy() for g in small]
+    clip(small, max_norm)
+    for got, g in zip(small, kept):
+        _close("clip_grad_norm", "a gradient already below max_norm", got, g, 0.0)
+
+
+def _masking(fns, level, rng):
+    mask_tokens = fns["mask_tokens"]
+    vocab_size, mask_id, cls, sep, pad = 30, 3, 1, 2, 0
+    special = {pad, cls, sep, mask_id}
+    prob = 0.15 if level == "public" else 0.3
+    seq_len = 40 if level == "public" else 12
+    counts = {"mask": 0, "changed": 0, "kept": 0}
+    chosen_at = np.zeros(seq_len)
+    replacement_counts = np.zeros(vocab_size)
+    trials = 600 if level == "public" else 1500
+    for trial in range(trials):
+        tokens = rng.integers(4, vocab_size, size=seq_len)
+        length = seq_len - int(rng.integers(0, seq_len // 4))
+        tokens[0], tokens[length - 1], tokens[length:] = cls, sep, pad
+        original = tokens.copy()
+        result = mask_tokens(tokens, np.random.default_rng(trial), special, mask_id,
+                             vocab_size, prob)
+        if not isinstance(result, tuple) or len(result) != 2:
+            _fail("mask_tokens: return (input_ids, labels)")
+        input_ids, labels = (np.asarray(r) for r in result)
+        if not np.array_equal(tokens, original):
+            _fail("mask_tokens: modified token_ids in place; return a corrupted copy")
+        for name, arr in (("input_ids", input_ids), ("labels", labels)):
+            if arr.shape != tokens.shape:
+                _fail(f"mask_tokens: {name} has shape {arr.shape}, expected {tokens.shape}")
+        targets = labels != -100
+        candidates = length - 2
+        expected = max(1, round(candidates * prob))
+        if targets.sum() != expected:
+            _fail(f"mask_tokens: chose {int(targets.sum())} targets among {candidates} "
+                  f"candidates, expected max(1, round({candidates} * {prob})) = {expected}")
+        if np.isin(original[targets], list(special)).any():
+            _fail("mask_tokens: chose a special token ([CLS], [SEP], [PAD]) as a target")
+        if not np.array_equal(labels[targets], original[targets]):
+            _fail("mask_tokens: labels must hold the original id at each target")
+        if not np.array_equal(input_ids[~targets], original[~targets]):
+            _fail("mask_tokens: a position that is not a target was changed")
+        got = input_ids[targets]
+        replaced = (got != mask_id) & (got != original[targets])
+        if np.isin(got[replaced], list(special)).any():
+            _fail("mask_tokens: a random replacement was a special id; draw among the "
+                  "non-special ids")
+        counts["mask"] += int((got == mask_id).sum())
+        counts["changed"] += int(replaced.sum())
+        counts["kept"] += int((got == original[targets]).sum())
+        chosen_at[:length] += targets[:length]
+        np.add.at(replacement_counts, got[replaced], 1)
+    total = sum(counts.values())
+    share_other = 1.0 / (vocab_size - len(special))  # a random draw equal to the original
+    expected = {"mask": 0.8, "changed": 0.1 * (1 - share_other),
+                "kept": 0.1 + 0.1 * share_other}
+    for branch, share in expected.items():
+        got_share = counts[branch] / total
+        # five standard deviations of a binomial share: a correct rule fails 1 in 10^6 seeds
+        bound = 5 * math.sqrt(share * (1 - share) / total)
+        if abs(got_share - share) > bound:
+            _fail(f"mask_tokens: {branch} share {got_share:.3f} over {total} targets, "
+                  f"expected {share:.3f} +/- {bound:.3f} (80% [MASK], 10% random, 10% kept)")
+    if level == "hidden":
+        # every non-special id equally likely as a replacement; every inner position as target
+        used = replacement_counts[4:]
+        if used.min() == 0 or used.max() > 3 * max(used.min(), 1):
+            _fail("mask_tokens: random replacements are not uniform over the non-special ids")
+        inner = chosen_at[1:seq_len - seq_len // 4 - 1]
+        if inner.min() < 0.5 * inner.mean():
+            _fail("mask_tokens: some positions are rarely chosen; choose targets uniformly")
+
+
+def _nsp(fns, level, rng):
+    make_pairs = fns["make_nsp_pairs"]
+    num_docs = 8 if level == "public" else 2
+    lengths = rng.integers(1 if level == "hidden" else 2, 9, size=num_docs)
+    documents = [[[1000 * d + s, 7] for s in range(n)] for d, n in enumerate(lengths)]
+    where = {1000 * d + s: (d, s) for d, n in enumerate(lengths) for s in range(n)}
+    rounds = 120 if level == "public" else 400
+    firsts = counted = 0
+    for r in range(rounds):
+        pairs = make_pairs([[list(s) for s in doc] for doc in documents],
+                           np.random.default_rng(r))
+        if not isinstance(pairs, list) or len(pairs) != int((lengths - 1).sum()):
+            _fail(f"make_nsp_pairs: expected a list of {int((lengths - 1).sum())} pairs "
+                  f"(one per sentence that has a next one), got "
+                  f"{len(pairs) if isinstance(pairs, list) else type(pairs).__name__}")
+        for pair in pairs:
+            if not isinstance(pair, tuple) or len(pair) != 3:
+                _fail("make_nsp_pairs: each pair must be a tuple (sentence_a, sentence_b, label)")
+            a, b, label = pair
+            (da, sa), (db, sb) = where[a[0]], where[b[0]]
+            if label == 0 and (db != da or sb != sa + 1):
+                _fail("make_nsp_pairs: a label-0 pair whose B is not the sentence after A")
+            if label == 1 and db == da:
+                _fail("make_nsp_pairs: a label-1 pair took B from A's own document; it "
+                      "must come from another document")
+            if label not in (0, 1):
+                _fail(f"make_nsp_pairs: label must be 0 or 1, got {label!r}")
+            firsts += label == 0
+            counted += 1
+    share = firsts / counted
+    bound = 5 * math.sqrt(0.25 / counted)
+    if abs(share - 0.5) > bound:
+        _fail(f"make_nsp_pairs: {share:.3f} of the pairs are true next sentences, expected "
+              f"0.5 +/- {bound:.3f}")
+    if level == "hidden":
+        try:
+            make_pairs([[[1, 2], [3, 4]]], np.random.default_rng(0))
+        except ValueError:
+            return
+        _fail("make_nsp_pairs: a single document must raise ValueError (no other document "
+              "to draw from)")
+
+
+_CHECKS = {
+    "linear": _linear, "embedding": _embedding, "layernorm": _layernorm, "gelu": _gelu,
+    "softmax": _softmax, "dropout": _dropout, "attention": _attention,
+    "cross_entropy": _cross_entropy, "encoder_block": _encoder_block,
+    "tied_decoder": _tied_decoder, "model_gradcheck": _model_gradcheck, "adamw": _adamw,
+    "masking": _masking, "nsp": _nsp,
+}
+
+
+def run_checks(task: str, functions: dict, level: str = "public", seed: int = 0) -> None:
+    """Run the ``level`` checks of ``task`` on ``functions`` (name -> callable).
+
+    Raises CheckFailed with one line at the first failing check; returns None when all pass.
+    The public checks use a fixed seed (what the student sees locally is what is graded);
+    the hidden ones the instructor's ``seed``.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+    rng = np.random.default_rng([seed, sum(map(ord, task)), LEVELS.index(level)])
+    _CHECKS[task](functions, level, rng)
