@@ -784,6 +784,11 @@ def _add_finetune(subparsers) -> None:
                              "there are removed)")
     parser.add_argument("--json", action="store_true",
                         help="print the metrics as JSON (as in OUT/metrics.json)")
+    parser.add_argument("--lora", type=int, default=None, metavar="R",
+                        help="train LoRA adapters of rank R on query and value (and the "
+                             "head) instead of every weight; merged into the saved model")
+    parser.add_argument("--lora-alpha", type=float, default=defaults.lora_alpha,
+                        help="LoRA's update is scaled by alpha / R")
     parser.set_defaults(handler=_run_finetune)
 
 
@@ -802,6 +807,7 @@ def _run_finetune(args) -> int:
                            test_size=args.test_size, epochs=args.epochs,
                            min_steps=args.min_steps, learning_rate=args.lr,
                            batch_size=args.batch_size, max_length=args.max_seq_length,
+                           lora_rank=args.lora, lora_alpha=args.lora_alpha,
                            progress=_progress)
     _report(metrics, args.out, args.json, "metrics.json")
     return 0

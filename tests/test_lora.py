@@ -4,6 +4,8 @@ tests/parity/test_lora_parity.py."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -146,3 +148,26 @@ def test_apply_lora_refuses_unknown_targets():
         apply_lora(model, r=2, target_modules=["nonexistent"])
     with pytest.raises(ValueError, match="no LoRA adapter"):
         lora_trainable(model)
+
+
+def test_finetune_with_lora_trains_adapters_and_head_only(tmp_path, capsys):
+    from minibert.cli import main
+
+    out = tmp_path / "lora"
+    assert main(["finetune", "--task", "classify", "--model", "tiny-toy", "-o", str(out),
+                 "--train-size", "16", "--test-size", "8", "--epochs", "1", "--lora", "2",
+                 "--json"]) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    config = mb.BertConfig.from_json_file(out / "config.json")
+    hidden, layers, labels = config.hidden_size, config.num_hidden_layers, config.num_labels
+    adapters = layers * 2 * 2 * (hidden + hidden)  # query and value: A (2, H) and B (H, 2)
+    assert metrics["trained_parameters"] == adapters + labels * hidden + labels
+    reloaded = mb.BertForSequenceClassification.from_pretrained(out)  # merged: plain names
+    assert not any("lora" in name for name, _ in reloaded.named_parameters())
+    capsys.readouterr()
+    assert main(["finetune", "--task", "classify", "--model", "tiny-toy", "-o",
+                 str(tmp_path / "bad"), "--lora", "0"]) == 2
+    assert "lora_rank" in capsys.readouterr().err
+    assert main(["finetune", "--task", "classify", "--model", "tiny-toy", "-o",
+                 str(tmp_path / "bad"), "--lora", "1000", "--train-size", "16"]) == 2
+    assert "min(in, out) = 128" in capsys.readouterr().err

@@ -93,6 +93,8 @@ class FinetuneConfig:
     vocab_size: int = 5000  # from scratch: WordPiece vocabulary cap, as pretraining
     corpus_seed: int = 0  # from scratch: seed of the toy corpus the vocabulary is learned on
     num_documents: int = 2600  # from scratch: documents of that corpus, as pretraining
+    lora_rank: int | None = None  # LoRA adapters of this rank on query and value; None: all
+    lora_alpha: float = 16.0  # LoRA's update is scaled by lora_alpha / lora_rank
 
     def __post_init__(self) -> None:
         if self.task not in tasks.TASKS:
@@ -104,6 +106,9 @@ class FinetuneConfig:
             check_int(name, getattr(self, name), minimum=0)
         if self.max_length is not None:
             check_int("max_length", self.max_length, minimum=8)
+        if self.lora_rank is not None:
+            check_int("lora_rank", self.lora_rank, minimum=1)
+        check_real("lora_alpha", self.lora_alpha, 0, above=True)
         check_real("learning_rate", self.learning_rate, 0, above=True)
         check_real("warmup_fraction", self.warmup_fraction, 0, maximum=1, below=True)
         check_real("weight_decay", self.weight_decay, 0)
@@ -208,8 +213,9 @@ def build_model(config: FinetuneConfig, task: tasks.TaskData, model_dir=None, to
 
 
 def train_head(model, features: tasks.Features, config: FinetuneConfig,
-               progress: Callable[[str], None] = print) -> list[dict]:
-    """Train all weights; returns the history (step, loss, lr).
+               progress: Callable[[str], None] = print, trained=None) -> list[dict]:
+    """Train all weights, or only those of ``trained`` (a Module sharing the model's arrays,
+    e.g. ``lora_trainable(model)``); returns the history (step, loss, lr).
 
     ``config.epochs`` passes over the examples, or as many more as ``config.min_steps``
     needs; a pass draws a new random order of the examples.
@@ -220,7 +226,8 @@ def train_head(model, features: tasks.Features, config: FinetuneConfig,
     schedule = make_schedule("linear", config.learning_rate,
                              warmup_steps=int(config.warmup_fraction * total_steps),
                              total_steps=total_steps)
-    optimizer = make_optimizer("adamw", model, lr=schedule, weight_decay=config.weight_decay)
+    optimizer = make_optimizer("adamw", model if trained is None else trained, lr=schedule,
+                               weight_decay=config.weight_decay)
     order_rng = np.random.default_rng([config.seed, 3])
     history, step = [], 0
     model.train()
@@ -312,11 +319,19 @@ def run_finetune(config: FinetuneConfig, model_dir=None, tokenizer=None,
     truncated = train.truncated + (test.truncated if test else 0)
     progress(f"task {config.task}: {len(task.train)} training and {len(task.test)} test "
              f"examples ({truncated} truncated to max_length={max_length})")
+    trained = model
+    if config.lora_rank is not None:
+        from minibert.lora import apply_lora, lora_trainable
+
+        # Adapters on the encoder's query and value; the new task head trains in full.
+        apply_lora(model, config.lora_rank, config.lora_alpha, seed=config.seed)
+        head = [name for name in model._modules if name not in ("bert", "albert", "distilbert")]
+        trained = lora_trainable(model, also=head)
     train_start = time.perf_counter()
     # Overflow or an invalid operation stops the run at once instead of spreading NaNs.
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         try:
-            history = train_head(model, train, config, progress)
+            history = train_head(model, train, config, progress, trained)
             train_seconds = time.perf_counter() - train_start
             metrics = evaluate_head(model, task, test, config) if test else {}
         except FloatingPointError as error:
@@ -330,9 +345,14 @@ def run_finetune(config: FinetuneConfig, model_dir=None, tokenizer=None,
         "steps": len(history),
         "final_train_loss": float(np.mean([h["loss"] for h in history[-5:]])),
         "train_seconds": round(train_seconds, 2),
+        "trained_parameters": trained.num_parameters(),
         "total_seconds": round(time.perf_counter() - start, 2),
         "config": config.to_dict(),
     })
+    if config.lora_rank is not None:
+        from minibert.lora import merge_lora
+
+        merge_lora(model)  # saved as a plain model of its class, the update folded in
     model.eval()
     return model, tokenizer, metrics, history
 
