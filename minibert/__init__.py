@@ -8,6 +8,7 @@ DistilBERT with its distillation (``minibert.distilbert``, ``minibert.training.d
 """
 
 from minibert import functional
+from minibert.assignment.workspace import use_implementation
 from minibert._kernels import fast_kernels, set_fast_kernels
 from minibert.albert import (
     AlbertConfig,
@@ -82,4 +83,5 @@ __all__ = [
     "safetensors",
     "sentence_embeddings",
     "set_fast_kernels",
+    "use_implementation",
 ]

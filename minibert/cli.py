@@ -976,9 +976,60 @@ def _run_search(args) -> int:
     return 0
 
 
+# -- assignment ------------------------------------------------------------------------------
+
+def _add_assignment(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "assignment", help="write the graded backward-pass assignment or the bug lab; grade it",
+        description="create DIR writes a student workspace (one stub per task, public tests); "
+                    "grade DIR grades it task by task, each in its own process with a time "
+                    "limit. See docs/assignments.md.")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    create = actions.add_parser(
+        "create", help="write a student workspace (or the instructor's tree)",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    create.add_argument("dir", metavar="DIR", help="the folder to write")
+    create.add_argument("--instructor", action="store_true",
+                        help="write DIR/student (to hand out), DIR/solutions and DIR/hidden "
+                             "(keep these two private)")
+    create.add_argument("--lab", choices=["bugs"], default=None,
+                        help="write the bug-hunting lab instead of the backward-pass tasks")
+    create.add_argument("--overwrite", action="store_true",
+                        help="replace a workspace that exists at DIR")
+    create.set_defaults(handler=_run_assignment)
+    grade = actions.add_parser(
+        "grade", help="grade a workspace: a table of tasks, points and the first failing check",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    grade.add_argument("dir", metavar="DIR", help="the student's workspace")
+    grade.add_argument("--hidden", metavar="DIR", default=None,
+                       help="the instructor's hidden/ folder: add the hidden tests")
+    grade.add_argument("--json", action="store_true", help="print the report as JSON")
+    grade.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
+                       help="time limit of each task")
+    grade.set_defaults(handler=_run_assignment)
+
+
+def _run_assignment(args) -> int:
+    from minibert.assignment import create_workspace, grade
+
+    if args.action == "create":
+        try:
+            path = create_workspace(args.dir, instructor=args.instructor, lab=args.lab,
+                                    overwrite=args.overwrite)
+        except FileExistsError as error:
+            raise CommandError(str(error)) from None
+        what = "the instructor's tree" if args.instructor else "a student workspace"
+        print(f"wrote {what} to {path}")
+        return 0
+    report = grade(args.dir, hidden=args.hidden, time_limit=args.time_limit)
+    print(report.to_json() if args.json else report.table())
+    return 0
+
+
 _COMMANDS: list[Callable] = [_add_gradcheck, _add_pretrain, _add_fill_mask, _add_attention,
                              _add_figures, _add_finetune, _add_info, _add_distil,
-                             _add_embed, _add_search]
+                             _add_embed, _add_search,
+                             _add_assignment]
 
 
 def build_parser() -> argparse.ArgumentParser:
