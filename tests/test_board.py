@@ -22,6 +22,17 @@ def test_the_encoder_block_states_every_shape_from_the_config():
         assert shape in shown
 
 
+def test_the_encoder_block_shows_the_fan_out_and_the_gradients_that_add():
+    fig = board.encoder_block_figure(128, 2, 512)
+    shown = texts(fig)
+    assert {"x", "Q", "K", "V", "dQ", "dK", "dV", "a"} <= set(shown)
+    assert any(t.startswith("dx = dQ·W_Q + dK·W_K + dV·W_V") for t in shown)
+    assert not any("LayerNorm(a" in t for t in shown)  # no undefined names in the boxes
+    sizes = [t.get_fontsize() for ax in fig.axes for t in ax.texts]
+    assert min(sizes) >= 20  # readable at 1280 x 720
+    assert tuple(fig.get_size_inches()) == (12.8, 7.2)
+
+
 def test_the_masks_are_bidirectional_and_causal_and_hide_padding():
     fig = board.attention_masks_figure(TOKENS, [1, 1, 1, 1, 0])
     bidirectional, causal = (np.asarray(ax.images[0].get_array()) for ax in fig.axes)

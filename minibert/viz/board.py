@@ -63,69 +63,110 @@ def embedding_sum_figure(tokens: Sequence[str], word, segment, position, summed,
         label = (f"value (all H = {hidden} dimensions)" if shown == hidden
                  else f"value (first {shown} of H = {hidden} dimensions)")
         fig.colorbar(image, ax=axes, shrink=0.6, label=label)
-        fig.suptitle("The input of layer 1: three table rows added, per token")
+        fig.suptitle("The input of layer 0: three table rows added, per token")
     return fig
 
 
-def _box(ax, x, y, text, color="white", width=3.2, height=0.62):
+def _box(ax, x, y, text, color="white", width=3.2, height=0.62, fontsize=12):
     ax.add_patch(FancyBboxPatch((x - width / 2, y - height / 2), width, height,
                                 boxstyle="round,pad=0.05", facecolor=color, edgecolor="black"))
-    ax.text(x, y, text, ha="center", va="center", fontsize=12)
+    ax.text(x, y, text, ha="center", va="center", fontsize=fontsize)
 
 
 def _arrow(ax, start, end, color, style="-", rad=0.0):
-    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=16, color=color,
-                                 linestyle=style, linewidth=2,
+    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=20, color=color,
+                                 linestyle=style, linewidth=2.5,
                                  connectionstyle=f"arc3,rad={rad}"))
 
 
 def encoder_block_figure(hidden_size: int = 768, num_heads: int = 12,
-                         intermediate_size: int = 3072) -> Figure:
-    """One BERT encoder block as a computation graph: forward down (black) with the shape of
-    every tensor, residual paths (blue), and the backward flow up (vermillion, dashed)."""
+                         intermediate_size: int = 3072, fontsize: float = 20) -> Figure:
+    """One BERT encoder block as a computation graph, 16:9, for the board or a slide.
+
+    Forward (black): x fans out to Q, K and V; only Q and K meet in the scores and the
+    softmax, V is weighted by the probabilities; the output projection is added to x and
+    normalized (a), and the feed-forward branch is added to a and normalized (y). Residual
+    paths are blue. Backward (vermillion, dashed, labelled): the gradients that flow back,
+    with the two sums the lesson is about: x receives dQ, dK, dV through their projections
+    plus the residual's gradient, and each residual sum passes its gradient to both branches.
+    Shapes use the package's dimension legend, filled in from the arguments.
+    """
     hidden = check_int("hidden_size", hidden_size, minimum=1)
     heads = check_int("num_heads", num_heads, minimum=1)
     inter = check_int("intermediate_size", intermediate_size, minimum=1)
     head_size = hidden // heads
-    steps = [
-        ("hidden_states x", f"(B, T, H={hidden})"),
-        ("Q, K, V = x Wᵀ + b", f"3 × (B, T, H={hidden})"),
-        ("split heads", f"(B, N={heads}, T, D={head_size})"),
-        ("scores = Q Kᵀ / √D  (+ mask)", "(B, N, T, T)"),
-        ("softmax → attention_probs", "(B, N, T, T)"),
-        ("context = probs · V, merge", f"(B, T, H={hidden})"),
-        ("dense, dropout", f"(B, T, H={hidden})"),
-        ("LayerNorm(x + ·)", f"(B, T, H={hidden})"),
-        ("dense + GELU", f"(B, T, I={inter})"),
-        ("dense, dropout", f"(B, T, H={hidden})"),
-        ("LayerNorm(a + ·)  → next block", f"(B, T, H={hidden})"),
-    ]
-    gap = 1.0
-    ys = [-(i * gap) for i in range(len(steps))]
+    size = float(fontsize)
     with lecture_style():
-        fig = Figure(figsize=(11.0, 12.0), layout="constrained")
-        ax = fig.add_subplot()
-        for (label, shape), y in zip(steps, ys, strict=True):
-            color = "#f0f0f0" if "LayerNorm" in label else "white"
-            _box(ax, 0.0, y, label, color=color, width=4.4)
-            ax.text(2.5, y, shape, ha="left", va="center", fontsize=12, family="monospace")
-        for upper, lower in zip(ys, ys[1:]):
-            _arrow(ax, (0.0, upper - 0.33), (0.0, lower + 0.33), _FORWARD)
-            _arrow(ax, (-2.55, lower + 0.2), (-2.55, upper - 0.2), _BACKWARD, style="--")
-        # Residual paths: x to the first Add & LayerNorm, a to the second.
-        _arrow(ax, (-2.3, ys[0]), (-2.3, ys[7]), _RESIDUAL, rad=0.35)
-        _arrow(ax, (-2.3, ys[7] - 0.1), (-2.3, ys[10]), _RESIDUAL, rad=0.35)
-        ax.text(-3.9, (ys[0] + ys[7]) / 2, "residual\n(gradient\nadds here)", color=_RESIDUAL,
-                ha="center", va="center", fontsize=12)
-        ax.text(-3.9, (ys[7] + ys[10]) / 2, "residual", color=_RESIDUAL, ha="center",
-                va="center", fontsize=12)
-        ax.text(-2.9, ys[-1] - 0.75, "backward: d_out flows up, each box's backward\n"
-                "reads its forward cache; dashed arrows", color=_BACKWARD, fontsize=12,
-                ha="left")
-        ax.set_xlim(-4.8, 6.6)
-        ax.set_ylim(ys[-1] - 1.2, 0.6)
+        fig = Figure(figsize=(12.8, 7.2))
+        ax = fig.add_axes((0, 0, 1, 1))
+        ax.set_xlim(0, 12.8)
+        ax.set_ylim(0, 7.2)
         ax.set_axis_off()
-        fig.suptitle("One encoder block: forward with shapes, backward in reverse")
+        ax.text(0.3, 6.85, "One encoder block: forward (black), backward (dashed, vermillion)",
+                fontsize=size + 6, va="center", ha="left")
+
+        def box(x, y, text, width, color="white"):
+            _box(ax, x, y, text, color=color, width=width, height=0.6, fontsize=size)
+
+        def label(x, y, text, color="black", **kwargs):
+            ax.text(x, y, text, color=color, fontsize=size, va="center", **kwargs)
+
+        def plus(x, y):
+            ax.text(x, y, "+", color=_RESIDUAL, fontsize=size + 12, fontweight="bold",
+                    ha="center", va="center")
+
+        # Attention sublayer, top row: x fans out to Q, K and V (three gradients come back).
+        row, q_row, v_row = 4.9, 5.9, 3.9
+        box(0.75, row, "x", 0.8)
+        for name, y in (("Q", q_row), ("K", row), ("V", v_row)):
+            box(2.9, y, name, 0.8)
+            _arrow(ax, (1.2, row + 0.1), (2.45, y + 0.1), _FORWARD)
+            _arrow(ax, (2.45, y - 0.12), (1.2, row - 0.12), _BACKWARD, style="--")
+        label(1.35, 5.7, "dQ", _BACKWARD)
+        label(1.8, 4.55, "dK", _BACKWARD)
+        label(1.2, 3.85, "dV", _BACKWARD)
+        box(5.45, 5.4, "P = softmax(QKᵀ/√D)", 3.4)
+        _arrow(ax, (3.35, q_row), (3.7, 5.5), _FORWARD)
+        _arrow(ax, (3.35, row), (3.7, 5.3), _FORWARD)
+        box(5.65, v_row, "P V, merge heads", 2.9)
+        _arrow(ax, (3.35, v_row), (4.15, v_row), _FORWARD)
+        _arrow(ax, (6.1, 5.05), (6.1, 4.25), _FORWARD)
+        box(7.95, v_row, "dense", 1.2)
+        _arrow(ax, (7.15, v_row), (7.3, v_row), _FORWARD)
+        plus(8.95, v_row)
+        _arrow(ax, (8.6, v_row), (8.78, v_row), _FORWARD)
+        box(10.5, v_row, "LayerNorm", 2.0)
+        _arrow(ax, (9.12, v_row), (9.45, v_row), _FORWARD)
+        label(11.6, v_row, "= a")
+        # Residual x -> the first sum, over the top.
+        _arrow(ax, (0.75, row + 0.35), (8.95, v_row + 0.3), _RESIDUAL, rad=-0.42)
+        label(7.9, 6.45, "residual: x + attention(x)", _RESIDUAL)
+        label(0.3, 3.1, "dx = dQ·W_Q + dK·W_K + dV·W_V + d(sum)", _BACKWARD)
+        label(7.1, 3.1, "each + copies its gradient", _BACKWARD)
+        label(7.1, 2.72, "to both of its inputs", _BACKWARD)
+        # Feed-forward sublayer, bottom row.
+        low = 2.0
+        box(0.75, low, "a", 0.8)
+        box(3.05, low, "dense, GELU", 2.2)
+        _arrow(ax, (1.2, low), (1.9, low), _FORWARD)
+        box(5.45, low, "dense", 1.2)
+        _arrow(ax, (4.2, low), (4.8, low), _FORWARD)
+        plus(6.75, low)
+        _arrow(ax, (6.1, low), (6.58, low), _FORWARD)
+        box(8.35, low, "LayerNorm", 2.0)
+        _arrow(ax, (6.92, low), (7.3, low), _FORWARD)
+        label(9.45, low, "= y, to the next block")
+        _arrow(ax, (0.75, low - 0.35), (6.75, low - 0.3), _RESIDUAL, rad=0.22)
+        label(7.0, 1.3, "residual: a + FFN(a)", _RESIDUAL)
+        label(1.3, 2.55, "da = d(sum) + d(FFN branch)", _BACKWARD)
+        # Shapes, from the arguments.
+        shapes = [("x, a, y", f"(B, T, H={hidden})"),
+                  ("Q, K, V", f"(B, N={heads}, T, D={head_size})"),
+                  ("P", "(B, N, T, T)"), ("GELU", f"(B, T, I={inter})")]
+        for index, (name, shape) in enumerate(shapes):
+            x, y = 0.3 + 6.2 * (index % 2), 0.75 - 0.45 * (index // 2)
+            label(x, y, name)
+            label(x + 1.35, y, shape, family="monospace")
     return fig
 
 
@@ -150,7 +191,7 @@ def multihead_figure(num_heads: int = 4, head_size: int = 3, length: int = 5) ->
         matrix(0, 0, hidden, lambda c: _HEAD_COLORS[c // size], f"Q: (T, H={hidden})")
         x = hidden + 3
         for head in range(heads):
-            matrix(x, 0, size, lambda c, h=head: _HEAD_COLORS[h], f"head {head + 1}")
+            matrix(x, 0, size, lambda c, h=head: _HEAD_COLORS[h], f"head {head}")
             x += size + 1
         matrix(x + 2, 0, hidden, lambda c: _HEAD_COLORS[c // size], f"context: (T, H={hidden})")
         ax.annotate("", (hidden + 2.6, -length / 2 + 1), (hidden + 0.4, -length / 2 + 1),
