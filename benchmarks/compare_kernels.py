@@ -6,7 +6,7 @@ Loads ``minibert/functional.py`` as it was at the git revision BASE (a file that
 only NumPy, the layout of every commit so far) and times each layer the model runs on the
 demo's shapes (64 x 32 tokens, H = 128, I = 512, 2 heads, the MLM cross-entropy over
 300 labelled positions and 4,608 classes) with BASE's functions and with today's, that is
-``minibert._kernels.fast(...)``: the fast twin where one exists, else the reference
+``minibert.kernels.fast(...)``: the fast twin where one exists, else the reference
 pair. Before the reorganisation, functional.py held the model's fast versions itself.
 Times are the best of two medians of ``--repeats`` calls, old and new in turns.
 """
@@ -35,8 +35,8 @@ import importlib.util  # noqa: E402
 import numpy as np  # noqa: E402
 from run import median_time  # noqa: E402  (benchmarks/run.py, beside this script)
 
-from minibert import _kernels as K  # noqa: E402
 from minibert import functional as F  # noqa: E402
+from minibert import kernels as K  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

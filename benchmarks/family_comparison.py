@@ -78,7 +78,7 @@ def train(out: Path, recipe: str, seed: int, steps: int) -> None:
     start = time.perf_counter()
     if recipe == "distil":
         import minibert as mb
-        from minibert.training.distill import DistillConfig, distil
+        from minibert.family.distillation import DistillConfig, distil
 
         distil(DistillConfig(steps=steps, batch_size=BATCH_SIZE, seed=seed),
                mb.reference_path(), folder, overwrite=True, progress=quiet)
@@ -167,7 +167,7 @@ def time_recipe(out: Path, recipe: str, steps: int = 20) -> float:
     batches = heldout_batches(tokenizer)
     batches = [b for b in batches if b.input_ids.shape[0] == BATCH_SIZE][:3]
     if recipe == "distil":
-        from minibert.training.distill import DistillationObjective, load_teacher
+        from minibert.family.distillation import DistillationObjective, load_teacher
 
         teacher, _ = load_teacher(mb.reference_path())
         student = mb.DistilBertForMaskedLM.from_pretrained(folder).train()

@@ -39,8 +39,8 @@ import numpy as np
 from minibert.data import ToyCorpus, write_corpus
 from minibert.data.batches import collate_instances
 from minibert.demo import run_probes
+from minibert.heads import BertForPreTraining
 from minibert.io import safetensors
-from minibert.model import BertForPreTraining
 from minibert.training.pretrain import TrainingConfig, prepare_data, pretrain
 
 

@@ -45,8 +45,8 @@ if __name__ == "__main__":
 import numpy as np  # noqa: E402
 
 import minibert as mb  # noqa: E402
-from minibert import _kernels as K  # noqa: E402
 from minibert import functional as F  # noqa: E402
+from minibert import kernels as K  # noqa: E402
 from minibert.training import loop, optim  # noqa: E402
 from minibert.training.pretrain import Trainer, TrainingConfig, prepare_data  # noqa: E402
 

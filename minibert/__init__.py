@@ -2,40 +2,39 @@
 
 Every layer has an explicit forward and backward pass (``minibert.functional``), proven
 by gradient checks (``minibert.gradcheck``); the layers compose into a real BERT
-(``minibert.model``) with HuggingFace's parameter names and numbers. Two of BERT's family
-follow from the same layers: ALBERT's factorised, shared layers (``minibert.albert``) and
-DistilBERT with its distillation (``minibert.distilbert``, ``minibert.training.distill``).
+(``minibert.model``, its heads in ``minibert.heads``, what every model shares in
+``minibert.base``) with HuggingFace's parameter names and numbers. BERT's relatives follow
+from the same layers in ``minibert.family``: ALBERT's factorised, shared layers, DistilBERT
+and its distillation.
 """
 
 from minibert import functional
 from minibert.assignment.workspace import use_implementation
-from minibert._kernels import fast_kernels, set_fast_kernels
-from minibert.albert import (
+from minibert.config import BertConfig
+from minibert.family.albert import (
     AlbertConfig,
     AlbertForMaskedLM,
     AlbertForPreTraining,
     AlbertForSequenceClassification,
     AlbertModel,
 )
-from minibert.config import BertConfig
-from minibert.distilbert import (
+from minibert.family.distilbert import (
     DistilBertConfig,
     DistilBertForMaskedLM,
     DistilBertForSequenceClassification,
     DistilBertModel,
 )
 from minibert.heads import (
+    BertForMaskedLM,
+    BertForNextSentencePrediction,
+    BertForPreTraining,
     BertForQuestionAnswering,
     BertForSequenceClassification,
     BertForTokenClassification,
 )
 from minibert.io import safetensors
-from minibert.model import (
-    BertForMaskedLM,
-    BertForNextSentencePrediction,
-    BertForPreTraining,
-    BertModel,
-)
+from minibert.kernels import fast_kernels, set_fast_kernels
+from minibert.model import BertModel
 from minibert.reference import load_reference, reference_path
 from minibert.sentence import sentence_embeddings
 from minibert.tokenization import BertTokenizer

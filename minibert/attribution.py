@@ -15,8 +15,8 @@ respect to the input embeddings is one backward call away. Two attributions from
 
 The *input embeddings* are the word vectors ``word_embeddings.weight[input_ids]`` (B, T, H);
 position and segment vectors stay as they are, since they are the same for every word. The
-baseline is the zero vector, which is also the ``[PAD]`` row of a BERT table. The target is
-one logit: a fill-mask logit (:func:`mlm_target`) or a next-sentence logit
+baseline is the zero vector (not the ``[PAD]`` row, which training moves away from zero).
+The target is one logit: a fill-mask logit (:func:`mlm_target`) or a next-sentence logit
 (:func:`nsp_target`). Derivations and a comparison with attention are in
 docs/visualization.md (section "Saliency") and notebook 08.
 
@@ -213,7 +213,7 @@ def integrated_gradients(model, input_ids, token_type_ids=None, attention_mask=N
     Inputs:
         one example and a target, as :func:`gradient_x_input`;
         steps: path points, all run as one batch of ``steps`` examples;
-        baseline: (T, H) word vectors of the baseline; zeros (the [PAD] row) by default.
+        baseline: (T, H) word vectors of the baseline; the zero vector by default.
     Returns:
         an :class:`Attribution`; ``completeness_gap`` is how far the scores' sum is from
         target(input) - target(baseline).

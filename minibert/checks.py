@@ -19,7 +19,8 @@ import numpy as np
 
 __all__ = [
     "IGNORE_INDEX", "is_int", "is_real", "check_int", "check_real", "check_bool",
-    "check_probability", "check_float_array", "as_int_array", "check_ids",
+    "check_probability", "check_float_array", "as_int_array", "check_ids", "short_repr",
+    "exact_float",
 ]
 
 # The label of positions that carry no target (no MLM prediction, a [CLS]/[SEP]/padding
@@ -29,10 +30,12 @@ IGNORE_INDEX = -100
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _shown(value, limit: int = 60) -> str:
+def short_repr(value, limit: int = 60) -> str:
     """repr cut to ``limit`` characters: a message never quotes a huge input whole."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
-        return f"an integer of {value.bit_length()} bits"
+    # int.__repr__ of a number with thousands of digits is itself slow (and may be refused).
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and \
+            int(value).bit_length() > 200:
+        return f"an integer of {int(value).bit_length()} bits"
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -52,12 +55,12 @@ def is_real(value) -> bool:
 def check_int(name: str, value, minimum: int | None = None, maximum: int | None = None) -> int:
     """``value`` as an int, after checking it is an integer in [minimum, maximum]."""
     if not is_int(value):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {_shown(value)}")
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {short_repr(value)}")
     if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
         low = "" if minimum is None else f">= {minimum}"
         high = "" if maximum is None else f"<= {maximum}"
         raise ValueError(f"{name} must be {' and '.join(p for p in (low, high) if p)}, "
-                         f"got {_shown(value)}")
+                         f"got {short_repr(value)}")
     return int(value)
 
 
@@ -70,7 +73,7 @@ def check_real(name: str, value, minimum: float | None = None, *, above: bool = 
     """
     if not is_real(value):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} "
-                        f"{_shown(value)}")
+                        f"{short_repr(value)}")
     value = float(value)
     ok = math.isfinite(value)
     if minimum is not None:
@@ -84,7 +87,7 @@ def check_real(name: str, value, minimum: float | None = None, *, above: bool = 
         if maximum is not None:
             bounds.append(f"{'<' if below else '<='} {maximum}")
         allowed = "a finite number" + (" " + " and ".join(bounds) if bounds else "")
-        raise ValueError(f"{name} must be {allowed}, got {_shown(value)}")
+        raise ValueError(f"{name} must be {allowed}, got {short_repr(value)}")
     return value
 
 
@@ -98,7 +101,7 @@ def check_bool(name: str, value) -> bool:
     """``value`` itself, after checking it is True or False (not 0/1, not a string)."""
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {type(value).__name__} "
-                        f"{_shown(value)}")
+                        f"{short_repr(value)}")
     return bool(value)
 
 
@@ -142,3 +145,15 @@ def check_ids(name: str, ids, upper: int, what: str = "", *, ignore: int | None 
             raise IndexError(f"{name} contains {ids[outside].ravel()[0]}; allowed: "
                              f"[0, {upper}){where}{also}")
     return ids
+
+
+def exact_float(name: str, value) -> float:
+    """``value`` as a float; an integer that float64 cannot hold exactly is refused."""
+    try:
+        as_float = float(value)
+    except OverflowError:
+        as_float = math.inf
+    if as_float != value:
+        raise ValueError(f"{name} must be a number that float64 holds exactly, got "
+                         f"{short_repr(value)}")
+    return as_float

@@ -20,9 +20,10 @@ from pathlib import Path
 
 from minibert.data import AMBIGUITY_PROBES
 from minibert.fill_mask import fill_mask
+from minibert.heads import BertForMaskedLM
 from minibert.io.checkpoint import load_tokenizer
 from minibert.io.fileio import atomic_write_json, atomic_write_text
-from minibert.model import BertForMaskedLM, BertModel
+from minibert.model import BertModel
 from minibert.training.pretrain import TrainingConfig, pretrain
 
 __all__ = ["run_probes", "draw_figures", "main"]

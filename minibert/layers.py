@@ -9,7 +9,7 @@ only stores what the functions return and adds gradients into its buffers.
 One rule for what a module keeps between its forward and its backward: ``self.cache``,
 a named tuple (the pair's own cache for these layers, e.g. ``functional.LinearCache``),
 None before the first forward. ``fast(F.gelu_forward)`` is the reference pair itself, or
-its proven-equal faster twin from ``minibert._kernels`` while fast kernels are on.
+its proven-equal faster twin from ``minibert.kernels`` while fast kernels are on.
 
 Dimension legend: B batch, T sequence length, H hidden size, N heads, D head size,
 I intermediate size, V vocabulary size.
@@ -22,7 +22,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from minibert import functional as F
-from minibert._kernels import fast
+from minibert.kernels import fast
 
 __all__ = [
     "Module", "ModuleList", "Linear", "Embedding", "LayerNorm", "GELU", "ReLU", "Tanh",
@@ -224,12 +224,20 @@ class Linear(Module):
 
 
 class Embedding(Module):
-    """A lookup table: ids (...) -> rows of weight (V, H)."""
+    """A lookup table: ids (...) -> rows of weight (V, H).
+
+    ``padding_idx`` (as ``torch.nn.Embedding``): that row starts at 0 and its gradient is
+    left alone by the backward, so [PAD] stays the zero vector while the model trains.
+    """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, rng: np.random.Generator,
-                 std: float = 0.02, dtype=np.float32) -> None:
+                 std: float = 0.02, dtype=np.float32, padding_idx: int | None = None) -> None:
         super().__init__()
-        self.add_parameter("weight", _normal(rng, (num_embeddings, embedding_dim), std, dtype))
+        weight = self.add_parameter("weight",
+                                    _normal(rng, (num_embeddings, embedding_dim), std, dtype))
+        self.padding_idx = padding_idx
+        if padding_idx is not None:
+            weight[padding_idx] = 0.0
 
     def forward(self, ids) -> np.ndarray:
         """ids int (...) -> (..., H)."""
@@ -238,7 +246,10 @@ class Embedding(Module):
 
     def backward(self, dout: np.ndarray) -> None:
         """Adds dout's rows into the looked-up rows of the weight gradient. Ids get no gradient."""
-        self.grads["weight"] += fast(F.embedding_backward)(dout, self.cache)
+        dweight = fast(F.embedding_backward)(dout, self.cache)  # (V, H)
+        if self.padding_idx is not None:
+            dweight[self.padding_idx] = 0.0
+        self.grads["weight"] += dweight
 
 
 class LayerNorm(Module):

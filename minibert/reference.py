@@ -53,7 +53,7 @@ def load_reference(name: str = "tiny-toy", model_class=None):
     ``from_pretrained`` (default ``BertForPreTraining``; ``BertForMaskedLM`` or ``BertModel``
     load the parts they need and ignore the rest quietly).
     """
-    from minibert.model import BertForPreTraining
+    from minibert.heads import BertForPreTraining
     from minibert.tokenization import BertTokenizer
 
     folder = reference_path(name)

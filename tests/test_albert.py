@@ -14,8 +14,11 @@ import numpy as np
 import pytest
 
 import minibert as mb
-from minibert import _kernels as K
-from minibert.albert import (
+from minibert import kernels as K
+from minibert.base import make_init
+from minibert.checks import IGNORE_INDEX
+from minibert.cli import main
+from minibert.family.albert import (
     AlbertAttention,
     AlbertConfig,
     AlbertEmbeddings,
@@ -25,14 +28,11 @@ from minibert.albert import (
     AlbertModel,
     AlbertTransformer,
 )
-from minibert.checks import IGNORE_INDEX
-from minibert.cli import main
 from minibert.fill_mask import fill_mask
 from minibert.gradcheck import check_loss, check_module
 from minibert.gradcheck.suite import MODEL_TOL, SINGLE_LAYER_TOL, perturb_parameters
 from minibert.io import safetensors
 from minibert.layers import Module
-from minibert.model import make_init
 from minibert.training.pretrain import TrainingConfig, pretrain
 
 # V=41, E=6, H=8, N=2 heads of D=4, I=12: every axis distinct, E < H.

@@ -10,7 +10,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import minibert as mb  # noqa: E402
-from minibert import saliency  # noqa: E402
+from minibert import attribution  # noqa: E402
 from minibert.gradcheck import numerical_gradient, rel_error  # noqa: E402
 from minibert.gradcheck.suite import perturb_parameters, small_config  # noqa: E402
 
@@ -34,18 +34,18 @@ def inputs():
     return input_ids, token_type_ids, attention_mask
 
 
-@pytest.mark.parametrize("target", [saliency.mlm_target(2, 17), saliency.nsp_target(1)],
+@pytest.mark.parametrize("target", [attribution.mlm_target(2, 17), attribution.nsp_target(1)],
                          ids=["fill-mask logit", "next-sentence logit"])
 def test_the_embedding_gradient_matches_finite_differences_in_float64(model, inputs, target):
     input_ids, token_type_ids, attention_mask = inputs
     words = model.bert.embeddings.word_embeddings.params["weight"][input_ids].copy()  # (1, T, H)
 
     def logit(vectors):
-        values, _ = saliency.target_and_gradient(
+        values, _ = attribution.target_and_gradient(
             model, input_ids, token_type_ids, attention_mask, target=target, word_vectors=vectors)
         return values
 
-    _, analytic = saliency.target_and_gradient(
+    _, analytic = attribution.target_and_gradient(
         model, input_ids, token_type_ids, attention_mask, target=target, word_vectors=words)
     numeric = numerical_gradient(logit, words, np.ones(1))
     assert rel_error(analytic, numeric) < 1e-7
@@ -56,8 +56,8 @@ def test_the_embedding_gradient_matches_finite_differences_in_float64(model, inp
 
 def test_gradient_x_input_is_the_gradient_dotted_with_the_word_vectors(model, inputs):
     input_ids, token_type_ids, attention_mask = inputs
-    result = saliency.gradient_x_input(model, input_ids, token_type_ids, attention_mask,
-                                       target=saliency.mlm_target(3, 5))
+    result = attribution.gradient_x_input(model, input_ids, token_type_ids, attention_mask,
+                                       target=attribution.mlm_target(3, 5))
     words = model.bert.embeddings.word_embeddings.params["weight"][input_ids[0]]  # (T, H)
     np.testing.assert_allclose(result.scores, (result.gradient * words).sum(-1), rtol=1e-12)
     out = model(input_ids, token_type_ids, attention_mask)
@@ -66,10 +66,10 @@ def test_gradient_x_input_is_the_gradient_dotted_with_the_word_vectors(model, in
 
 def test_integrated_gradients_are_complete(model, inputs):
     input_ids, token_type_ids, attention_mask = inputs
-    target = saliency.nsp_target(0)
-    coarse = saliency.integrated_gradients(model, input_ids, token_type_ids, attention_mask,
+    target = attribution.nsp_target(0)
+    coarse = attribution.integrated_gradients(model, input_ids, token_type_ids, attention_mask,
                                            target=target, steps=4)
-    fine = saliency.integrated_gradients(model, input_ids, token_type_ids, attention_mask,
+    fine = attribution.integrated_gradients(model, input_ids, token_type_ids, attention_mask,
                                          target=target, steps=64)
     difference = fine.target_value - fine.baseline_value
     # Completeness: the scores add up to f(input) - f(baseline), better with more steps.
@@ -83,11 +83,11 @@ def test_integrated_gradients_are_complete(model, inputs):
 def test_one_step_integrated_gradients_from_a_zero_baseline_is_gradient_x_input_at_half(
         model, inputs):
     input_ids, token_type_ids, attention_mask = inputs
-    target = saliency.mlm_target(1, 9)
-    one = saliency.integrated_gradients(model, input_ids, token_type_ids, attention_mask,
+    target = attribution.mlm_target(1, 9)
+    one = attribution.integrated_gradients(model, input_ids, token_type_ids, attention_mask,
                                         target=target, steps=1)
     words = model.bert.embeddings.word_embeddings.params["weight"][input_ids]
-    _, half = saliency.target_and_gradient(model, input_ids, token_type_ids, attention_mask,
+    _, half = attribution.target_and_gradient(model, input_ids, token_type_ids, attention_mask,
                                            target=target, word_vectors=0.5 * words)
     np.testing.assert_allclose(one.scores, (half[0] * words[0]).sum(-1), rtol=1e-10)
 
@@ -95,26 +95,26 @@ def test_one_step_integrated_gradients_from_a_zero_baseline_is_gradient_x_input_
 def test_bad_targets_and_models_are_refused(model, inputs):
     input_ids, token_type_ids, attention_mask = inputs
     with pytest.raises(ValueError, match="target.position must be <= 6"):
-        saliency.gradient_x_input(model, input_ids, target=saliency.mlm_target(7, 1))
+        attribution.gradient_x_input(model, input_ids, target=attribution.mlm_target(7, 1))
     with pytest.raises(ValueError, match=r"token id\) must be <= 40"):
-        saliency.gradient_x_input(model, input_ids, target=saliency.mlm_target(0, 41))
+        attribution.gradient_x_input(model, input_ids, target=attribution.mlm_target(0, 41))
     with pytest.raises(ValueError, match="label must be >= 0 and <= 1, got 2"):
-        saliency.nsp_target(2)
+        attribution.nsp_target(2)
     with pytest.raises(TypeError, match="mlm_target"):
-        saliency.gradient_x_input(model, input_ids, target=("mlm", 1, 2))
+        attribution.gradient_x_input(model, input_ids, target=("mlm", 1, 2))
     with pytest.raises(TypeError, match="needs .bert and .cls"):
-        saliency.gradient_x_input(mb.BertModel(small_config()), input_ids,
-                                  target=saliency.nsp_target())
+        attribution.gradient_x_input(mb.BertModel(small_config()), input_ids,
+                                  target=attribution.nsp_target())
     masked_lm = mb.BertForMaskedLM(small_config(), dtype=np.float64).eval()
     with pytest.raises(ValueError, match="no NSP head"):
-        saliency.gradient_x_input(masked_lm, input_ids, target=saliency.nsp_target())
+        attribution.gradient_x_input(masked_lm, input_ids, target=attribution.nsp_target())
     with pytest.raises(ValueError, match="one example"):
-        saliency.gradient_x_input(model, np.repeat(input_ids, 2, 0),
-                                  target=saliency.nsp_target())
+        attribution.gradient_x_input(model, np.repeat(input_ids, 2, 0),
+                                  target=attribution.nsp_target())
     model.train()
     try:
         with pytest.raises(ValueError, match="model.eval"):
-            saliency.gradient_x_input(model, input_ids, target=saliency.nsp_target())
+            attribution.gradient_x_input(model, input_ids, target=attribution.nsp_target())
     finally:
         model.eval()
 
@@ -142,7 +142,7 @@ def test_saliency_figure_draws_one_bar_row_per_method():
 def test_the_attention_command_draws_the_saliency_view(tmp_path):
     from minibert.cli import main
 
-    output = tmp_path / "saliency.png"
+    output = tmp_path / "attribution.png"
     code = main(["attention", "she deposited the money at the [MASK] before noon.",
                  "--model", "tiny-toy", "--view", "saliency", "-o", str(output)])
     assert code == 0 and output.read_bytes().startswith(b"\x89PNG")

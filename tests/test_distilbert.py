@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 import minibert as mb
-from minibert import _kernels as K
 from minibert import functional as F
+from minibert import kernels as K
+from minibert.base import make_init
 from minibert.checks import IGNORE_INDEX
-from minibert.distilbert import (
+from minibert.family.distilbert import (
     DistilBertConfig,
     DistilBertForMaskedLM,
     DistilBertModel,
@@ -27,7 +28,6 @@ from minibert.distilbert import (
 )
 from minibert.gradcheck import check_function, check_loss, check_module
 from minibert.gradcheck.suite import MODEL_TOL, SINGLE_LAYER_TOL, function_cases
-from minibert.model import make_init
 
 SMALL = dict(vocab_size=37, max_position_embeddings=16, n_layers=2, n_heads=2, dim=12,
              hidden_dim=20, dropout=0.0, attention_dropout=0.0)

@@ -12,13 +12,8 @@ import minibert as mb
 from minibert import functional as F
 from minibert.checks import IGNORE_INDEX
 from minibert.cli import main
-from minibert.distilbert import DistilBertConfig, DistilBertForMaskedLM
-from minibert.gradcheck import check_loss
-from minibert.gradcheck.suite import MODEL_TOL
-from minibert.io import safetensors
-from minibert.reference import reference_path
-from minibert.tokenization import BertTokenizer
-from minibert.training.distill import (
+from minibert.family.distilbert import DistilBertConfig, DistilBertForMaskedLM
+from minibert.family.distillation import (
     HEAD_MAP,
     LAYER_MAP,
     DistillationObjective,
@@ -28,6 +23,11 @@ from minibert.training.distill import (
     init_student,
     student_config,
 )
+from minibert.gradcheck import check_loss
+from minibert.gradcheck.suite import MODEL_TOL
+from minibert.io import safetensors
+from minibert.reference import reference_path
+from minibert.tokenization import BertTokenizer
 from minibert.training.loop import train_step
 from minibert.training.optim import AdamW
 

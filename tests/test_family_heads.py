@@ -20,15 +20,15 @@ import numpy as np
 import pytest
 
 import minibert as mb
-from minibert import _kernels as K
-from minibert.albert import (
+from minibert import kernels as K
+from minibert.cli import main
+from minibert.family.albert import (
     AlbertConfig,
     AlbertForMaskedLM,
     AlbertForPreTraining,
     AlbertForSequenceClassification,
 )
-from minibert.cli import main
-from minibert.distilbert import (
+from minibert.family.distilbert import (
     DistilBertConfig,
     DistilBertForMaskedLM,
     DistilBertForSequenceClassification,

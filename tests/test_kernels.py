@@ -1,4 +1,4 @@
-"""The fast twins in minibert._kernels equal the reference pairs in minibert.functional.
+"""The fast twins in minibert.kernels equal the reference pairs in minibert.functional.
 
 Tolerances, and why:
 
@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 import minibert as mb
-from minibert import _kernels as K
 from minibert import functional as F
+from minibert import kernels as K
 from minibert.gradcheck import check_loss, rel_error
 from minibert.gradcheck.suite import MODEL_TOL, perturb_parameters, small_config
 
@@ -253,7 +253,7 @@ def test_switch_restores_the_previous_setting_and_checks_its_argument():
 
 
 def test_environment_variable_starts_with_the_reference():
-    code = "import minibert._kernels as K; print(K.fast_kernels_enabled())"
+    code = "import minibert.kernels as K; print(K.fast_kernels_enabled())"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             env={"MINIBERT_FAST_KERNELS": "0", "PATH": ""}, check=True)
     assert result.stdout.strip() == "False"

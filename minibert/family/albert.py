@@ -49,33 +49,34 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from minibert import _kernels as K
 from minibert import functional as F
-from minibert.checks import as_int_array, check_ids, check_real, is_int, is_real
-from minibert.config import (
-    PRESETS,
-    _BertFields,
-    _ClassifierLabels,
-    _exact_float,
-    _HFConfigFile,
-    _short,
-)
-from minibert.heads import _PooledClassifier, label_config
-from minibert.layers import Embedding, LayerNorm, Module, ModuleList, Tanh, get_activation
-from minibert.model import (
-    BertEmbeddings,
-    BertModel,
+from minibert import kernels as K
+from minibert.base import (
     BertModelOutput,
-    BertSelfAttention,
-    BertWithHeads,
+    Initializer,
+    LazyLogits,
     MaskedLMOutput,
+    PretrainedModel,
     ShapeCache,
-    _CheckpointIO,
-    _Init,
-    _LazyLogits,
-    _preserved_caches,
     make_init,
+    preserved_caches,
 )
+from minibert.checks import (
+    as_int_array,
+    check_ids,
+    check_real,
+    exact_float,
+    is_int,
+    is_real,
+    short_repr,
+)
+from minibert.config import PRESETS, BertFields
+from minibert.heads.pretraining import BertWithHeads
+from minibert.heads.tasks import PooledClassifier, label_config
+from minibert.hf_config import ClassifierLabels, HFConfigFile
+from minibert.io.checkpoint import register_config_class
+from minibert.layers import Embedding, LayerNorm, Module, ModuleList, Tanh, get_activation
+from minibert.model import BertEmbeddings, BertModel, BertSelfAttention
 
 __all__ = [
     "AlbertConfig",
@@ -105,7 +106,7 @@ ALBERT_EMBEDDING_SIZES = {"tiny": 64, "mini": 128, "small": 128, "base": 128, "l
 
 
 @dataclass(init=True, repr=False)
-class _AlbertFields(_BertFields):
+class _AlbertFields(BertFields):
     """The fields of ``AlbertConfig``, checked on construction (see ``AlbertConfig`` below)."""
 
     vocab_size: int = 30000  # V
@@ -128,7 +129,7 @@ class _AlbertFields(_BertFields):
         for name in ("embedding_size", "num_hidden_groups", "inner_group_num"):
             value = getattr(self, name)
             if not is_int(value) or value <= 0:
-                raise ValueError(f"{name} must be a positive integer, got {_short(value)}")
+                raise ValueError(f"{name} must be a positive integer, got {short_repr(value)}")
             setattr(self, name, int(value))
         if self.embedding_size > self.hidden_size:
             raise ValueError(
@@ -143,11 +144,11 @@ class _AlbertFields(_BertFields):
         value = self.classifier_dropout_prob
         if not is_real(value) or not 0.0 <= value < 1.0:
             raise ValueError(f"classifier_dropout_prob must be a number in [0, 1), "
-                             f"got {_short(value)}")
-        self.classifier_dropout_prob = _exact_float("classifier_dropout_prob", value)
+                             f"got {short_repr(value)}")
+        self.classifier_dropout_prob = exact_float("classifier_dropout_prob", value)
 
 
-class AlbertConfig(_HFConfigFile, _ClassifierLabels, _AlbertFields):
+class AlbertConfig(HFConfigFile, ClassifierLabels, _AlbertFields):
     """Hyperparameters of an ALBERT (HF ``AlbertConfig`` names and defaults = ALBERT-xxlarge).
 
     BertConfig's fields (checked the same way), HF's ALBERT defaults, and four more:
@@ -212,18 +213,21 @@ class AlbertConfig(_HFConfigFile, _ClassifierLabels, _AlbertFields):
 # ----------------------------------------------------------------------------------------
 
 
-class _NarrowInit(_Init):
+register_config_class(AlbertConfig)
+
+
+class _NarrowInit(Initializer):
     """The model's initializer with E in place of H, for the tables and their LayerNorm.
 
     It draws from the same generators, so the whole model still comes from one seed.
     """
 
-    def __init__(self, init: _Init) -> None:
+    def __init__(self, init: Initializer) -> None:
         super().__init__(init.config, init.rng, init.dropout_rng, init.dtype)
 
-    def embedding(self, rows: int) -> Embedding:
+    def embedding(self, rows: int, padding_idx: int | None = None) -> Embedding:
         return Embedding(rows, self.config.embedding_size, self.rng,
-                         self.config.initializer_range, dtype=self.dtype)
+                         self.config.initializer_range, dtype=self.dtype, padding_idx=padding_idx)
 
     def layer_norm(self) -> LayerNorm:
         return LayerNorm(self.config.embedding_size, self.config.layer_norm_eps,
@@ -237,7 +241,7 @@ class AlbertEmbeddings(BertEmbeddings):
     row starts at 0 and gets no gradient from the lookup); only the width differs.
     """
 
-    def __init__(self, init: _Init) -> None:
+    def __init__(self, init: Initializer) -> None:
         super().__init__(_NarrowInit(init))
 
 
@@ -255,7 +259,7 @@ class AlbertAttention(BertSelfAttention):
     ``LayerNorm(x + dropout(dense(context)))`` around it. (B, T, H) -> (B, T, H).
     """
 
-    def __init__(self, init: _Init) -> None:
+    def __init__(self, init: Initializer) -> None:
         super().__init__(init)
         hidden = init.config.hidden_size
         self.dense = init.linear(hidden, hidden)
@@ -279,7 +283,7 @@ class AlbertAttention(BertSelfAttention):
 class AlbertLayer(Module):
     """One post-LN block: attention, then ``full_layer_layer_norm(ffn_output(act(ffn(a))) + a)``."""
 
-    def __init__(self, init: _Init) -> None:
+    def __init__(self, init: Initializer) -> None:
         super().__init__()
         config = init.config
         # Attribute order = HF's, so named_parameters() lists them in HF's order.
@@ -308,7 +312,7 @@ class AlbertLayer(Module):
 class AlbertLayerGroup(Module):
     """``inner_group_num`` blocks run one after the other: ``albert_layers.0``, ..."""
 
-    def __init__(self, init: _Init) -> None:
+    def __init__(self, init: Initializer) -> None:
         super().__init__()
         self.albert_layers = ModuleList(AlbertLayer(init)
                                         for _ in range(init.config.inner_group_num))
@@ -343,7 +347,7 @@ class AlbertTransformer(Module):
     the one set of shared buffers. See the module docstring.
     """
 
-    def __init__(self, init: _Init) -> None:
+    def __init__(self, init: Initializer) -> None:
         super().__init__()
         config = init.config
         self.num_hidden_layers = config.num_hidden_layers
@@ -403,7 +407,7 @@ class AlbertTransformer(Module):
 # ----------------------------------------------------------------------------------------
 
 
-class AlbertModel(_CheckpointIO, Module):
+class AlbertModel(PretrainedModel, Module):
     """Embeddings (width E), the shared encoder and (optionally) the pooler: HF ``AlbertModel``.
 
     The pooler is HF's ``pooler`` (a dense H -> H, no sub-module) and ``pooler_activation``
@@ -415,7 +419,7 @@ class AlbertModel(_CheckpointIO, Module):
     head_prefixes = ("predictions.", "sop_classifier.")
 
     def __init__(self, config: AlbertConfig, seed: int = 0, dtype=np.float32,
-                 add_pooling_layer: bool = True, *, _init: _Init | None = None) -> None:
+                 add_pooling_layer: bool = True, *, _init: Initializer | None = None) -> None:
         super().__init__()
         if not isinstance(config, AlbertConfig):
             raise TypeError(f"config must be an AlbertConfig, got {type(config).__name__}")
@@ -491,7 +495,7 @@ class AlbertMLMHead(Module):
     from this use is added into the table's own gradient buffer.
     """
 
-    def __init__(self, init: _Init, word_embeddings: Embedding) -> None:
+    def __init__(self, init: Initializer, word_embeddings: Embedding) -> None:
         super().__init__()
         config = init.config
         # Attribute order = HF's (bias, LayerNorm, dense) for named_parameters().
@@ -517,14 +521,14 @@ class AlbertMLMHead(Module):
 
     def predict(self, hidden_states: np.ndarray) -> np.ndarray:
         """Logits without touching the caches a pending backward needs."""
-        with _preserved_caches(self):
+        with preserved_caches(self):
             return self.forward(hidden_states)
 
 
 class AlbertSOPHead(Module):
     """Sentence-order prediction: dropout(classifier_dropout_prob), then dense H -> 2."""
 
-    def __init__(self, init: _Init) -> None:
+    def __init__(self, init: Initializer) -> None:
         super().__init__()
         self.dropout = init.dropout(init.config.classifier_dropout_prob)
         self.classifier = init.linear(init.config.hidden_size, 2)
@@ -558,7 +562,7 @@ class AlbertForPreTrainingOutput:
     sentence_order_loss: float | None = None
     masked_lm_logits: np.ndarray | None = None  # (M, V) at the labelled positions only
     masked_lm_positions: tuple | None = None  # (batch index, position) arrays of those M
-    _prediction_logits: _LazyLogits | None = None
+    _prediction_logits: LazyLogits | None = None
 
     @property
     def prediction_logits(self) -> np.ndarray:
@@ -593,7 +597,7 @@ class _AlbertWithHeads(BertWithHeads):
     head_prefixes = ("predictions.", "sop_classifier.")
 
     def _build_albert(self, config: AlbertConfig, seed: int, dtype,
-                      add_pooling_layer: bool = True) -> _Init:
+                      add_pooling_layer: bool = True) -> Initializer:
         """Set ``config`` and ``albert``; returns the initializer for the heads."""
         if not isinstance(config, AlbertConfig):
             raise TypeError(f"config must be an AlbertConfig, got {type(config).__name__}")
@@ -656,7 +660,7 @@ class AlbertForPreTraining(_AlbertWithHeads):
             sentence_order_loss=sop_loss,
             masked_lm_logits=masked_logits,
             masked_lm_positions=None if mlm_cache is None else mlm_cache.positions,
-            _prediction_logits=_LazyLogits(lambda: predictions.predict(sequence_output)),
+            _prediction_logits=LazyLogits(lambda: predictions.predict(sequence_output)),
         )
 
     def backward(self, mlm_weight: float = 1.0, sop_weight: float = 1.0) -> None:
@@ -700,7 +704,7 @@ class AlbertForMaskedLM(_AlbertWithHeads):
                                                                 labels)
             positions = self.cache.positions
         return MaskedLMOutput(loss, base.hidden_states, base.attentions, masked_logits,
-                              positions, _LazyLogits(lambda: predictions.predict(sequence_output)))
+                              positions, LazyLogits(lambda: predictions.predict(sequence_output)))
 
     def backward(self, mlm_weight: float = 1.0) -> None:
         """Add the gradient of ``mlm_weight * loss`` into every gradient buffer."""
@@ -715,7 +719,7 @@ class AlbertForMaskedLM(_AlbertWithHeads):
 # ----------------------------------------------------------------------------------------
 
 
-class AlbertForSequenceClassification(_PooledClassifier, _AlbertWithHeads):
+class AlbertForSequenceClassification(PooledClassifier, _AlbertWithHeads):
     """ALBERT + a linear classifier on the pooled [CLS] vector: HF's class of that name.
 
     pooled (B, H) -> dropout(``classifier_dropout_prob``) -> ``classifier`` (H -> C);

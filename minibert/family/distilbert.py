@@ -1,7 +1,7 @@
 """DistilBERT (Sanh et al., 2019) built from the same layers as BERT.
 
 DistilBERT is BERT with half the layers, no token-type embeddings and no pooler, trained
-by distillation from a BERT teacher (``minibert.training.distill``). Its blocks are BERT's
+by distillation from a BERT teacher (``minibert.family.distillation``). Its blocks are BERT's
 post-LN blocks under other names; the module tree and attribute names mirror HuggingFace
 ``modeling_distilbert.py``, so parameter names (``distilbert.transformer.layer.0.attention.
 q_lin.weight``, ``vocab_projector.bias``, ...) and real checkpoints match without renaming:
@@ -37,30 +37,34 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from minibert import _kernels as K
 from minibert import functional as F
-from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, is_int, is_real
-from minibert.config import (
-    HIDDEN_ACTS,
-    _ClassifierLabels,
-    _exact_float,
-    _HFConfigFile,
-    _short,
-)
-from minibert.heads import SequenceClassifierOutput, _LabelledHead, label_config
-from minibert.layers import Embedding, Module, ModuleList, ReLU, get_activation
-from minibert.model import (
-    BertModel,
-    BertSelfAttention,
-    MaskedLMCache,
+from minibert import kernels as K
+from minibert.base import (
+    Initializer,
+    LazyLogits,
     MaskedLMOutput,
+    PretrainedModel,
+    SequenceClassifierOutput,
     ShapeCache,
-    _CheckpointIO,
-    _Init,
-    _LazyLogits,
-    _preserved_caches,
     make_init,
+    preserved_caches,
 )
+from minibert.checks import (
+    IGNORE_INDEX,
+    as_int_array,
+    check_ids,
+    exact_float,
+    is_int,
+    is_real,
+    short_repr,
+)
+from minibert.config import HIDDEN_ACTS
+from minibert.heads.pretraining import MaskedLMCache
+from minibert.heads.tasks import LabelledHead, label_config
+from minibert.hf_config import ClassifierLabels, HFConfigFile
+from minibert.io.checkpoint import register_config_class
+from minibert.layers import Embedding, Module, ModuleList, ReLU, get_activation
+from minibert.model import BertModel, BertSelfAttention
 
 __all__ = [
     "DistilBertConfig",
@@ -110,42 +114,42 @@ class _DistilBertFields:
                      "hidden_dim"):
             value = getattr(self, name)
             if not is_int(value) or value <= 0:
-                raise ValueError(f"{name} must be a positive integer, got {_short(value)}")
+                raise ValueError(f"{name} must be a positive integer, got {short_repr(value)}")
             setattr(self, name, int(value))
         if self.dim % self.n_heads:
             raise ValueError(f"dim ({self.dim}) must be divisible by n_heads ({self.n_heads}); "
                              f"allowed head counts divide {self.dim}")
         if not isinstance(self.sinusoidal_pos_embds, bool):
             raise ValueError(f"sinusoidal_pos_embds must be true or false, "
-                             f"got {_short(self.sinusoidal_pos_embds)}")
+                             f"got {short_repr(self.sinusoidal_pos_embds)}")
         if not isinstance(self.activation, str) or self.activation not in HIDDEN_ACTS:
             raise ValueError(f"activation must be one of {list(HIDDEN_ACTS)}, "
-                             f"got {_short(self.activation)}")
+                             f"got {short_repr(self.activation)}")
         for name in ("dropout", "attention_dropout", "qa_dropout", "seq_classif_dropout"):
             value = getattr(self, name)
             if not is_real(value) or not 0.0 <= value < 1.0:
-                raise ValueError(f"{name} must be a number in [0, 1), got {_short(value)}")
-            setattr(self, name, _exact_float(name, value))
+                raise ValueError(f"{name} must be a number in [0, 1), got {short_repr(value)}")
+            setattr(self, name, exact_float(name, value))
         value = self.initializer_range
         if not is_real(value) or not 0 < value < math.inf:
             raise ValueError(f"initializer_range must be a finite number > 0, got "
-                             f"{_short(value)}")
-        self.initializer_range = _exact_float("initializer_range", value)
+                             f"{short_repr(value)}")
+        self.initializer_range = exact_float("initializer_range", value)
         if self.pad_token_id is not None:
             if not (is_int(self.pad_token_id) and 0 <= self.pad_token_id < self.vocab_size):
                 raise ValueError(f"pad_token_id must be an integer in [0, vocab_size="
-                                 f"{self.vocab_size}) or None, got {_short(self.pad_token_id)}")
+                                 f"{self.vocab_size}) or None, got {short_repr(self.pad_token_id)}")
             self.pad_token_id = int(self.pad_token_id)
         if not isinstance(self.extra, dict):
             raise TypeError(f"extra must be a dict of other config keys, got "
-                            f"{type(self.extra).__name__} {_short(self.extra)}")
+                            f"{type(self.extra).__name__} {short_repr(self.extra)}")
         if self.extra.get("tie_word_embeddings", True) is not True:
             raise ValueError(f"tie_word_embeddings must be true (minibert always ties "
                              f"vocab_projector to the word embeddings), got "
-                             f"{_short(self.extra['tie_word_embeddings'])}")
+                             f"{short_repr(self.extra['tie_word_embeddings'])}")
 
 
-class DistilBertConfig(_HFConfigFile, _ClassifierLabels, _DistilBertFields):
+class DistilBertConfig(HFConfigFile, ClassifierLabels, _DistilBertFields):
     """Hyperparameters of a DistilBERT (HF ``DistilBertConfig`` names and defaults).
 
     The defaults are distilbert-base-uncased: 6 layers, H = 768, 12 heads, I = 3072. BERT's
@@ -215,6 +219,9 @@ class DistilBertConfig(_HFConfigFile, _ClassifierLabels, _DistilBertFields):
         return f"DistilBertConfig({fields})"
 
 
+register_config_class(DistilBertConfig)
+
+
 def sinusoidal_position_table(num_positions: int, dim: int) -> np.ndarray:
     """The sin/cos position table (Vaswani et al., 2017) in DistilBERT's column layout.
 
@@ -243,20 +250,17 @@ class DistilBertEmbeddings(Module):
     as in transformers 5 (older transformers froze it).
     """
 
-    def __init__(self, init: _Init) -> None:
+    def __init__(self, init: Initializer) -> None:
         super().__init__()
         config = init.config
-        self.word_embeddings = init.embedding(config.vocab_size)
+        # As HF (nn.Embedding padding_idx): the [PAD] row starts at 0, gets no gradient.
+        self.word_embeddings = init.embedding(config.vocab_size, padding_idx=config.pad_token_id)
         self.position_embeddings = init.embedding(config.max_position_embeddings)
         if config.sinusoidal_pos_embds:
             table = sinusoidal_position_table(config.max_position_embeddings, config.dim)
             self.position_embeddings.params["weight"][...] = table
         self.LayerNorm = init.layer_norm()
         self.dropout = init.dropout(config.dropout)
-        self.pad_token_id = config.pad_token_id
-        if self.pad_token_id is not None:
-            # As HF (nn.Embedding padding_idx): the [PAD] row starts at 0, gets no gradient.
-            self.word_embeddings.params["weight"][self.pad_token_id] = 0.0
 
     def forward(self, input_ids: np.ndarray) -> np.ndarray:
         """input_ids int (B, T) -> embeddings (B, T, H)."""
@@ -268,12 +272,7 @@ class DistilBertEmbeddings(Module):
         """dout (B, T, H); adds into both tables and the LayerNorm."""
         d_summed = self.LayerNorm.backward(self.dropout.backward(dout))  # (B, T, H)
         # forward: summed = words + positions[None]
-        grad_before = None
-        if self.pad_token_id is not None:
-            grad_before = self.word_embeddings.grads["weight"][self.pad_token_id].copy()
         self.word_embeddings.backward(d_summed)
-        if grad_before is not None:
-            self.word_embeddings.grads["weight"][self.pad_token_id] = grad_before
         self.position_embeddings.backward(d_summed.sum(axis=0))  # (T, H)
 
 
@@ -291,7 +290,7 @@ class DistilBertSelfAttention(BertSelfAttention):
 
     PROJECTIONS = ("q_lin", "k_lin", "v_lin")
 
-    def __init__(self, init: _Init) -> None:
+    def __init__(self, init: Initializer) -> None:
         super().__init__(init)
         hidden = init.config.hidden_size
         self.out_lin = init.linear(hidden, hidden)
@@ -308,7 +307,7 @@ class DistilBertSelfAttention(BertSelfAttention):
 class DistilBertFFN(Module):
     """lin1 H -> I, activation, lin2 I -> H, dropout (HF's ``FFN``)."""
 
-    def __init__(self, init: _Init) -> None:
+    def __init__(self, init: Initializer) -> None:
         super().__init__()
         config = init.config
         self.lin1 = init.linear(config.dim, config.hidden_dim)
@@ -328,7 +327,7 @@ class DistilBertFFN(Module):
 class DistilBertTransformerBlock(Module):
     """One post-LN block: LayerNorm(x + attention(x)), then LayerNorm(a + ffn(a))."""
 
-    def __init__(self, init: _Init) -> None:
+    def __init__(self, init: Initializer) -> None:
         super().__init__()
         self.attention = DistilBertSelfAttention(init)
         self.sa_layer_norm = init.layer_norm()
@@ -352,7 +351,7 @@ class DistilBertTransformerBlock(Module):
 class DistilBertTransformer(Module):
     """A stack of blocks: ``transformer.layer.0`` ... ``transformer.layer.{L-1}``."""
 
-    def __init__(self, init: _Init) -> None:
+    def __init__(self, init: Initializer) -> None:
         super().__init__()
         self.layer = ModuleList(DistilBertTransformerBlock(init)
                                 for _ in range(init.config.n_layers))
@@ -387,7 +386,7 @@ class DistilBertModelOutput:
     attentions: tuple | None = None  # L arrays (B, N, T, T)
 
 
-class _DistilBertCheckpointIO(_CheckpointIO):
+class _DistilBertCheckpointIO(PretrainedModel):
     """What ``load_pretrained`` reads from a model class: DistilBERT's config and names."""
 
     config_class = DistilBertConfig
@@ -404,7 +403,7 @@ class DistilBertModel(_DistilBertCheckpointIO, Module):
     """Embeddings and the transformer stack: HF ``DistilBertModel``."""
 
     def __init__(self, config: DistilBertConfig, seed: int = 0, dtype=np.float32, *,
-                 _init: _Init | None = None) -> None:
+                 _init: Initializer | None = None) -> None:
         super().__init__()
         _check_config(config)
         init = _init or make_init(config, seed, dtype)
@@ -459,7 +458,7 @@ class DistilBertVocabProjector(Module):
     under the embeddings), and its gradient from this use is added into the same buffer.
     """
 
-    def __init__(self, init: _Init, word_embeddings: Embedding) -> None:
+    def __init__(self, init: Initializer, word_embeddings: Embedding) -> None:
         super().__init__()
         self.add_parameter("bias", np.zeros(init.config.vocab_size, dtype=init.dtype))
         object.__setattr__(self, "word_embeddings", word_embeddings)  # tied, not a child
@@ -517,7 +516,7 @@ class DistilBertForMaskedLM(_DistilBertCheckpointIO, Module):
         """Logits without touching the caches a pending backward needs."""
         head = (self.vocab_transform, self.activation, self.vocab_layer_norm,
                 self.vocab_projector)
-        with _preserved_caches_of(head):
+        with preserved_caches(*head):
             return self.lm_head_forward(hidden_states)
 
     # -- the model -------------------------------------------------------------------------
@@ -544,7 +543,7 @@ class DistilBertForMaskedLM(_DistilBertCheckpointIO, Module):
             loss = float(loss)
             self.cache = MaskedLMCache(positions, cross_entropy, sequence_output.shape)
         return MaskedLMOutput(loss, base.hidden_states, base.attentions, masked_logits,
-                              positions, _LazyLogits(lambda: self.predict(sequence_output)))
+                              positions, LazyLogits(lambda: self.predict(sequence_output)))
 
     def backward(self) -> None:
         """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps)."""
@@ -558,13 +557,6 @@ class DistilBertForMaskedLM(_DistilBertCheckpointIO, Module):
         self.distilbert.backward(d_sequence)
 
 
-class _preserved_caches_of(_preserved_caches):
-    """``model._preserved_caches`` over several module trees at once."""
-
-    def __init__(self, modules) -> None:
-        self.modules = [m for module in modules for _, m in module.named_modules()]
-
-
 
 # ----------------------------------------------------------------------------------------
 # Fine-tuning: sequence classification
@@ -576,7 +568,7 @@ class FirstTokenCache(NamedTuple):
     sequence_shape: tuple  # (B, T, H) of the encoder's output
 
 
-class DistilBertForSequenceClassification(_DistilBertCheckpointIO, _LabelledHead):
+class DistilBertForSequenceClassification(_DistilBertCheckpointIO, LabelledHead):
     """DistilBERT + a classifier on the first token's vector: HF's class of that name.
 
     DistilBERT has no pooler; its classifier brings its own dense layer instead:

@@ -43,16 +43,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from minibert import _kernels as K
 from minibert import functional as F
+from minibert import kernels as K
 from minibert.checks import IGNORE_INDEX, check_bool, check_int, check_probability, check_real
 from minibert.config import BertConfig
 from minibert.data import PretrainingBatches, PretrainingDataConfig, ToyCorpus
 from minibert.data.pretraining import create_pretraining_instances
-from minibert.distilbert import LAYER_NORM_EPS, DistilBertConfig, DistilBertForMaskedLM
+from minibert.family.distilbert import LAYER_NORM_EPS, DistilBertConfig, DistilBertForMaskedLM
+from minibert.heads import BertForMaskedLM, BertForPreTraining
 from minibert.io.checkpoint import CONFIG_NAME, WEIGHTS_NAME, load_tokenizer
-from minibert.io.fileio import atomic_folder, atomic_write_json
-from minibert.model import BertForMaskedLM, BertForPreTraining
+from minibert.io.fileio import atomic_write_json, clear_run_files, run_folder
 from minibert.training.loop import eval_mode, train_step
 from minibert.training.optim import AdamW
 from minibert.training.pretrain_data import batches_of, heldout_instances
@@ -509,15 +509,22 @@ def distil(config: DistillConfig, teacher_dir: str | os.PathLike, out_dir: str |
     """Distil the teacher in ``teacher_dir`` into a DistilBERT written to ``out_dir``.
 
     Writes config.json, model.safetensors, vocab.txt (the teacher's tokenizer),
-    metrics.json, history.json and distill_config.json, all at once (the folder is filled
-    beside ``out_dir`` and swapped in). Returns the metrics.
+    metrics.json, history.json and distill_config.json, each atomically. ``out_dir`` is
+    locked (and so proven writable) before any work; an overwrite removes the previous
+    run's files (only minibert's) once the student is trained. Returns the metrics.
     """
     if not isinstance(config, DistillConfig):
         raise TypeError(f"config must be a DistillConfig, got {type(config).__name__}")
     progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
-    start = time.perf_counter()
     out_dir = Path(out_dir)
     _check_out_dir(out_dir, overwrite)
+    with run_folder(out_dir, notice=progress):
+        return _distil_locked(config, teacher_dir, out_dir, progress)
+
+
+def _distil_locked(config: DistillConfig, teacher_dir, out_dir: Path,
+                   progress: Callable[[str], None]) -> dict:
+    start = time.perf_counter()
     teacher, tokenizer = load_teacher(teacher_dir)
     student = init_student(teacher, config.student_layers, config.teacher_layers,
                            seed=config.seed, dropout=config.dropout,
@@ -576,11 +583,10 @@ def distil(config: DistillConfig, teacher_dir: str | os.PathLike, out_dir: str |
     if final:
         progress("held-out after distillation: " + "  ".join(f"{k} {v:.4f}"
                                                             for k, v in final.items()))
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_folder(out_dir) as staging:
-        student.save_pretrained(staging, tokenizer=tokenizer)
-        atomic_write_json(staging / "metrics.json", metrics)
-        atomic_write_json(staging / "history.json", history)
-        atomic_write_json(staging / "distill_config.json",
-                          {**config.to_dict(), "teacher": str(teacher_dir)})
+    clear_run_files(out_dir)
+    student.save_pretrained(out_dir, tokenizer=tokenizer)
+    atomic_write_json(out_dir / "metrics.json", metrics)
+    atomic_write_json(out_dir / "history.json", history)
+    atomic_write_json(out_dir / "distill_config.json",
+                      {**config.to_dict(), "teacher": str(teacher_dir)})
     return metrics

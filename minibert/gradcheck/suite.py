@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from minibert import _kernels as K
 from minibert import functional as F
+from minibert import kernels as K
 from minibert import layers
 from minibert.checks import IGNORE_INDEX
 from minibert.config import BertConfig
@@ -116,7 +116,7 @@ def function_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckT
 
 
 def fast_twin_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
-    """The same cases through the fast twins of ``minibert._kernels``, where a pair has one."""
+    """The same cases through the fast twins of ``minibert.kernels``, where a pair has one."""
     for name, forward, backward, inputs, kwargs in _function_specs(seed):
         if forward in K._TWINS or backward in K._TWINS:
             twins = K._TWINS.get(forward, forward), K._TWINS.get(backward, backward)
@@ -127,6 +127,8 @@ def fast_twin_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheck
 def module_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
     """(name, thunk) for the stateful layers and BERT's blocks."""
     from minibert import model as M
+    from minibert.base import make_init
+    from minibert.heads.pretraining import BertPredictionHeadTransform
 
     rng = np.random.default_rng(seed)
     normal = rng.standard_normal
@@ -151,7 +153,7 @@ def module_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTab
 
     config = small_config(hidden_size=hidden, num_attention_heads=2, intermediate_size=10)
     mask = _padding_mask(rng, batch, seq)[:, None, None, :].astype(bool)
-    init = M.make_init(config, seed, np.float64)
+    init = make_init(config, seed, np.float64)
     yield "BertSelfAttention", lambda: check_module(
         prepared(M.BertSelfAttention(init)), {"hidden_states": x},
         forward_kwargs={"mask": mask})
@@ -159,13 +161,13 @@ def module_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTab
         prepared(M.BertLayer(init)), {"hidden_states": x}, forward_kwargs={"mask": mask})
     yield "BertPooler", lambda: check_module(prepared(M.BertPooler(init)), {"hidden_states": x})
     yield "BertPredictionHeadTransform", lambda: check_module(
-        prepared(M.BertPredictionHeadTransform(init)), {"hidden_states": x})
+        prepared(BertPredictionHeadTransform(init)), {"hidden_states": x})
 
 
 def model_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
     """(name, thunk) for BertForPreTraining end to end: dropout off and on with the fast
     twins (the model's default), and dropout off with the reference pairs alone."""
-    from minibert.model import BertForPreTraining
+    from minibert.heads import BertForPreTraining
 
     for dropout, fast in ((0.0, True), (0.1, True), (0.0, False)):
         def run(dropout=dropout, fast=fast) -> GradCheckTable:
@@ -200,7 +202,7 @@ def albert_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTab
     """(name, thunk) for AlbertForPreTraining end to end (MLM + SOP, padding): embeddings
     of width E < H and three layers running one shared block, whose gradient is the sum of
     its three uses; with the fast twins and with the reference pairs alone."""
-    from minibert.albert import AlbertConfig, AlbertForPreTraining
+    from minibert.family.albert import AlbertConfig, AlbertForPreTraining
 
     for fast in (True, False):
         def run(fast=fast) -> GradCheckTable:

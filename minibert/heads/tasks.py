@@ -18,58 +18,32 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from minibert import _kernels as K
 from minibert import functional as F
+from minibert import kernels as K
+from minibert.base import (
+    QuestionAnsweringModelOutput,
+    SequenceClassifierOutput,
+    TokenClassifierOutput,
+)
 from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, check_int
-from minibert.config import BertConfig, _ClassifierLabels
-from minibert.model import BertWithHeads
+from minibert.config import BertConfig
+from minibert.heads.pretraining import BertWithHeads
+from minibert.hf_config import ClassifierLabels
+from minibert.io.checkpoint import load_pretrained, read_checkpoint_tensors
 
 __all__ = [
     "BertForSequenceClassification",
     "BertForTokenClassification",
     "BertForQuestionAnswering",
-    "SequenceClassifierOutput",
-    "TokenClassifierOutput",
-    "QuestionAnsweringModelOutput",
+    "LabelledHead",
+    "PooledClassifier",
     "label_config",
     "forward_inputs",
 ]
-
-
-@dataclass
-class SequenceClassifierOutput:
-    """Outputs of BertForSequenceClassification (HF field names)."""
-
-    loss: float | None
-    logits: np.ndarray  # (B, C)
-    hidden_states: tuple | None = None  # L+1 arrays (B, T, H)
-    attentions: tuple | None = None  # L arrays (B, N, T, T)
-
-
-@dataclass
-class TokenClassifierOutput:
-    """Outputs of BertForTokenClassification (HF field names)."""
-
-    loss: float | None
-    logits: np.ndarray  # (B, T, C)
-    hidden_states: tuple | None = None
-    attentions: tuple | None = None
-
-
-@dataclass
-class QuestionAnsweringModelOutput:
-    """Outputs of BertForQuestionAnswering (HF field names)."""
-
-    loss: float | None
-    start_logits: np.ndarray  # (B, T)
-    end_logits: np.ndarray  # (B, T)
-    hidden_states: tuple | None = None
-    attentions: tuple | None = None
 
 
 # ----------------------------------------------------------------------------------------
@@ -92,7 +66,7 @@ def label_config(config: BertConfig, num_labels=None, id2label=None) -> BertConf
     labels are named ``LABEL_0``, ``LABEL_1``...), else the default two. Unlike the config,
     a classifier needs at least two labels.
     """
-    if not isinstance(config, _ClassifierLabels):
+    if not isinstance(config, ClassifierLabels):
         raise TypeError(f"config must be a BertConfig, AlbertConfig or DistilBertConfig, "
                         f"got {type(config).__name__}")
     if num_labels is not None:
@@ -119,14 +93,12 @@ def forward_inputs(model, inputs: dict) -> dict:
 
 def _checkpoint_head_rows(directory, key: str) -> int | None:
     """Rows of a head weight in a checkpoint folder (memory-mapped, no copy), or None."""
-    from minibert.io.checkpoint import read_checkpoint_tensors
-
     tensors = read_checkpoint_tensors(directory, mmap=True)
     return int(tensors[key].shape[0]) if key in tensors else None
 
 
-class _LabelledHead(BertWithHeads):
-    """Shared by the two classifiers: labels in the config, the num_labels check on load."""
+class LabelledHead(BertWithHeads):
+    """Shared by the classifiers: labels in the config, the num_labels check on load."""
 
     config: BertConfig
 
@@ -156,8 +128,6 @@ class _LabelledHead(BertWithHeads):
                     f"{str(directory)!r}, whose classifier.weight has {rows} rows "
                     f"({rows} labels); pass num_labels={rows} or start from a checkpoint "
                     f"without a classifier head")
-        from minibert.io.checkpoint import load_pretrained
-
         return load_pretrained(cls, directory, dtype=dtype, seed=seed, num_labels=num_labels,
                                **kwargs)
 
@@ -190,7 +160,7 @@ class _LabelledHead(BertWithHeads):
 # ----------------------------------------------------------------------------------------
 
 
-class _PooledClassifier(_LabelledHead):
+class PooledClassifier(LabelledHead):
     """A linear classifier on the pooled [CLS] vector: dropout, ``classifier`` (H -> C).
 
     The forward and backward of BERT's and ALBERT's sequence classifiers; the encoder is
@@ -219,7 +189,7 @@ class _PooledClassifier(_LabelledHead):
         self._encoder().backward(None, d_pooled)
 
 
-class BertForSequenceClassification(_PooledClassifier):
+class BertForSequenceClassification(PooledClassifier):
     """BERT + a linear classifier on the pooled [CLS] vector; loss = mean cross-entropy.
 
     Works on single sentences and on pairs (give ``token_type_ids``). ``num_labels`` comes
@@ -240,7 +210,7 @@ class BertForSequenceClassification(_PooledClassifier):
 # ----------------------------------------------------------------------------------------
 
 
-class BertForTokenClassification(_LabelledHead):
+class BertForTokenClassification(LabelledHead):
     """BERT (no pooler, as HF) + a linear classifier on every token; e.g. BIO entity tags.
 
     ``labels`` (B, T) hold -100 (``IGNORE_INDEX``) where there is no target: [CLS], [SEP],

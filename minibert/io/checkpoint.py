@@ -6,6 +6,10 @@ minibert model class. The tokenizer files (vocab.txt, tokenizer_config.json) are
 tokenizer's own business: ``BertTokenizer.save_pretrained`` writes them and
 ``BertTokenizer.from_pretrained`` reads them, here too. Pickle-based checkpoints
 (``pytorch_model.bin``) are refused, never unpickled. See docs/checkpoints.md.
+
+This module sits below the models and imports none of them: a model class brings its
+``config_class``, and each config class registers itself by its ``model_type``
+(``register_config_class``), so that a folder's config.json finds its class here.
 """
 
 from __future__ import annotations
@@ -18,9 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from minibert.config import BertConfig, read_json_object
 from minibert.io import safetensors
-from minibert.io.fileio import atomic_write_json
+from minibert.io.fileio import atomic_write_json, read_json_object
 
 __all__ = [
     "CONFIG_NAME",
@@ -33,6 +36,8 @@ __all__ = [
     "load_tokenizer",
     "checkpoint_summary",
     "config_class_of",
+    "register_config_class",
+    "CONFIG_CLASSES",
 ]
 
 CONFIG_NAME = "config.json"
@@ -223,16 +228,14 @@ def load_pretrained(
     eval mode, as HF does; call ``model.train()`` to fine-tune.
     """
     directory = _check_folder(directory)
-    config_class = getattr(cls, "config_class", BertConfig)
-    head_prefixes = getattr(cls, "head_prefixes", HEAD_PREFIXES)
-    config = config_class.from_json_file(directory / CONFIG_NAME)
+    config = cls.config_class.from_json_file(directory / CONFIG_NAME)
     tensors = read_checkpoint_tensors(directory)
     _check_size_against_config(config, tensors, directory)
     model = cls(config, seed=seed, dtype=dtype, **model_kwargs)
     aliases = model._tied_aliases()
     params = dict(model.named_parameters())
-    incoming = _map_to_model_keys(tensors, set(params), getattr(cls, "base_model_prefix", "bert"),
-                                  head_prefixes)
+    head_prefixes = cls.head_prefixes
+    incoming = _map_to_model_keys(tensors, set(params), cls.base_model_prefix, head_prefixes)
     for alias in aliases:
         incoming.pop(alias, None)  # the canonical array is loaded once
     missing = sorted(set(params) - set(incoming))
@@ -279,12 +282,14 @@ def load_pretrained(
     return model.eval()  # as HF: a loaded model starts in eval mode (dropout off)
 
 
-# The config class of each model_type a config.json can name, imported when first needed.
-CONFIG_CLASSES = {
-    "bert": ("minibert.config", "BertConfig"),
-    "albert": ("minibert.albert", "AlbertConfig"),
-    "distilbert": ("minibert.distilbert", "DistilBertConfig"),
-}
+# The config class of each model_type a config.json can name: "bert" -> BertConfig, ...
+CONFIG_CLASSES: dict[str, type] = {}
+
+
+def register_config_class(config_class: type) -> type:
+    """Record ``config_class`` as the reader of config.json files of its ``model_type``."""
+    CONFIG_CLASSES[config_class.model_type] = config_class
+    return config_class
 
 
 def config_class_of(directory: str | os.PathLike):
@@ -293,11 +298,8 @@ def config_class_of(directory: str | os.PathLike):
     A config.json without model_type (or naming one minibert does not build) is read as
     a BertConfig, which keeps unknown keys.
     """
-    import importlib
-
     data = read_json_object(Path(directory) / CONFIG_NAME, "config file")
-    module, name = CONFIG_CLASSES.get(data.get("model_type"), CONFIG_CLASSES["bert"])
-    return getattr(importlib.import_module(module), name)
+    return CONFIG_CLASSES.get(data.get("model_type"), CONFIG_CLASSES["bert"])
 
 
 def load_tokenizer(directory: str | os.PathLike):

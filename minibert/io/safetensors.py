@@ -28,8 +28,8 @@ from typing import IO
 
 import numpy as np
 
-from minibert.checks import check_bool, is_int
-from minibert.io.fileio import DuplicateKeyError, atomic_open, strict_json_loads
+from minibert.checks import check_bool, is_int, short_repr
+from minibert.io.fileio import DuplicateKeyError, atomic_open, open_to_read, strict_json_loads
 
 __all__ = [
     "TensorInfo",
@@ -41,7 +41,6 @@ __all__ = [
     "load_metadata",
     "to_bfloat16_bits",
     "from_bfloat16_bits",
-    "open_to_read",
 ]
 
 # How each supported dtype's elements are laid out in the data section (always little-endian).
@@ -306,23 +305,6 @@ def _check_utf8(text: str, what: str) -> None:
         raise ValueError(f"{what} cannot be encoded as UTF-8 ({error.reason})") from None
 
 
-def open_to_read(path: Path, what: str) -> IO[bytes]:
-    """``open(path, "rb")``, with errors that name ``what`` and the path in plain words.
-
-    Only the common failures are reworded; any other OSError already names the path.
-    """
-    try:
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{what} {str(path)!r} does not exist") from None
-    except IsADirectoryError:
-        raise IsADirectoryError(f"{what} {str(path)!r} is a folder; expected a file") from None
-    except PermissionError:
-        raise PermissionError(
-            f"{what} {str(path)!r} cannot be read: permission denied"
-        ) from None
-
-
 def _check_path(path: object, argument: str) -> Path:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{argument} must be a str or os.PathLike, got {_describe(path)}")
@@ -488,7 +470,8 @@ def _check_file_metadata(metadata: object, source: str) -> dict[str, str]:
         return {}
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
         raise ValueError(
-            f"{source}: {METADATA_KEY!r} must be an object of string values, got {_short(metadata)}"
+            f"{source}: {METADATA_KEY!r} must be an object of string values, "
+            f"got {short_repr(metadata, 80)}"
         )
     return metadata
 
@@ -512,7 +495,7 @@ def _check_entry(name: str, entry: object, data_length: int, source: str) -> Ten
         )
     if not isinstance(dtype, str) or dtype not in STORAGE_DTYPES:
         raise ValueError(
-            f"{where}: unknown dtype {_short(dtype)}; known: {', '.join(STORAGE_DTYPES)}"
+            f"{where}: unknown dtype {short_repr(dtype, 80)}; known: {', '.join(STORAGE_DTYPES)}"
         )
 
     shape = entry["shape"]
@@ -523,21 +506,21 @@ def _check_entry(name: str, entry: object, data_length: int, source: str) -> Ten
     ):
         raise ValueError(
             f"{where}: shape must be a list of at most {MAX_NDIM} non-negative "
-            f"integers, got {_short(shape)}"
+            f"integers, got {short_repr(shape, 80)}"
         )
 
     offsets = entry["data_offsets"]
     if not isinstance(offsets, list) or len(offsets) != 2 or not all(map(_is_count, offsets)):
         raise ValueError(
             f"{where}: data_offsets must be [begin, end] with non-negative "
-            f"integers, got {_short(offsets)}"
+            f"integers, got {short_repr(offsets, 80)}"
         )
     begin, end = offsets
     if begin > end:
-        raise ValueError(f"{where}: data_offsets {_short(offsets)} begin after they end")
+        raise ValueError(f"{where}: data_offsets {short_repr(offsets, 80)} begin after they end")
     if end > data_length:
         raise ValueError(
-            f"{where}: data_offsets {_short(offsets)} reach past the end of the "
+            f"{where}: data_offsets {short_repr(offsets, 80)} reach past the end of the "
             f"{data_length}-byte data section (file truncated?)"
         )
     # The size comes from the declared shape alone, before any byte is read or allocated.
@@ -545,7 +528,7 @@ def _check_entry(name: str, entry: object, data_length: int, source: str) -> Ten
     if nbytes != end - begin:
         needs = f"{nbytes}" if nbytes < 2**64 else "more than 2^64"
         raise ValueError(
-            f"{where}: dtype {dtype} with shape {_short(shape)} needs {needs} bytes but "
+            f"{where}: dtype {dtype} with shape {short_repr(shape, 80)} needs {needs} bytes but "
             f"data_offsets [{begin}, {end}] hold {end - begin}"
         )
     return TensorInfo(dtype, tuple(shape), (begin, end))
@@ -602,13 +585,7 @@ def _json_type(value: object) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def _short(value: object, limit: int = 80) -> str:
-    """repr cut to ``limit`` characters: a corrupt header can hold huge values."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _describe(value: object) -> str:
     if isinstance(value, np.ndarray):
         return f"an array of dtype {value.dtype} and shape {value.shape}"
-    return f"{type(value).__name__} {_short(value, 40)}"
+    return f"{type(value).__name__} {short_repr(value, 40)}"

@@ -20,9 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from minibert.checks import check_int, is_int
-from minibert.config import read_json_object
-from minibert.io.fileio import atomic_write_json, atomic_write_text
-from minibert.io.safetensors import open_to_read
+from minibert.io.fileio import atomic_write_json, atomic_write_text, open_to_read, read_json_object
 from minibert.tokenization.basic import BasicTokenizer
 from minibert.tokenization.wordpiece import WordpieceTokenizer
 

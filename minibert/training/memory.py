@@ -119,8 +119,8 @@ def activation_bytes_per_token(config: BertConfig, seq_len: int,
     """
     seq_len = check_int("seq_len", seq_len, minimum=1)
     masked_fraction = check_probability("masked_fraction", masked_fraction)
-    from minibert._kernels import fast_kernels
-    from minibert.model import BertForPreTraining
+    from minibert.heads import BertForPreTraining
+    from minibert.kernels import fast_kernels
 
     rng = np.random.default_rng(0)
     ids = rng.integers(0, config.vocab_size, (1, seq_len))

@@ -13,10 +13,10 @@ import os
 import warnings
 from pathlib import Path
 
-from minibert.albert import AlbertForPreTraining
 from minibert.checks import IGNORE_INDEX
 from minibert.data import ToyCorpus
-from minibert.model import BertForPreTraining
+from minibert.family.albert import AlbertForPreTraining
+from minibert.heads import BertForPreTraining
 from minibert.tokenization import BertTokenizer
 from minibert.training.loop import eval_mode
 from minibert.training.pretrain_config import TrainingConfig

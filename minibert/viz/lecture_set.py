@@ -121,8 +121,8 @@ def write_lecture_figures(model_dir, out_dir, formats=("png", "svg"), dpi: int =
     """Load the model folder (or ``tiny-toy``), draw :func:`lecture_figures` and write each
     in every format to ``out_dir``; the training curves come from ``history.json`` when the
     folder has one. Returns the paths written."""
+    from minibert.heads import BertForPreTraining
     from minibert.io.checkpoint import load_tokenizer
-    from minibert.model import BertForPreTraining
     from minibert.reference import REFERENCES, reference_path
 
     bad = [f for f in formats if f not in SAVE_FORMATS]

@@ -3,7 +3,7 @@
 Attributions are signed (a word can push a logit down) and each method has its own scale,
 so each row is a bar chart with its own y-axis and a zero line, not a shared colour map;
 attention rows (probabilities) keep the 0-1 axis. The numbers come from
-:mod:`minibert.saliency`.
+:mod:`minibert.attribution`.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def fill_mask_saliency_figure(model, tokenizer, text: str, pair: str | None = No
         a figure with three rows: gradient × input, integrated gradients, and the attention
         rollout from the [MASK] position (where the model looks, beside why it decided).
     """
-    from minibert.saliency import gradient_x_input, integrated_gradients, mlm_target
+    from minibert.attribution import gradient_x_input, integrated_gradients, mlm_target
     from minibert.viz.attention import attention_rollout, stack_attentions
 
     encoding = tokenizer(text, pair, return_tensors="np")

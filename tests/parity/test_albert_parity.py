@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 import pytest
 
-from minibert.albert import (
+from minibert.family.albert import (
     AlbertConfig,
     AlbertForMaskedLM,
     AlbertForPreTraining,

@@ -17,7 +17,7 @@ import pytest
 
 from minibert import functional as F
 from minibert.checks import IGNORE_INDEX
-from minibert.distilbert import DistilBertConfig, DistilBertForMaskedLM, DistilBertModel
+from minibert.family.distilbert import DistilBertConfig, DistilBertForMaskedLM, DistilBertModel
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")

@@ -19,13 +19,13 @@ import warnings
 import numpy as np
 import pytest
 
-from minibert.albert import (
+from minibert.family.albert import (
     AlbertConfig,
     AlbertForMaskedLM,
     AlbertForPreTraining,
     AlbertForSequenceClassification,
 )
-from minibert.distilbert import (
+from minibert.family.distilbert import (
     DistilBertConfig,
     DistilBertForMaskedLM,
     DistilBertForSequenceClassification,

@@ -1,0 +1,208 @@
+"""The machinery every model here shares: BERT, its task heads and its relatives.
+
+- ``Initializer``: the seeded factory of a model's layers (BERT's initialization scheme),
+  made by ``make_init(config, seed, dtype)``;
+- ``PretrainedModel``: ``from_pretrained`` / ``save_pretrained`` (the files themselves
+  are read and written by ``minibert.io.checkpoint``);
+- ``ShapeCache``, ``LazyLogits`` and ``preserved_caches``: what a forward keeps, logits
+  computed only when read, and a forward that leaves a pending backward's caches alone;
+- the output records with HF's field names (``BertModelOutput``, ``MaskedLMOutput``, ...).
+
+Dimension legend: B batch, T sequence length, H hidden size, N heads, V vocabulary size,
+C number of labels, M number of labelled (masked) positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from minibert.checks import check_int
+from minibert.io import checkpoint
+from minibert.layers import Dropout, Embedding, LayerNorm, Linear, Module
+
+__all__ = [
+    "Initializer", "make_init", "PretrainedModel", "ShapeCache", "LazyLogits",
+    "preserved_caches", "BertModelOutput", "BertForPreTrainingOutput", "MaskedLMOutput",
+    "NextSentencePredictorOutput", "SequenceClassifierOutput", "TokenClassifierOutput",
+    "QuestionAnsweringModelOutput",
+]
+
+
+class Initializer:
+    """Seeded factory of the layers of one model (BERT's scheme: normal(0, 0.02) weights)."""
+
+    def __init__(self, config, rng: np.random.Generator, dropout_rng, dtype):
+        self.config = config
+        self.rng = rng
+        self.dropout_rng = dropout_rng
+        self.dtype = np.dtype(dtype)
+        if self.dtype not in (np.float32, np.float64):
+            raise TypeError(f"dtype must be float32 or float64, got {self.dtype}")
+
+    def linear(self, n_in: int, n_out: int) -> Linear:
+        return Linear(n_in, n_out, self.rng, self.config.initializer_range, dtype=self.dtype)
+
+    def embedding(self, rows: int, padding_idx: int | None = None) -> Embedding:
+        return Embedding(rows, self.config.hidden_size, self.rng, self.config.initializer_range,
+                         dtype=self.dtype, padding_idx=padding_idx)
+
+    def layer_norm(self) -> LayerNorm:
+        return LayerNorm(self.config.hidden_size, self.config.layer_norm_eps, dtype=self.dtype)
+
+    def dropout(self, p: float) -> Dropout:
+        return Dropout(p, self.dropout_rng)
+
+
+def make_init(config, seed: int, dtype) -> Initializer:
+    """The initializer a model hands to each of its modules, seeded by ``seed``."""
+    seed = check_int("seed", seed, minimum=0)
+    # Two independent streams: one for the initial weights, one for dropout masks.
+    init_seq, dropout_seq = np.random.SeedSequence(int(seed)).spawn(2)
+    return Initializer(config, np.random.default_rng(init_seq), np.random.default_rng(dropout_seq),
+                       dtype)
+
+
+class PretrainedModel:
+    """``from_pretrained`` / ``save_pretrained`` for every model class (see io/checkpoint.py).
+
+    A subclass names its ``config_class``, the attribute of its encoder
+    (``base_model_prefix``: "bert", "albert", "distilbert") and the key prefixes of its heads.
+    """
+
+    config_class: type
+    base_model_prefix = "bert"
+    head_prefixes = checkpoint.HEAD_PREFIXES
+
+    @classmethod
+    def from_pretrained(cls, directory, dtype=np.float32, seed: int = 0, **kwargs):
+        """Load a checkpoint folder (config.json + model.safetensors), ours or HF's."""
+        return checkpoint.load_pretrained(cls, directory, dtype=dtype, seed=seed, **kwargs)
+
+    def save_pretrained(self, directory, tokenizer=None):
+        """Write config.json + model.safetensors (+ vocab.txt given a tokenizer)."""
+        return checkpoint.save_pretrained(self, directory, tokenizer)
+
+
+class ShapeCache(NamedTuple):
+    shape: tuple  # the forward's input or output shape, for a backward that builds zeros
+
+
+class LazyLogits:
+    """A value computed on first access, then kept (full-vocabulary logits are costly)."""
+
+    def __init__(self, compute: Callable[[], np.ndarray]) -> None:
+        self.compute = compute
+        self.value = None
+
+    def get(self) -> np.ndarray:
+        if self.value is None:
+            self.value = self.compute()
+        return self.value
+
+
+class preserved_caches:
+    """Context manager: snapshot and restore the caches of module trees."""
+
+    def __init__(self, *modules: Module) -> None:
+        self.modules = [m for module in modules for _, m in module.named_modules()]
+
+    def __enter__(self):
+        self.saved = [m.cache for m in self.modules]
+
+    def __exit__(self, *exc):
+        for module, cache in zip(self.modules, self.saved):
+            object.__setattr__(module, "cache", cache)
+        return False
+
+
+# ----------------------------------------------------------------------------------------
+# Outputs (HF field names)
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class BertModelOutput:
+    """Outputs of BertModel (HF field names)."""
+
+    last_hidden_state: np.ndarray  # (B, T, H)
+    pooler_output: np.ndarray | None = None  # (B, H)
+    hidden_states: tuple | None = None  # L+1 arrays (B, T, H): embeddings, then each layer
+    attentions: tuple | None = None  # L arrays (B, N, T, T)
+
+
+@dataclass
+class BertForPreTrainingOutput:
+    """Outputs of BertForPreTraining (HF field names plus the two loss parts)."""
+
+    loss: float | None
+    seq_relationship_logits: np.ndarray | None  # (B, 2)
+    hidden_states: tuple | None = None
+    attentions: tuple | None = None
+    masked_lm_loss: float | None = None
+    next_sentence_loss: float | None = None
+    masked_lm_logits: np.ndarray | None = None  # (M, V) at the labelled positions only
+    masked_lm_positions: tuple | None = None  # (batch index, position) arrays of those M
+    _prediction_logits: LazyLogits | None = None
+
+    @property
+    def prediction_logits(self) -> np.ndarray:
+        """(B, T, V) MLM logits at every position (computed on first access)."""
+        return self._prediction_logits.get()
+
+
+@dataclass
+class MaskedLMOutput:
+    loss: float | None
+    hidden_states: tuple | None = None
+    attentions: tuple | None = None
+    masked_lm_logits: np.ndarray | None = None
+    masked_lm_positions: tuple | None = None
+    _logits: LazyLogits | None = None
+
+    @property
+    def logits(self) -> np.ndarray:
+        """(B, T, V) MLM logits at every position (computed on first access)."""
+        return self._logits.get()
+
+
+@dataclass
+class NextSentencePredictorOutput:
+    loss: float | None
+    logits: np.ndarray  # (B, 2)
+    hidden_states: tuple | None = None
+    attentions: tuple | None = None
+
+
+@dataclass
+class SequenceClassifierOutput:
+    """Outputs of a sequence classifier (HF field names)."""
+
+    loss: float | None
+    logits: np.ndarray  # (B, C)
+    hidden_states: tuple | None = None  # L+1 arrays (B, T, H)
+    attentions: tuple | None = None  # L arrays (B, N, T, T)
+
+
+@dataclass
+class TokenClassifierOutput:
+    """Outputs of BertForTokenClassification (HF field names)."""
+
+    loss: float | None
+    logits: np.ndarray  # (B, T, C)
+    hidden_states: tuple | None = None
+    attentions: tuple | None = None
+
+
+@dataclass
+class QuestionAnsweringModelOutput:
+    """Outputs of BertForQuestionAnswering (HF field names)."""
+
+    loss: float | None
+    start_logits: np.ndarray  # (B, T)
+    end_logits: np.ndarray  # (B, T)
+    hidden_states: tuple | None = None
+    attentions: tuple | None = None

@@ -1,0 +1,378 @@
+"""BERT's pretraining heads and the models that carry them: MLM, NSP, or both.
+
+- ``BertPreTrainingHeads`` (``cls.predictions`` + ``cls.seq_relationship``) on top of
+  ``BertModel`` make ``BertForPreTraining``; the MLM head alone makes ``BertForMaskedLM``,
+  the NSP head alone ``BertForNextSentencePrediction`` (HF's names and module tree);
+- ``BertWithHeads`` is what they share, and what the fine-tuning heads (``heads.tasks``)
+  and ALBERT's models build on: the encoder, the masked-LM and next-sentence losses.
+
+The MLM decoder reads only the labelled positions: the (M, H) vectors go through the
+decoder, not all B*T of them (HF computes the full (B, T, V) logits; here they are
+computed only when ``prediction_logits`` is read).
+
+Dimension legend: B batch, T sequence length, H hidden size, V vocabulary size,
+M number of labelled (masked) positions.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from minibert import functional as F
+from minibert import kernels as K
+from minibert.base import (
+    BertForPreTrainingOutput,
+    Initializer,
+    LazyLogits,
+    MaskedLMOutput,
+    NextSentencePredictorOutput,
+    PretrainedModel,
+    make_init,
+    preserved_caches,
+)
+from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, check_real
+from minibert.config import BertConfig
+from minibert.layers import Embedding, Linear, Module, get_activation
+from minibert.model import BertModel
+
+__all__ = [
+    "BertPredictionHeadTransform",
+    "BertLMPredictionHead",
+    "BertPreTrainingHeads",
+    "BertOnlyMLMHead",
+    "BertOnlyNSPHead",
+    "BertWithHeads",
+    "BertForPreTraining",
+    "BertForMaskedLM",
+    "BertForNextSentencePrediction",
+    "MaskedLMCache",
+    "PreTrainingCache",
+    "MLM_DECODER_ALIASES",
+]
+
+
+class BertPredictionHeadTransform(Module):
+    """dense H -> H, activation, LayerNorm: applied before the vocabulary projection."""
+
+    def __init__(self, init: Initializer) -> None:
+        super().__init__()
+        self.dense = init.linear(init.config.hidden_size, init.config.hidden_size)
+        self.transform_act_fn = get_activation(init.config.hidden_act)
+        self.LayerNorm = init.layer_norm()
+
+    def forward(self, hidden_states: np.ndarray) -> np.ndarray:
+        return self.LayerNorm(self.transform_act_fn(self.dense(hidden_states)))
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        return self.dense.backward(self.transform_act_fn.backward(self.LayerNorm.backward(dout)))
+
+
+class BertLMPredictionHead(Module):
+    """Transform, then logits = x @ word_embeddings.T + bias (the decoder weight is tied).
+
+    The word-embedding array is not registered here (it belongs to the embeddings and is
+    listed once); its gradient from this use is added into the same buffer as the
+    embedding's own gradient.
+    """
+
+    def __init__(self, init: Initializer, word_embeddings: Embedding) -> None:
+        super().__init__()
+        self.transform = BertPredictionHeadTransform(init)
+        self.add_parameter("bias", np.zeros(init.config.vocab_size, dtype=init.dtype))
+        object.__setattr__(self, "word_embeddings", word_embeddings)  # tied, not a child
+
+    def forward(self, hidden_states: np.ndarray) -> np.ndarray:
+        """(..., H) -> logits (..., V)."""
+        transformed = self.transform(hidden_states)
+        logits, self.cache = F.linear_forward(
+            transformed, self.word_embeddings.params["weight"], self.params["bias"]
+        )
+        return logits
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        d_transformed, d_decoder_weight, d_bias = K.fast(F.linear_backward)(dout, self.cache)
+        self.word_embeddings.grads["weight"] += d_decoder_weight  # tied: gradients add
+        self.grads["bias"] += d_bias
+        return self.transform.backward(d_transformed)
+
+    def predict(self, hidden_states: np.ndarray) -> np.ndarray:
+        """Logits without touching the caches a pending backward needs."""
+        with preserved_caches(self):
+            return self.forward(hidden_states)
+
+
+class BertOnlyMLMHead(Module):
+    """``cls.predictions`` alone (BertForMaskedLM)."""
+
+    def __init__(self, init: Initializer, word_embeddings: Embedding) -> None:
+        super().__init__()
+        self.predictions = BertLMPredictionHead(init, word_embeddings)
+
+
+class BertOnlyNSPHead(Module):
+    """``cls.seq_relationship`` alone (BertForNextSentencePrediction)."""
+
+    def __init__(self, init: Initializer) -> None:
+        super().__init__()
+        self.seq_relationship = init.linear(init.config.hidden_size, 2)
+
+
+class BertPreTrainingHeads(Module):
+    """``cls.predictions`` (MLM) and ``cls.seq_relationship`` (NSP, 2 classes)."""
+
+    def __init__(self, init: Initializer, word_embeddings: Embedding) -> None:
+        super().__init__()
+        self.predictions = BertLMPredictionHead(init, word_embeddings)
+        self.seq_relationship = init.linear(init.config.hidden_size, 2)
+
+
+# ----------------------------------------------------------------------------------------
+# Pretraining models
+# ----------------------------------------------------------------------------------------
+
+
+class MaskedLMCache(NamedTuple):
+    positions: tuple  # (batch index, position) arrays of the M labelled positions
+    cross_entropy: F.CrossEntropyCache  # over the (M, V) logits
+    sequence_shape: tuple  # (B, T, H)
+
+
+class PreTrainingCache(NamedTuple):
+    mlm: MaskedLMCache | None  # None when the forward had no MLM labels
+    nsp: F.CrossEntropyCache | None  # None when it had no next-sentence labels
+
+
+class BertWithHeads(PretrainedModel, Module):
+    """Shared plumbing of the models that hold a ``bert`` and heads on top of it.
+
+    The base of the pretraining models here, of the task heads (``heads.tasks``) and of
+    ALBERT's models. Its ``cache`` holds what the loss backward needs; None means the last
+    forward computed no loss.
+    """
+
+    config: BertConfig
+    config_class = BertConfig
+
+    def _build_bert(self, config: BertConfig, seed: int, dtype,
+                    add_pooling_layer: bool = True) -> Initializer:
+        """Set ``config`` and ``bert``; returns the initializer for the heads."""
+        init = make_init(config, seed, dtype)
+        self.config = config
+        self.dropout_rng = init.dropout_rng
+        self.bert = BertModel(config, add_pooling_layer=add_pooling_layer, _init=init)
+        return init
+
+    def _pop_cache(self, needs: str = "labels"):
+        """The loss cache of the last forward, cleared (one backward per forward)."""
+        if self.cache is None:
+            raise RuntimeError(f"backward() needs a forward pass with {needs} first")
+        cache, self.cache = self.cache, None
+        return cache
+
+    def _mlm_forward(self, head: BertLMPredictionHead, sequence_output, labels):
+        """Only labelled positions go through the decoder: (M, H) -> (M, V)."""
+        labels = as_int_array("labels", labels)
+        if labels.shape != sequence_output.shape[:2]:
+            raise ValueError(f"labels must have the shape of input_ids "
+                             f"{sequence_output.shape[:2]}, got {labels.shape}")
+        check_ids("labels", labels, self.config.vocab_size, "the vocabulary size",
+                  ignore=IGNORE_INDEX)
+        positions = np.nonzero(labels != IGNORE_INDEX)
+        logits = head(sequence_output[positions])  # (M, V)
+        loss, cross_entropy = K.fast(F.cross_entropy_forward)(logits, labels[positions])
+        return float(loss), logits, MaskedLMCache(positions, cross_entropy,
+                                                  sequence_output.shape)
+
+    @staticmethod
+    def _mlm_backward(head: BertLMPredictionHead, cache: MaskedLMCache,
+                      dloss: float) -> np.ndarray:
+        d_logits = K.fast(F.cross_entropy_backward)(dloss, cache.cross_entropy)  # (M, V)
+        d_gathered = head.backward(d_logits)  # (M, H)
+        d_sequence = np.zeros(cache.sequence_shape, dtype=d_gathered.dtype)  # (B, T, H)
+        d_sequence[cache.positions] = d_gathered  # each position appears once
+        return d_sequence
+
+    @staticmethod
+    def _nsp_forward(linear: Linear, pooled, next_sentence_label):
+        """Returns (loss or None, logits (B, 2), cross-entropy cache or None)."""
+        logits = linear(pooled)  # (B, 2)
+        if next_sentence_label is None:
+            return None, logits, None
+        label = as_int_array("next_sentence_label", next_sentence_label)
+        if label.shape != (pooled.shape[0],):
+            raise ValueError(
+                f"next_sentence_label must have shape (B,) = ({pooled.shape[0]},), "
+                f"got {label.shape}"
+            )
+        check_ids("next_sentence_label", label, 2, "0 = B follows A, 1 = B is random")
+        loss, cross_entropy = K.fast(F.cross_entropy_forward)(logits, label)
+        return float(loss), logits, cross_entropy
+
+    @staticmethod
+    def _nsp_backward(linear: Linear, cache: F.CrossEntropyCache, dloss: float) -> np.ndarray:
+        return linear.backward(K.fast(F.cross_entropy_backward)(dloss, cache))
+
+
+# HF also lists the MLM decoder under these keys: the tied word embeddings and the head's bias.
+MLM_DECODER_ALIASES = {
+    "cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight",
+    "cls.predictions.decoder.bias": "cls.predictions.bias",
+}
+
+
+class WithMLMDecoder(BertWithHeads):
+    """A model whose MLM decoder is tied to the word embeddings, listed under HF's aliases."""
+
+    def _tied_aliases(self) -> dict[str, str]:
+        return dict(MLM_DECODER_ALIASES)
+
+
+class BertForPreTraining(WithMLMDecoder):
+    """BERT with both pretraining heads; loss = MLM cross-entropy + NSP cross-entropy.
+
+    The MLM loss is the mean over positions whose label is not -100. Unlike HF (which
+    returns ``loss=None`` unless both label arrays are given), the loss is the sum of
+    whichever parts have labels, so the same model trains MLM-only.
+    """
+
+    def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
+        super().__init__()
+        init = self._build_bert(config, seed, dtype)
+        self.cls = BertPreTrainingHeads(init, self.bert.embeddings.word_embeddings)
+
+    def forward(
+        self,
+        input_ids,
+        token_type_ids=None,
+        attention_mask=None,
+        labels=None,
+        next_sentence_label=None,
+        output_attentions: bool = False,
+        output_hidden_states: bool = False,
+    ) -> BertForPreTrainingOutput:
+        """input_ids etc. int (B, T); labels int (B, T) with -100 where no target;
+        next_sentence_label int (B,), 0 = B follows A, 1 = B is random."""
+        self.cache = None
+        base = self.bert(
+            input_ids, token_type_ids, attention_mask, output_attentions, output_hidden_states
+        )
+        sequence_output, pooled = base.last_hidden_state, base.pooler_output
+        predictions = self.cls.predictions
+        mlm_loss = masked_logits = mlm_cache = None
+        if labels is not None:
+            mlm_loss, masked_logits, mlm_cache = self._mlm_forward(
+                predictions, sequence_output, labels
+            )
+        nsp_loss, nsp_logits, nsp_cache = self._nsp_forward(
+            self.cls.seq_relationship, pooled, next_sentence_label
+        )
+        parts = [p for p in (mlm_loss, nsp_loss) if p is not None]
+        loss = float(sum(parts)) if parts else None
+        if parts:
+            self.cache = PreTrainingCache(mlm_cache, nsp_cache)
+        return BertForPreTrainingOutput(
+            loss=loss,
+            seq_relationship_logits=nsp_logits,
+            hidden_states=base.hidden_states,
+            attentions=base.attentions,
+            masked_lm_loss=mlm_loss,
+            next_sentence_loss=nsp_loss,
+            masked_lm_logits=masked_logits,
+            masked_lm_positions=None if mlm_cache is None else mlm_cache.positions,
+            _prediction_logits=LazyLogits(lambda: predictions.predict(sequence_output)),
+        )
+
+    def backward(self, mlm_weight: float = 1.0, nsp_weight: float = 1.0) -> None:
+        """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps).
+
+        The loss differentiated is ``mlm_weight * masked_lm_loss + nsp_weight *
+        next_sentence_loss``: 1 and 1 give the forward's ``loss``. Other weights let a part
+        of a batch contribute its share of the whole batch's mean (data parallelism and
+        gradient accumulation, see minibert.training.parallel).
+        """
+        mlm_weight = check_real("mlm_weight", mlm_weight)
+        nsp_weight = check_real("nsp_weight", nsp_weight)
+        cache = self._pop_cache("labels and/or next_sentence_label")
+        d_sequence = d_pooled = None
+        if cache.mlm is not None:
+            d_sequence = self._mlm_backward(self.cls.predictions, cache.mlm, mlm_weight)
+        if cache.nsp is not None:
+            d_pooled = self._nsp_backward(self.cls.seq_relationship, cache.nsp, nsp_weight)
+        self.bert.backward(d_sequence, d_pooled)
+
+
+class BertForMaskedLM(WithMLMDecoder):
+    """BERT (no pooler, as HF) with the MLM head only."""
+
+    def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
+        super().__init__()
+        init = self._build_bert(config, seed, dtype, add_pooling_layer=False)
+        self.cls = BertOnlyMLMHead(init, self.bert.embeddings.word_embeddings)
+
+    def forward(
+        self,
+        input_ids,
+        token_type_ids=None,
+        attention_mask=None,
+        labels=None,
+        output_attentions: bool = False,
+        output_hidden_states: bool = False,
+    ) -> MaskedLMOutput:
+        self.cache = None
+        base = self.bert(
+            input_ids, token_type_ids, attention_mask, output_attentions, output_hidden_states
+        )
+        sequence_output = base.last_hidden_state
+        predictions = self.cls.predictions
+        loss = masked_logits = positions = None
+        if labels is not None:
+            loss, masked_logits, self.cache = self._mlm_forward(predictions, sequence_output,
+                                                                labels)
+            positions = self.cache.positions
+        return MaskedLMOutput(
+            loss,
+            base.hidden_states,
+            base.attentions,
+            masked_logits,
+            positions,
+            LazyLogits(lambda: predictions.predict(sequence_output)),
+        )
+
+    def backward(self, mlm_weight: float = 1.0) -> None:
+        """Add the gradient of ``mlm_weight * loss`` into every gradient buffer."""
+        mlm_weight = check_real("mlm_weight", mlm_weight)
+        cache = self._pop_cache()
+        self.bert.backward(self._mlm_backward(self.cls.predictions, cache, mlm_weight))
+
+
+class BertForNextSentencePrediction(BertWithHeads):
+    """BERT with the NSP head only (logits from the pooled [CLS])."""
+
+    def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
+        super().__init__()
+        init = self._build_bert(config, seed, dtype)
+        self.cls = BertOnlyNSPHead(init)
+
+    def forward(
+        self,
+        input_ids,
+        token_type_ids=None,
+        attention_mask=None,
+        labels=None,
+        output_attentions: bool = False,
+        output_hidden_states: bool = False,
+    ) -> NextSentencePredictorOutput:
+        """labels int (B,): 0 = B follows A, 1 = B is random."""
+        self.cache = None
+        base = self.bert(
+            input_ids, token_type_ids, attention_mask, output_attentions, output_hidden_states
+        )
+        loss, logits, self.cache = self._nsp_forward(self.cls.seq_relationship,
+                                                     base.pooler_output, labels)
+        return NextSentencePredictorOutput(loss, logits, base.hidden_states, base.attentions)
+
+    def backward(self) -> None:
+        cache = self._pop_cache()
+        self.bert.backward(None, self._nsp_backward(self.cls.seq_relationship, cache, 1.0))
