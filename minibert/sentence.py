@@ -145,22 +145,35 @@ def load_sentence_model(folder, dtype=np.float32):
 
 
 def retrieval_pairs(count: int, seed: int = 0) -> list[tuple[str, str]]:
-    """``count`` (sentence, next sentence) pairs, each from its own toy document.
+    """``count`` (question, sentence) pairs, each from its own toy document.
 
-    A sentence's positive is the one that follows it in its document: the two share the
-    document's person, place or organisation and its topic, and the other documents of the
-    same topic are the hard negatives. Different seeds give disjoint documents.
+    The question is an echo question on the sentence (``tasks.questions_about``: one of its
+    names replaced by "who", "which town", ...), so the two share most words but one; the
+    other sentences are the distractors, many from the same templates with other names.
+    Retrieval must match the words that remain, e.g. the place or the team. Different
+    seeds give different documents.
     """
     from minibert.data.corpus import ToyCorpus
+    from minibert.data.tasks import questions_about
 
     count = check_int("count", count, minimum=1)
     seed = check_int("seed", seed, minimum=0)
-    corpus = ToyCorpus.generate(count, 0, seed=seed)
     rng = np.random.default_rng(seed)
-    pairs = []
-    for document in corpus.train:
-        index = int(rng.integers(len(document) - 1))
-        pairs.append((document[index], document[index + 1]))
+    pairs, seen, documents = [], set(), 2 * count + 20
+    while len(pairs) < count:
+        pairs, seen = [], set()
+        for document in ToyCorpus.generate(documents, 0, seed=seed).train:
+            asked = [(question, sentence) for sentence in document
+                     for question, _, _ in questions_about(sentence)]
+            if not asked:
+                continue
+            question, sentence = asked[int(rng.integers(len(asked)))]
+            if sentence not in seen:  # one pair per distinct sentence: one right answer
+                seen.add(sentence)
+                pairs.append((question, sentence))
+            if len(pairs) == count:
+                break
+        documents *= 2
     return pairs
 
 
