@@ -1026,10 +1026,62 @@ def _run_assignment(args) -> int:
     return 0
 
 
+# -- explore ---------------------------------------------------------------------------------
+
+def _add_explore(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "explore", help="write an interactive, self-contained HTML page of a model's attention",
+        description="Run a model on TEXT (and PAIR) and write one HTML page that works "
+                    "offline: head view, model view with head-job scores, neuron view (q, k, "
+                    "q.k, softmax), backward view (gradients of an output with respect to "
+                    "every attention probability), aggregation and, with --timeline, the "
+                    "attention snapshots of training. Layers and heads count from 0.")
+    parser.add_argument("text", help="sentence A (put [MASK] in it for the MLM backward view)")
+    parser.add_argument("pair", nargs="?", default=None, help="sentence B (optional)")
+    parser.add_argument("--model", required=True, metavar="DIR|NAME",
+                        help="a model folder (BERT, ALBERT, DistilBERT, MiniLM) or tiny-toy, "
+                             "the reference checkpoint shipped with minibert")
+    parser.add_argument("--backward", default="auto",
+                        help="the output the backward view explains: mlm (the best answer at "
+                             "the first [MASK]), nsp, none, or auto (mlm with a [MASK], else "
+                             "nsp for a pair, when the model has that head)")
+    parser.add_argument("--timeline", action="store_true",
+                        help="add the training timeline recorded in the model folder by "
+                             "pretrain --snapshot-every K")
+    parser.add_argument("--neuron-layers", metavar="L,L,...",
+                        help="layers the neuron view carries (default: as many as fit in "
+                             "1.5 MB, all of them for small models)")
+    parser.add_argument("-o", "--out", default="explorer.html", metavar="FILE",
+                        help="the page to write (.html)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the output file if it exists")
+    parser.set_defaults(handler=_run_explore)
+
+
+def _run_explore(args) -> int:
+    from minibert.viz.explorer import explore, load_model
+
+    _out_path(args.out, "-o")
+    if not args.out.lower().endswith((".html", ".htm")):
+        raise CommandError(f"-o {args.out!r}: the page is HTML; give a name ending in .html")
+    _new_output(args.out, args.overwrite)
+    neuron_layers = _layer_list(args.neuron_layers, "--neuron-layers")
+    folder = _model_folder(args.model, "--model")
+    with _file_access("--model must be a readable model folder"):
+        model, tokenizer = load_model(folder)
+    page = explore(model, tokenizer, args.text, args.pair, backward=args.backward,
+                   timeline=folder if args.timeline else None, neuron_layers=neuron_layers)
+    with _file_access("-o must name a file in a folder you can write to"):
+        path = page.save(args.out)
+    print(f"wrote {path} ({path.stat().st_size:,} bytes, {len(page.data['tokens'])} tokens; "
+          f"open it in a browser)")
+    return 0
+
+
 _COMMANDS: list[Callable] = [_add_gradcheck, _add_pretrain, _add_fill_mask, _add_attention,
                              _add_figures, _add_finetune, _add_info, _add_distil,
                              _add_embed, _add_search,
-                             _add_assignment]
+                             _add_assignment, _add_explore]
 
 
 def build_parser() -> argparse.ArgumentParser:

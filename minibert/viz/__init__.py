@@ -8,6 +8,8 @@ One import for everything drawn with matplotlib; the pieces live in their own mo
 - :mod:`minibert.viz.training`   :func:`training_curves_figure` from the trainer's history;
 - :mod:`minibert.viz.embeddings` :func:`contextual_similarity_figure`, one word across contexts;
 - :mod:`minibert.viz.saliency`   :func:`saliency_figure`, token attributions beside attention;
+- :mod:`minibert.viz.explorer`   :func:`explore`, the interactive page (head, model, neuron,
+  backward, aggregation and timeline views), self-contained HTML;
 - :mod:`minibert.viz.style`      :func:`lecture_style` and :func:`save_figure` (PNG, SVG, PDF).
 
 Layers and heads are counted from 0 everywhere, as in ``out.attentions[layer][:, head]``:
@@ -38,6 +40,7 @@ from minibert.viz.embeddings import (
     contextual_similarity_figure,
     word_vectors,
 )
+from minibert.viz.explorer import Explorer, explore
 from minibert.viz.heatmaps import TOKEN_DIRECTIONS, VIEWS, attention_figure
 from minibert.viz.lecture_set import HEAD_JOBS, best_head, head_job_scores
 from minibert.viz.saliency import fill_mask_saliency_figure, saliency_figure
@@ -55,6 +58,7 @@ from minibert.viz.training import history_series, training_curves_figure
 __all__ = [
     "ATTENTION_CMAP",
     "DEFAULT_DPI",
+    "Explorer",
     "HEAD_JOBS",
     "SAVE_FORMATS",
     "SPECIAL_TOKENS",
@@ -66,6 +70,7 @@ __all__ = [
     "best_head",
     "contextual_similarity",
     "contextual_similarity_figure",
+    "explore",
     "figure_size",
     "fill_mask_saliency_figure",
     "for_display",

@@ -1,0 +1,185 @@
+"""The explorer in a real browser: headless Chromium, network off, pages opened as files.
+
+Needs Debian's chromium and chromium-driver and selenium (dev extra); skips with one line
+when one is missing. One browser serves the whole module.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+
+import numpy as np
+import pytest
+
+import minibert as mb
+from minibert.viz.explorer import explore, query_key_scores
+
+webdriver = pytest.importorskip("selenium.webdriver",
+                                reason="selenium is not installed (pip install selenium)")
+from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+if CHROMIUM is None or CHROMEDRIVER is None:
+    pytest.skip("no chromium/chromedriver found (apt-get install chromium chromium-driver)",
+                allow_module_level=True)
+
+MASKED = "the river [MASK] fast past the muddy bank."
+PAIR = "she deposited the money at the bank."
+HOSTILE = "</script><script>alert(1)</script> \"quoted\" & 'single' x\" onmouseover=\"alert(2)"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--window-size=1200,1000",
+                 f"--user-data-dir={tempfile.mkdtemp(prefix='mbx-chromium-')}"):
+        options.add_argument(flag)
+    options.binary_location = CHROMIUM
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=webdriver.ChromeService(CHROMEDRIVER), options=options)
+    driver.set_network_conditions(offline=True, latency=0, download_throughput=0,
+                                  upload_throughput=0)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return mb.load_reference("tiny-toy")
+
+
+def open_page(browser, page, path):
+    """Save ``page``, open it as a file:// URL and wait until the script has drawn it."""
+    page.save(path)
+    browser.get(path.as_uri())
+    for _ in range(100):
+        if browser.find_elements(By.CSS_SELECTOR, "[data-ready='1']"):
+            return
+        time.sleep(0.05)
+    raise AssertionError("the page never finished drawing: "
+                         f"{browser.find_element(By.TAG_NAME, 'body').text[:200]}")
+
+
+def errors(browser) -> list:
+    return [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def view(browser, name):
+    browser.find_element(By.CSS_SELECTOR, f"button[data-view={name}]").click()
+
+
+def choose(browser, name, value):
+    Select(browser.find_element(By.CSS_SELECTOR, f"select[name={name}]")).select_by_value(
+        str(value))
+
+
+@pytest.fixture(scope="module")
+def toy_page(browser, toy, tmp_path_factory):
+    model, tokenizer = toy
+    encoding = tokenizer(MASKED, PAIR, return_tensors="np")
+    numbers = query_key_scores(model, encoding)
+    # A timeline of two snapshots: the untrained model and the reference checkpoint.
+    untrained = mb.BertForPreTraining(model.config, seed=0).eval()
+    steps = [np.stack([a[0] for a in m(**encoding, output_attentions=True).attentions])
+             for m in (untrained, model)]
+    timeline = {"steps": np.array([0, 6000]), "attentions": np.stack(steps),
+                "tokens": np.array(tokenizer.convert_ids_to_tokens(
+                    encoding["input_ids"][0].tolist())),
+                "token_type_ids": encoding["token_type_ids"][0]}
+    page = explore(model, tokenizer, MASKED, PAIR, timeline=timeline)
+    open_page(browser, page, tmp_path_factory.mktemp("explore") / "toy.html")
+    return numbers
+
+
+def attributes(browser, selector, name):
+    """One attribute of every element matching ``selector``, in one round trip."""
+    return browser.execute_script(
+        "var name = arguments[1]; return Array.from(document.querySelectorAll(arguments[0]))"
+        ".map(function (e) { return e.getAttribute(name); })", selector, name)
+
+
+def test_head_view_lines_and_hover_weights(browser, toy_page):
+    view(browser, "head")
+    assert browser.find_elements(By.CSS_SELECTOR, "text.mbx-query")
+    before = attributes(browser, "line.mbx-line", "stroke-opacity")
+    choose(browser, "layer", 1)
+    choose(browser, "head", 1)
+    after = attributes(browser, "line.mbx-line", "stroke-opacity")
+    assert before and after and before != after
+    attentions = toy_page["attentions"]  # (L, N, T, T)
+    query = 3
+    token = browser.find_elements(By.CSS_SELECTOR, "text.mbx-query")[query]
+    ActionChains(browser).move_to_element(token).perform()
+    shown = {int(w.get_attribute("data-key")): w.text
+             for w in browser.find_elements(By.CSS_SELECTOR, "text.mbx-weight")}
+    assert len(shown) == attentions.shape[-1]
+    for key, text in shown.items():
+        assert text == f"{attentions[1, 1, query, key]:.3f}", (key, text)
+    # hovering isolates the token's lines
+    assert set(attributes(browser, "line.mbx-line", "data-query")) == {"3"}
+    assert not errors(browser)
+
+
+def test_model_view_has_every_head(browser, toy_page):
+    view(browser, "model")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "canvas.mbx-thumb")) == 2 * 2
+    browser.find_elements(By.CSS_SELECTOR, ".mbx-cellbox")[1].click()
+    assert "layer 0 · head 1" in browser.find_element(By.CSS_SELECTOR, "svg.mbx-heatmap").text
+    assert not errors(browser)
+
+
+def test_neuron_view_shows_the_arrays_dot_products(browser, toy_page):
+    view(browser, "neuron")
+    choose(browser, "layer", 1)
+    choose(browser, "head", 0)
+    choose(browser, "query", 3)
+    shown = [w.text for w in browser.find_elements(By.CSS_SELECTOR, "text.mbx-qk")]
+    expected = [f"{v:.2f}" for v in np.round(toy_page["scores"][1, 0, 3], 2)]
+    assert shown == expected
+    assert not errors(browser)
+
+
+def test_timeline_slider_changes_the_picture(browser, toy_page):
+    view(browser, "timeline")
+    first = attributes(browser, "rect.mbx-cell", "fill")
+    slider = browser.find_element(By.CSS_SELECTOR, "input[name=step]")
+    browser.execute_script("arguments[0].value = 1; arguments[0].dispatchEvent("
+                           "new Event('input'))", slider)
+    assert browser.find_element(By.CSS_SELECTOR, ".mbx-step").text == "step 6000"
+    assert first and attributes(browser, "rect.mbx-cell", "fill") != first
+    assert not errors(browser)
+
+
+def test_backward_aggregate_and_downloads_run_cleanly(browser, toy_page):
+    view(browser, "backward")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.mbx-heatmap")) == 2
+    view(browser, "aggregate")
+    choose(browser, "source", "rollout")
+    browser.find_element(By.CSS_SELECTOR, "button[name=download-svg]").click()
+    browser.find_element(By.CSS_SELECTOR, "button[name=download-png]").click()
+    time.sleep(0.2)
+    assert not errors(browser)
+
+
+def test_hostile_text_stays_text(browser, toy, tmp_path):
+    model, tokenizer = toy
+    page = explore(model, tokenizer, HOSTILE, "a & b", backward="none")
+    open_page(browser, page, tmp_path / "hostile.html")
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert.text  # noqa: B018
+    assert browser.find_element(By.TAG_NAME, "h3").text == f"BERT: {HOSTILE} / a & b"
+    assert browser.title == f"BERT: {HOSTILE} / a & b"
+    assert len(browser.find_elements(By.TAG_NAME, "script")) == 2
+    assert not browser.find_elements(By.CSS_SELECTOR, "[onmouseover]")
+    tokens = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "text.mbx-query")]
+    assert tokens == tokenizer.convert_ids_to_tokens(
+        tokenizer(HOSTILE, "a & b")["input_ids"])
+    assert not errors(browser)
