@@ -393,3 +393,63 @@ def test_dropout_setting_reaches_the_model(tmp_path):
         config = json.loads((out / "config.json").read_text())
         assert config["hidden_dropout_prob"] == dropout
         assert config["attention_probs_dropout_prob"] == dropout
+
+
+# -- data-parallel workers ---------------------------------------------------------------------
+
+def test_workers_resume_bit_identical_and_match_one_process(tmp_path):
+    """2 workers: a run cut short and resumed equals the uninterrupted run to the bit; its
+    first loss is the single process's (the same weights, the gradient summed in shards)."""
+    settings = {**SMALL, "dropout": 0.0, "workers": 2, "save_every": 3}
+    messages = []
+    reference = tmp_path / "reference"
+    pretrain(TrainingConfig(**settings), reference, progress=messages.append)
+    assert any("on 2 worker processes" in m for m in messages)
+    assert any(m.startswith("step 2/8") and m.endswith("(2 workers)") for m in messages)
+    out = tmp_path / "interrupted"
+
+    def stop_at_five(step):
+        if step == 5:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        pretrain(TrainingConfig(**settings), out, progress=quiet, step_hook=stop_at_five)
+    with pytest.raises(ValueError, match="workers: checkpoint 2 vs now 1"):
+        pretrain(TrainingConfig(**{**settings, "workers": 1}), out, resume=True,
+                 progress=quiet)
+    pretrain(TrainingConfig(**settings), out, resume=True, progress=quiet)
+    assert_same_weights(reference, out)
+    single, _ = run(tmp_path, "single", dropout=0.0)
+    first = [json.loads((folder / "history.json").read_text())[0]["loss"]
+             for folder in (reference, single)]
+    assert abs(first[0] - first[1]) < 1e-5 * first[1]
+
+
+def test_workers_settings_are_checked():
+    with pytest.raises(ValueError, match="workers"):
+        TrainingConfig(workers=0)
+    with pytest.raises(ValueError, match="at most batch_size 8"):
+        TrainingConfig(**{**SMALL, "dropout": 0.0, "workers": 9})
+    with pytest.raises(ValueError, match="needs dropout 0"):
+        TrainingConfig(**{**SMALL, "workers": 2})
+    from minibert.training.pretrain_config import MAX_DEFAULT_WORKERS, default_workers
+    assert 1 <= default_workers() <= MAX_DEFAULT_WORKERS
+
+
+@pytest.mark.slow
+def test_sigkill_with_two_workers_then_resume_gives_identical_weights(tmp_path):
+    two = ["--dropout", "0", "--workers", "2", "--save-every", "2"]
+    reference = tmp_path / "reference"
+    result = cli("pretrain", "--out", str(reference), *COMMON, *two)
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "killed"
+    process, command = start_run(out, *two)
+    wait_for_checkpoint(out, process, step=4)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (out / "metrics.json").exists()
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=240)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "on 2 worker processes" in resumed.stderr
+    assert_same_weights(reference, out)
+

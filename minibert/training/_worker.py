@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import signal
 import sys
 import time
 import traceback
@@ -124,6 +125,11 @@ def serve(rank: int, n: int, control_in: Connection, control_out: Connection,
 
 def main(argv: list[str]) -> int:
     rank, n, *fds = map(int, argv)
+    # Ctrl-C (and a closed terminal) signal the whole process group; the parent owns the
+    # run and stops it after the step under way, which needs the workers until it closes them.
+    for name in ("SIGINT", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
     control_in = Connection(fds[0], writable=False)
     control_out = Connection(fds[1], readable=False)
     ring_in, ring_out = Connection(fds[2], writable=False), Connection(fds[3], readable=False)

@@ -9,6 +9,7 @@ and the measured comparisons behind the choice of steps, batch shape, schedule a
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 
 from minibert.checks import check_int, check_probability, check_real
@@ -17,9 +18,18 @@ from minibert.data import OBJECTIVES
 from minibert.training.optim import OPTIMIZERS
 from minibert.training.schedules import SCHEDULES
 
-__all__ = ["TrainingConfig", "ARCHITECTURES"]
+__all__ = ["TrainingConfig", "ARCHITECTURES", "MAX_DEFAULT_WORKERS", "default_workers"]
 
 ARCHITECTURES = ("bert", "albert")
+# More worker processes than this rarely pay on a small model: each step's shards shrink
+# while the all-reduce of the whole gradient stays (docs/parallel.md).
+MAX_DEFAULT_WORKERS = 4
+
+
+def default_workers() -> int:
+    """The worker processes a run uses unless told: the cores this process may use, at most 4."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cores or 1, MAX_DEFAULT_WORKERS))
 
 
 @dataclass(frozen=True)
@@ -63,7 +73,16 @@ class TrainingConfig:
     # save_every 0 write none. The checkpoint is removed when the run finishes.
     save_seconds: float = 60.0
     save_every: int = 0
+    # Attention snapshots (minibert.training.snapshots): the attention of one fixed sentence
+    # pair before the first step and every snapshot_every steps, kept in
+    # attention_snapshots.npz for the explorer's timeline; 0 records none.
+    snapshot_every: int = 0
     seed: int = 0  # seeds corpus, vocabulary, instances, weights, batches and dropout
+    # Data-parallel worker processes (minibert.training.parallel.DataParallel), each with
+    # one BLAS thread and a shard of every batch; 1 trains in this process. The weights
+    # depend on it in the last bits (the shards' gradients are summed in another order), so
+    # a run is reproducible, and resumable, with the same number of workers.
+    workers: int = 1
 
     def __post_init__(self) -> None:
         for name, allowed in (("preset", list(PRESETS)), ("architecture", list(ARCHITECTURES)),
@@ -77,9 +96,9 @@ class TrainingConfig:
                              "use objective 'sop' (or 'mlm' for MLM only)")
         for name in ("steps", "batch_size", "max_seq_length", "vocab_size", "dupe_factor",
                      "max_predictions_per_seq", "num_documents", "eval_every", "eval_batches",
-                     "log_every"):
+                     "log_every", "workers"):
             check_int(name, getattr(self, name), minimum=1)
-        for name in ("save_every", "num_heldout_documents", "seed"):
+        for name in ("save_every", "snapshot_every", "num_heldout_documents", "seed"):
             check_int(name, getattr(self, name), minimum=0)
         check_real("learning_rate", self.learning_rate, 0, above=True)
         check_real("weight_decay", self.weight_decay, 0)
@@ -88,6 +107,13 @@ class TrainingConfig:
         for name in ("warmup_fraction", "dropout"):
             check_probability(name, getattr(self, name), open_at_one=True)
         check_probability("decay_fraction", self.decay_fraction)
+        if self.workers > self.batch_size:
+            raise ValueError(f"workers must be at most batch_size {self.batch_size} (each "
+                             f"worker needs a sequence of every batch), got {self.workers}")
+        if self.workers > 1 and self.dropout:
+            raise ValueError(f"workers > 1 needs dropout 0, got dropout {self.dropout!r}: the "
+                             f"workers' dropout masks are not saved in checkpoints, so such a "
+                             f"run could not be resumed exactly; use workers=1 with dropout")
         if self.warmup_fraction + self.decay_fraction > 1:
             raise ValueError(f"warmup_fraction + decay_fraction must be <= 1, got "
                              f"{self.warmup_fraction!r} + {self.decay_fraction!r}")
