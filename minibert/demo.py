@@ -25,6 +25,7 @@ from minibert.io.checkpoint import load_tokenizer
 from minibert.io.fileio import atomic_write_json, atomic_write_text
 from minibert.model import BertModel
 from minibert.training.pretrain import TrainingConfig, pretrain
+from minibert.training.pretrain_config import default_workers
 
 __all__ = ["run_probes", "draw_figures", "main"]
 
@@ -98,14 +99,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="out/demo", help="output folder (replaced)")
     parser.add_argument("--steps", type=int, default=TrainingConfig.steps)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=default_workers(), metavar="N",
+                        help="data-parallel worker processes (default: the cores there are, "
+                             "at most 4: %(default)s here; 1 trains in this process)")
     args = parser.parse_args(argv)
 
     def progress(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
     out = Path(args.out)
-    config = TrainingConfig(steps=args.steps, seed=args.seed)
     try:
+        config = TrainingConfig(steps=args.steps, seed=args.seed, workers=args.workers)
         metrics = pretrain(config, out, overwrite=True, progress=progress)
     except (ValueError, TypeError, OSError) as error:
         print(f"demo: error: {error}", file=sys.stderr)
