@@ -24,6 +24,7 @@ from minibert.family.distilbert import (
     DistilBertForSequenceClassification,
     DistilBertModel,
 )
+from minibert.family.electra import ElectraConfig, ElectraForMaskedLM, ElectraForPreTraining
 from minibert.heads import (
     BertForMaskedLM,
     BertForNextSentencePrediction,
@@ -70,6 +71,9 @@ __all__ = [
     "DistilBertForMaskedLM",
     "DistilBertForSequenceClassification",
     "DistilBertModel",
+    "ElectraConfig",
+    "ElectraForMaskedLM",
+    "ElectraForPreTraining",
     "LinearWarmupDecaySchedule",
     "WarmupStableDecaySchedule",
     "clip_grad_norm",

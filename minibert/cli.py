@@ -365,6 +365,11 @@ def _add_pretrain(subparsers) -> None:
     parser.add_argument("--save-every", type=int, default=defaults.save_every, metavar="K",
                         help="also write the checkpoint every K steps (default 0: by time "
                              "only; 0 with --save-seconds 0: no checkpoints)")
+    parser.add_argument("--snapshot-every", type=int, default=defaults.snapshot_every,
+                        metavar="K",
+                        help="record the attention of a fixed sentence pair before the first "
+                             "step and every K steps into OUT/attention_snapshots.npz, for "
+                             "explore --timeline (0: none)")
     parser.add_argument("--seed", type=int, default=defaults.seed,
                         help="seeds corpus, vocabulary, masks, weights, batches and dropout")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
@@ -394,12 +399,14 @@ def _resume_command(args) -> str:
 
 
 def _pretrain_workers(args) -> int:
-    """--workers, or its default: the cores (at most the batch), 1 when dropout is on."""
+    """--workers, or its default: the cores (at most the batch), 1 with dropout or snapshots."""
     from minibert.training.pretrain_config import default_workers
 
     if args.workers is not None:
         return _bounded(args.workers, "--workers", minimum=1)
-    return 1 if args.dropout else max(1, min(default_workers(), args.batch_size))
+    if args.dropout or args.snapshot_every:
+        return 1
+    return max(1, min(default_workers(), args.batch_size))
 
 
 def _run_pretrain(args) -> int:
@@ -419,7 +426,7 @@ def _run_pretrain(args) -> int:
         dropout=args.dropout, optimizer=args.optimizer,
         dynamic_masking=args.dynamic_masking, num_documents=args.num_documents,
         corpus=args.corpus, eval_every=args.eval_every, save_seconds=args.save_seconds,
-        save_every=args.save_every, seed=args.seed,
+        save_every=args.save_every, snapshot_every=args.snapshot_every, seed=args.seed,
         workers=_pretrain_workers(args))
     if args.corpus is not None:
         _input_file(args.corpus, "--corpus", "a UTF-8 text file in BERT's format")

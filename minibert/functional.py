@@ -800,3 +800,53 @@ def contrastive_loss_backward(dloss, cache):
     d_unit_candidates = cache.scale * (dscores.T @ cache.anchors.unit)  # (M, H)
     return (l2_normalize_backward(d_unit_anchors, cache.anchors),
             l2_normalize_backward(d_unit_candidates, cache.candidates))
+
+
+# ----------------------------------------------------------------------------------------
+# ELECTRA's discriminator (Clark et al. 2020): was each token replaced? One binary
+# cross-entropy per real token. Derivation: docs/descendants.md.
+# ----------------------------------------------------------------------------------------
+
+__all__ += ["binary_cross_entropy_forward", "binary_cross_entropy_backward",
+            "BinaryCrossEntropyCache"]
+
+
+class BinaryCrossEntropyCache(NamedTuple):
+    probs: np.ndarray  # (...) sigmoid(logits)
+    targets: np.ndarray  # (...) the labels as floats
+    weights: np.ndarray  # (...) 1 / M at the selected positions, 0 elsewhere
+
+
+def binary_cross_entropy_forward(logits: np.ndarray, labels, mask=None):
+    """Mean binary cross-entropy with logits over the selected positions (torch's
+    ``BCEWithLogitsLoss`` on them).
+
+    Per position: -(y log sigmoid(z) + (1 - y) log(1 - sigmoid(z))), computed as
+    max(z, 0) - z y + log(1 + exp(-|z|)) so that no large |z| overflows.
+    Inputs: logits (...); labels (...) of 0/1; mask (...) bool or 0/1, the positions that
+    count (None: all). Output: scalar loss (0 when none is selected).
+    Cache: BinaryCrossEntropyCache.
+    """
+    check_float_array("logits", logits)
+    labels = np.asarray(labels)
+    if labels.shape != logits.shape or (labels.size and not np.isin(labels, (0, 1)).all()):
+        raise ValueError(f"labels must hold only 0 and 1 in the shape of logits "
+                         f"{logits.shape}, got shape {labels.shape}")
+    selected = np.ones(logits.shape, dtype=bool) if mask is None else np.asarray(mask) == 1
+    if selected.shape != logits.shape:
+        raise ValueError(f"mask must have the shape of logits {logits.shape}, got "
+                         f"{selected.shape}")
+    count = int(selected.sum())
+    targets = labels.astype(logits.dtype)
+    per_position = (np.maximum(logits, 0) - logits * targets
+                    + np.log1p(np.exp(-np.abs(logits))))  # (...)
+    weights = (selected / max(count, 1)).astype(logits.dtype)  # (...)
+    loss = (per_position * weights).sum()
+    probs = 0.5 * (1.0 + np.tanh(0.5 * logits))  # sigmoid, without overflow in exp(-z)
+    return logits.dtype.type(loss), BinaryCrossEntropyCache(probs, targets, weights)
+
+
+def binary_cross_entropy_backward(dloss, cache):
+    """Returns dlogits (...) = dloss * (sigmoid(z) - y) / M at selected positions, else 0."""
+    # forward: loss = sum_selected (softplus(z) - z y) / M; d softplus(z) / dz = sigmoid(z)
+    return (cache.probs - cache.targets) * cache.weights * float(dloss)

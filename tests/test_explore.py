@@ -271,3 +271,26 @@ def test_cli_writes_a_page_and_refuses_bad_input(tmp_path, capsys):
         error = capsys.readouterr().err
         assert error.count("\n") == 1 and error.startswith("minibert explore: error:"), error
     assert not (tmp_path / "a.html").exists()
+
+
+def test_pretraining_records_a_timeline(tmp_path):
+    from minibert.training.pretrain import TrainingConfig, pretrain
+    from minibert.training.snapshots import load_snapshots
+
+    config = TrainingConfig(steps=4, batch_size=4, num_documents=40, num_heldout_documents=4,
+                            dupe_factor=1, vocab_size=600, eval_every=4, eval_batches=1,
+                            save_seconds=0, snapshot_every=2, seed=0)
+    pretrain(config, tmp_path, progress=lambda message: None)
+    snapshots = load_snapshots(tmp_path)
+    assert snapshots["steps"].tolist() == [0, 2, 4]
+    L, N = 2, 2  # the tiny preset
+    T = len(snapshots["tokens"])
+    assert snapshots["attentions"].shape == (3, L, N, T, T)
+    assert snapshots["tokens"][0] == "[CLS]" and snapshots["token_type_ids"][-1] == 1
+    np.testing.assert_allclose(snapshots["attentions"].astype(np.float64).sum(-1), 1, atol=1e-2)
+    assert not np.array_equal(snapshots["attentions"][0], snapshots["attentions"][-1])
+    model, tokenizer = viz.explorer.load_model(tmp_path)
+    page = explore(model, tokenizer, "the bank.", timeline=tmp_path)
+    assert page.data["timeline"]["steps"] == [0, 2, 4]
+    np.testing.assert_allclose(unpack(page.data["timeline"]["attentions"]),
+                               snapshots["attentions"].astype(np.float64), atol=5e-4 + 1e-9)

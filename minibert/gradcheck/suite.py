@@ -106,6 +106,10 @@ def _function_specs(seed: int):
            {"x": normal((batch, seq, hidden))}, {})
     yield ("contrastive_loss", F.contrastive_loss_forward, F.contrastive_loss_backward,
            {"anchors": normal((3, hidden)), "candidates": normal((5, hidden))}, {"scale": 20.0})
+    yield ("binary_cross_entropy", F.binary_cross_entropy_forward,
+           F.binary_cross_entropy_backward, {"logits": 2.0 * normal((batch, seq))},
+           {"labels": rng.integers(0, 2, size=(batch, seq)),
+            "mask": _padding_mask(rng, batch, seq)})
 
 
 def function_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:

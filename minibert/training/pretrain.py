@@ -51,6 +51,7 @@ from minibert.training.pretrain_eval import (
     unigram_baseline_accuracy,
 )
 from minibert.training.schedules import make_schedule
+from minibert.training.snapshots import snapshot_hook
 
 __all__ = ["TrainingConfig", "TrainingDiverged", "RunInterrupted", "Trainer", "pretrain",
            "evaluate", "evaluate_pretrained", "unigram_baseline_accuracy", "prepare_data",
@@ -440,6 +441,8 @@ def _pretrain_locked(config: TrainingConfig, out_dir: Path, resume: bool, overwr
         folder, state = checkpoint
         trainer.load_checkpoint(folder, state)
         progress(f"resumed from {folder} at step {trainer.step}")
+    step_hook = snapshot_hook(config.snapshot_every, trainer.model, data.tokenizer, out_dir,
+                              trainer.step, step_hook)
     params = trainer.model.num_parameters()
     progress(f"model: {type(trainer.model).__name__} preset {config.preset!r}, {params:,} "
              f"parameters; training {config.steps} steps of {config.batch_size} sequences"

@@ -110,6 +110,10 @@ class TrainingConfig:
         if self.workers > self.batch_size:
             raise ValueError(f"workers must be at most batch_size {self.batch_size} (each "
                              f"worker needs a sequence of every batch), got {self.workers}")
+        if self.workers > 1 and self.snapshot_every:
+            raise ValueError(f"workers > 1 does not go with snapshot_every {self.snapshot_every}: "
+                             f"the snapshots read this process's weights, which the workers "
+                             f"send back only for evaluations; use workers=1")
         if self.workers > 1 and self.dropout:
             raise ValueError(f"workers > 1 needs dropout 0, got dropout {self.dropout!r}: the "
                              f"workers' dropout masks are not saved in checkpoints, so such a "

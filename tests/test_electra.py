@@ -1,0 +1,137 @@
+"""ELECTRA: gradient checks of the discriminator, the generator and the two trained together
+(shared embeddings), sampling that passes no gradient, checkpoints, bad input. Parity with
+transformers is in tests/parity/test_electra_parity.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minibert as mb
+from minibert.checks import IGNORE_INDEX
+from minibert.family.electra import ElectraPreTrainer, generator_config
+from minibert.gradcheck import check_loss
+from minibert.gradcheck.suite import MODEL_TOL, perturb_parameters
+
+# V=41, E=6, H=8, N=2 heads of D=4, I=12: every axis distinct, E < H (embeddings_project).
+SMALL = dict(vocab_size=41, embedding_size=6, hidden_size=8, num_hidden_layers=2,
+             num_attention_heads=2, intermediate_size=12, max_position_embeddings=16,
+             hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+
+
+def _batch(rng):
+    input_ids = rng.integers(1, 41, size=(3, 7))
+    mask = np.ones_like(input_ids)
+    mask[2, 5:] = 0
+    labels = np.where(rng.random(input_ids.shape) < 0.4, input_ids, IGNORE_INDEX)
+    labels[:, 1] = input_ids[:, 1]  # at least one masked position a row
+    labels[mask == 0] = IGNORE_INDEX
+    return input_ids, mask, labels
+
+
+@pytest.mark.parametrize("cls", [mb.ElectraForPreTraining, mb.ElectraForMaskedLM])
+def test_models_gradient_check(cls):
+    rng = np.random.default_rng(0)
+    model = cls(mb.ElectraConfig(**SMALL), seed=0, dtype=np.float64).eval()
+    perturb_parameters(model, rng)
+    input_ids, mask, labels = _batch(rng)
+    if cls is mb.ElectraForPreTraining:
+        labels = rng.integers(0, 2, size=input_ids.shape)  # 1 = replaced
+    table = check_loss(model, lambda: model(input_ids, None, mask, labels=labels).loss,
+                       model.backward, max_entries=16)
+    table.assert_below(MODEL_TOL)
+    assert "electra.embeddings_project.weight" in {row.name for row in table}
+
+
+def _trainer(rtd_weight, seed=0):
+    config = mb.ElectraConfig(**SMALL)
+    trainer = ElectraPreTrainer(config, generator_config(config, 0.5), seed=seed,
+                                dtype=np.float64, rtd_weight=rtd_weight).eval()
+    perturb_parameters(trainer, np.random.default_rng(1))
+    return trainer
+
+
+def test_generator_and_discriminator_trained_together():
+    """rtd_weight 1 here: with the paper's 50 the loss is 50 times larger and so is the
+    finite differences' rounding noise (~2e-10), above 1e-6 of the generator's smallest
+    gradients (~1e-4); the weight's own effect is tested exactly below."""
+    trainer = _trainer(1.0)
+    input_ids, mask, labels = _batch(np.random.default_rng(2))
+    masked = np.where(labels != IGNORE_INDEX, 3, input_ids)
+    state = trainer.sampling_rng.bit_generator.state  # the same samples at every forward
+
+    def loss():
+        trainer.sampling_rng.bit_generator.state = state
+        return trainer(masked, None, mask, labels).loss
+
+    table = check_loss(trainer, loss, trainer.backward, max_entries=8)
+    table.assert_below(MODEL_TOL)
+    names = {row.name for row in table}
+    # the shared tables are one array, listed once, under the generator's name
+    assert "generator.electra.embeddings.word_embeddings.weight" in names
+    assert "discriminator.electra.embeddings.word_embeddings.weight" not in names
+    assert "discriminator.electra.embeddings_project.weight" in names
+
+
+def test_rtd_weight_scales_the_discriminator_only_and_sampling_passes_no_gradient():
+    input_ids, mask, labels = _batch(np.random.default_rng(3))
+    masked = np.where(labels != IGNORE_INDEX, 3, input_ids)
+    grads = {}
+    for weight in (1.0, 50.0):
+        trainer = _trainer(weight)
+        out = trainer(masked, None, mask, labels)
+        trainer.zero_grad()
+        trainer.backward()
+        grads[weight] = {name: grad.copy() for name, grad in trainer.named_gradients()}
+    assert out.replaced.sum() > 0 and np.all(out.replaced[mask == 0] == 0)
+    for name, grad in grads[50.0].items():
+        if name.endswith("key.bias"):
+            continue  # exactly zero in truth: both hold rounding noise only
+        if name.startswith("discriminator."):
+            expected = 50.0 * grads[1.0][name]
+            assert np.linalg.norm(grad - expected) <= 1e-12 * np.linalg.norm(expected), name
+        elif "embeddings." not in name:  # the generator's own weights: the MLM loss only
+            np.testing.assert_array_equal(grad, grads[1.0][name])
+    # the discriminator's loss reaches the generator only through the shared embeddings
+    trainer = _trainer(50.0)
+    trainer(masked, None, mask, labels)
+    trainer.zero_grad()
+    trainer.discriminator.backward(50.0)
+    for name, grad in trainer.generator.named_gradients():
+        if "embeddings." not in name:
+            assert not grad.any(), name
+
+
+def test_sampling_follows_the_generator_and_is_reproducible():
+    trainer = _trainer(50.0, seed=4)
+    logits = np.log(np.array([[0.7, 0.2, 0.1, 1e-9], [1e-9, 1e-9, 1e-9, 1.0]]))
+    draws = np.stack([trainer.sample(logits) for _ in range(2000)])  # (2000, 2)
+    assert np.all(draws[:, 1] == 3)
+    shares = np.bincount(draws[:, 0], minlength=4) / 2000
+    assert np.allclose(shares[:3], [0.7, 0.2, 0.1], atol=0.04)
+    again = _trainer(50.0, seed=4)
+    assert np.array_equal(again.sample(logits), _trainer(50.0, seed=4).sample(logits))
+
+
+def test_checkpoint_round_trip(tmp_path):
+    model = mb.ElectraForMaskedLM(mb.ElectraConfig(**SMALL), seed=0)
+    model.save_pretrained(tmp_path)
+    loaded = mb.ElectraForMaskedLM.from_pretrained(tmp_path)
+    for (name, a), (_, b) in zip(model.named_parameters(), loaded.named_parameters(),
+                                 strict=True):
+        assert np.array_equal(a, b), name
+    assert "generator_lm_head.weight" in model.state_dict()
+
+
+def test_bad_input_is_one_clear_line():
+    config = mb.ElectraConfig(**SMALL)
+    bigger = mb.ElectraConfig(**{**SMALL, "hidden_size": 12, "num_attention_heads": 2})
+    with pytest.raises(ValueError, match="generator's hidden_size \\(12\\) is larger than "
+                                         "the discriminator's \\(8\\)"):
+        ElectraPreTrainer(config, bigger)
+    with pytest.raises(ValueError, match="embedding_size must be equal"):
+        ElectraPreTrainer(config, mb.ElectraConfig(**{**SMALL, "embedding_size": 4}))
+    with pytest.raises(ValueError, match="embedding_size must be a positive integer"):
+        mb.ElectraConfig(**{**SMALL, "embedding_size": 0})
+    with pytest.raises(ValueError, match="labels must hold only 0 and 1"):
+        mb.ElectraForPreTraining(config)(np.ones((1, 3), dtype=int), labels=[[0, 2, 1]])
