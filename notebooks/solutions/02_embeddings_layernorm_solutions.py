@@ -1,5 +1,5 @@
 """Solutions to the exercises of notebooks/02_embeddings_layernorm.ipynb: LayerNorm's
-backward (section 7) and the embedding backward (section 8).
+backward (the exercise before section 4) and the embedding backward (before section 2).
 
 Try the exercises before reading on. The derivations are in the notebook (sections 2 and 4)
 and in docs/backprop.md#layernorm and docs/backprop.md#embedding.

@@ -1,5 +1,5 @@
 """Solutions to the exercises of notebooks/03_attention.ipynb: attention's backward without
-dropout (section 8) and the softmax backward along any axis (section 9).
+dropout and the softmax backward along any axis (the two exercises before section 5).
 
 Try the exercises before reading on. The derivations are in the notebook (section 5) and in
 docs/backprop.md#attention and docs/backprop.md#softmax.
