@@ -321,11 +321,13 @@ def _add_pretrain(subparsers) -> None:
                         help="UTF-8 text in BERT's format (one sentence per line, a blank line "
                              "between documents); default: the generated toy corpus")
     parser.add_argument("--architecture", default=defaults.architecture,
-                        help="bert (default) or albert (factorised embeddings, one block "
-                             "shared by all layers, sentence-order prediction)")
+                        help="bert (default), albert (factorised embeddings, one block "
+                             "shared by all layers, sentence-order prediction) or electra "
+                             "(a generator fills the masks, the discriminator at --out finds "
+                             "the replaced tokens; the generator in --out/generator)")
     parser.add_argument("--objective", default=None,
                         help="nsp (BERT), sop (ALBERT) or mlm (MLM only) (default: nsp for "
-                             "bert, sop for albert)")
+                             "bert, sop for albert, mlm for electra)")
     parser.add_argument("--steps", type=int, default=defaults.steps,
                         help=f"optimizer steps, at most {MAX_STEPS:,}")
     parser.add_argument("--batch-size", type=int, default=defaults.batch_size,
@@ -404,7 +406,7 @@ def _pretrain_workers(args) -> int:
 
     if args.workers is not None:
         return _bounded(args.workers, "--workers", minimum=1)
-    if args.dropout or args.snapshot_every:
+    if args.dropout or args.snapshot_every or args.architecture == "electra":
         return 1
     return max(1, min(default_workers(), args.batch_size))
 
@@ -416,7 +418,8 @@ def _run_pretrain(args) -> int:
     _bounded(args.steps, "--steps", maximum=MAX_STEPS)
     _bounded(args.max_seq_length, "--max-seq-length", maximum=MAX_SEQ_LENGTH)
     _bounded(args.seed, "--seed", minimum=0)
-    objective = args.objective or ("sop" if args.architecture == "albert" else "nsp")
+    objective = args.objective or {"albert": "sop", "electra": "mlm"}.get(args.architecture,
+                                                                          "nsp")
     config = TrainingConfig(
         preset=args.preset, architecture=args.architecture, objective=objective,
         steps=args.steps,

@@ -58,10 +58,10 @@ def test_generator_and_discriminator_trained_together():
     trainer = _trainer(1.0)
     input_ids, mask, labels = _batch(np.random.default_rng(2))
     masked = np.where(labels != IGNORE_INDEX, 3, input_ids)
-    state = trainer.sampling_rng.bit_generator.state  # the same samples at every forward
+    state = trainer.dropout_rng.bit_generator.state  # the same samples at every forward
 
     def loss():
-        trainer.sampling_rng.bit_generator.state = state
+        trainer.dropout_rng.bit_generator.state = state
         return trainer(masked, None, mask, labels).loss
 
     table = check_loss(trainer, loss, trainer.backward, max_entries=8)
@@ -135,3 +135,44 @@ def test_bad_input_is_one_clear_line():
         mb.ElectraConfig(**{**SMALL, "embedding_size": 0})
     with pytest.raises(ValueError, match="labels must hold only 0 and 1"):
         mb.ElectraForPreTraining(config)(np.ones((1, 3), dtype=int), labels=[[0, 2, 1]])
+
+
+def test_pretrain_electra_writes_both_folders_and_resumes_bit_identically(tmp_path):
+    import json
+
+    from minibert.io import safetensors
+    from minibert.training.pretrain import TrainingConfig, pretrain
+
+    class Interrupt(Exception):
+        pass
+
+    small = dict(architecture="electra", objective="mlm", steps=6, batch_size=8,
+                 max_seq_length=32, vocab_size=400, num_documents=60,
+                 num_heldout_documents=8, dupe_factor=1, eval_every=3, eval_batches=1,
+                 log_every=2, learning_rate=2e-3, dropout=0.1, schedule="linear",
+                 save_every=2)
+    config = TrainingConfig(**small)
+    reference = tmp_path / "reference"
+    metrics = pretrain(config, reference, progress=lambda _: None)
+    assert metrics["steps"] == 6 and 0.0 <= metrics["masked_lm_accuracy"] <= 1.0
+    discriminator = mb.ElectraForPreTraining.from_pretrained(reference)
+    generator = mb.ElectraForMaskedLM.from_pretrained(reference / "generator")
+    assert generator.config.hidden_size * 4 == discriminator.config.hidden_size
+    assert np.array_equal(discriminator.electra.embeddings.word_embeddings.params["weight"],
+                          generator.electra.embeddings.word_embeddings.params["weight"])
+
+    def stop_at_three(step):
+        if step == 3:
+            raise Interrupt
+
+    out = tmp_path / "interrupted"
+    with pytest.raises(Interrupt):
+        pretrain(config, out, progress=lambda _: None, step_hook=stop_at_three)
+    assert json.loads((out / "checkpoint" / "trainer_state.json").read_text())["step"] == 2
+    pretrain(config, out, resume=True, progress=lambda _: None)
+    for folder in ("", "generator"):
+        a = safetensors.load_file(reference / folder / "model.safetensors", mmap=False)
+        b = safetensors.load_file(out / folder / "model.safetensors", mmap=False)
+        assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a), folder
+    with pytest.raises(ValueError, match="architecture 'electra' needs objective 'mlm'"):
+        TrainingConfig(**{**small, "objective": "nsp"})

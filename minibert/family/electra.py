@@ -60,9 +60,10 @@ __all__ = [
     "ElectraConfig", "ElectraEmbeddings", "ElectraModel", "ElectraDiscriminatorPredictions",
     "ElectraGeneratorPredictions", "ElectraForPreTraining", "ElectraForMaskedLM",
     "ElectraForPreTrainingOutput", "ElectraPreTrainer", "ElectraPreTrainerOutput",
-    "generator_config", "RTD_WEIGHT",
+    "generator_config", "RTD_WEIGHT", "GENERATOR_FOLDER",
 ]
 
+GENERATOR_FOLDER = "generator"  # pretraining writes the generator's folder here, inside --out
 RTD_WEIGHT = 50.0  # lambda of the paper: loss = MLM + 50 * replaced-token detection
 
 # E of the presets: the paper's ELECTRA-Small has E = 128 < H = 256; tiny takes half of H.
@@ -310,6 +311,17 @@ class ElectraLMHead(Module):
 # ----------------------------------------------------------------------------------------
 
 
+def _initializer(config, seed: int, dtype, dropout_rng) -> Initializer:
+    """make_init's, with the dropout masks drawn from ``dropout_rng`` when one is given
+    (the pretraining job's single generator, saved in its checkpoints)."""
+    if not isinstance(config, ElectraConfig):
+        raise TypeError(f"config must be an ElectraConfig, got {type(config).__name__}")
+    init = make_init(config, seed, dtype)
+    if dropout_rng is not None:
+        init.dropout_rng = dropout_rng
+    return init
+
+
 @dataclass
 class ElectraForPreTrainingOutput:
     """Outputs of ElectraForPreTraining (HF field names)."""
@@ -336,11 +348,13 @@ class ElectraForPreTraining(PretrainedModel, Module):
     base_model_prefix = "electra"
     head_prefixes = ElectraModel.head_prefixes
 
-    def __init__(self, config: ElectraConfig, seed: int = 0, dtype=np.float32) -> None:
+    def __init__(self, config: ElectraConfig, seed: int = 0, dtype=np.float32, *,
+                 _dropout_rng: np.random.Generator | None = None) -> None:
         super().__init__()
-        init = make_init(config, seed, dtype)
+        init = _initializer(config, seed, dtype, _dropout_rng)
         self.config = config
         self.electra = ElectraModel(config, _init=init)
+        self.dropout_rng = init.dropout_rng
         self.discriminator_predictions = ElectraDiscriminatorPredictions(init)
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
@@ -390,11 +404,13 @@ class ElectraForMaskedLM(PretrainedModel, Module):
     base_model_prefix = "electra"
     head_prefixes = ElectraModel.head_prefixes
 
-    def __init__(self, config: ElectraConfig, seed: int = 0, dtype=np.float32) -> None:
+    def __init__(self, config: ElectraConfig, seed: int = 0, dtype=np.float32, *,
+                 _dropout_rng: np.random.Generator | None = None) -> None:
         super().__init__()
-        init = make_init(config, seed, dtype)
+        init = _initializer(config, seed, dtype, _dropout_rng)
         self.config = config
         self.electra = ElectraModel(config, _init=init)
+        self.dropout_rng = init.dropout_rng
         self.generator_predictions = ElectraGeneratorPredictions(init)
         self.generator_lm_head = ElectraLMHead(init, self.electra.embeddings.word_embeddings)
 
@@ -457,12 +473,18 @@ SHARED_EMBEDDINGS = ("word_embeddings", "position_embeddings", "token_type_embed
 
 @dataclass
 class ElectraPreTrainerOutput:
-    loss: float  # mlm_loss + rtd_weight * rtd_loss
-    mlm_loss: float  # the generator's
+    """Outputs of one ELECTRA pretraining forward; the ``masked_lm_*`` names are the ones
+    the pretraining loop and its evaluation read (the generator's MLM)."""
+
+    loss: float  # masked_lm_loss + rtd_weight * rtd_loss
+    masked_lm_loss: float  # the generator's
     rtd_loss: float  # the discriminator's, over every real token
     corrupted_ids: np.ndarray  # (B, T) the discriminator's input
     replaced: np.ndarray  # (B, T) 1 where the token differs from the original
     rtd_logits: np.ndarray  # (B, T)
+    masked_lm_logits: np.ndarray  # (M, V) the generator's, at the masked positions
+    masked_lm_positions: tuple  # (batch index, position) arrays of those M
+    next_sentence_loss: None = None  # ELECTRA has no sentence-pair task
 
 
 class ElectraPreTrainer(Module):
@@ -495,10 +517,13 @@ class ElectraPreTrainer(Module):
                                  f"{getattr(discriminator_config, name)}")
         self.rtd_weight = check_real("rtd_weight", rtd_weight, 0, above=True)
         seeds = np.random.SeedSequence(seed).generate_state(3)
-        self.generator = ElectraForMaskedLM(gen_config, seed=int(seeds[0]), dtype=dtype)
+        # One generator for both models' dropout and for the sampling: a checkpoint saves
+        # its state, and a resumed run draws what the uninterrupted one would have.
+        self.dropout_rng = np.random.default_rng(int(seeds[2]))
+        self.generator = ElectraForMaskedLM(gen_config, seed=int(seeds[0]), dtype=dtype,
+                                            _dropout_rng=self.dropout_rng)
         self.discriminator = ElectraForPreTraining(discriminator_config, seed=int(seeds[1]),
-                                                   dtype=dtype)
-        self.sampling_rng = np.random.default_rng(int(seeds[2]))
+                                                   dtype=dtype, _dropout_rng=self.dropout_rng)
         # One array and one gradient buffer for both models: each backward adds into it.
         shared, own = self.generator.electra.embeddings, self.discriminator.electra.embeddings
         for name in SHARED_EMBEDDINGS:
@@ -510,20 +535,25 @@ class ElectraPreTrainer(Module):
     def sample(self, masked_logits: np.ndarray) -> np.ndarray:
         """One token per row of (M, V) logits, drawn from their softmax: (M,) ids.
 
-        Inverse-CDF sampling with the trainer's own generator: a uniform u per row picks
+        Inverse-CDF sampling with the trainer's random generator: a uniform u per row picks
         the first token whose cumulative probability exceeds u. Integers come out, so
         nothing differentiable connects them to the logits.
         """
         shifted = masked_logits - masked_logits.max(axis=-1, keepdims=True)
         probs = np.exp(shifted.astype(np.float64))
         cumulative = np.cumsum(probs, axis=-1)  # (M, V)
-        uniform = self.sampling_rng.random(len(probs)) * cumulative[:, -1]  # (M,)
+        uniform = self.dropout_rng.random(len(probs)) * cumulative[:, -1]  # (M,)
         picked = (cumulative < uniform[:, None]).sum(axis=-1)
         return np.minimum(picked, probs.shape[-1] - 1)
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None,
-                labels=None) -> ElectraPreTrainerOutput:
-        """A masked batch (B, T) -> ElectraPreTrainerOutput (losses, corrupted ids, ...)."""
+                labels=None, next_sentence_label=None) -> ElectraPreTrainerOutput:
+        """A masked batch (B, T) -> ElectraPreTrainerOutput (losses, corrupted ids, ...).
+
+        ``next_sentence_label`` must be None: ELECTRA trains no sentence-pair task."""
+        if next_sentence_label is not None:
+            raise ValueError("next_sentence_label must be None: ELECTRA has no sentence-pair "
+                             "task (pretrain it with objective 'mlm')")
         if labels is None:
             raise ValueError("labels must be given: the original ids at the masked "
                              "positions, -100 elsewhere")
@@ -538,10 +568,35 @@ class ElectraPreTrainer(Module):
         judged = self.discriminator(corrupted, token_type_ids, attention_mask, labels=replaced)
         loss = generated.loss + self.rtd_weight * judged.loss
         return ElectraPreTrainerOutput(loss, generated.loss, judged.loss, corrupted, replaced,
-                                       judged.logits)
+                                       judged.logits, generated.masked_lm_logits,
+                                       generated.masked_lm_positions)
 
     def backward(self) -> None:
         """Gradients of mlm_loss + rtd_weight * rtd_loss into both models (the shared
         embeddings receive both); the discriminator's never reach the generator's head."""
         self.discriminator.backward(self.rtd_weight)
         self.generator.backward(1.0)
+
+    def _tied_aliases(self) -> dict[str, str]:
+        return {"generator.generator_lm_head.weight":
+                "generator.electra.embeddings.word_embeddings.weight"}
+
+    def save_pretrained(self, directory, tokenizer=None):
+        """The discriminator's folder at ``directory``, the generator's in ``directory``/generator:
+        each one that ``from_pretrained`` (minibert's or transformers') opens."""
+        from pathlib import Path
+
+        self.discriminator.save_pretrained(directory, tokenizer)
+        self.generator.save_pretrained(Path(directory) / GENERATOR_FOLDER, tokenizer)
+
+    def state_from_folders(self, discriminator: dict, generator: dict) -> dict:
+        """This trainer's state dict from the two folders' tensors (their HF names)."""
+        return {**{f"discriminator.{k}": v for k, v in discriminator.items()},
+                **{f"generator.{k}": v for k, v in generator.items()}}
+
+    def load_state_dict(self, state, strict: bool = True):
+        """As Module's; the shared embeddings may come under either model's name."""
+        own = dict(self.named_parameters())
+        state = {k: v for k, v in state.items()
+                 if k in own or not k.startswith("discriminator.electra.embeddings.")}
+        return super().load_state_dict(state, strict)

@@ -28,6 +28,7 @@ import numpy as np
 
 from minibert.config import BertConfig
 from minibert.family.albert import AlbertConfig, AlbertForPreTraining
+from minibert.family.electra import GENERATOR_FOLDER, ElectraConfig, ElectraPreTrainer
 from minibert.heads import BertForPreTraining
 from minibert.io import safetensors
 from minibert.io.checkpoint import CONFIG_NAME, WEIGHTS_NAME
@@ -100,6 +101,12 @@ def _deferred_stop_signals():
 
 
 def _model_config(config: TrainingConfig, vocab_size: int) -> BertConfig | AlbertConfig:
+    if config.architecture == "electra":
+        # The discriminator's config; ElectraPreTrainer derives the generator (1/4 wide).
+        return ElectraConfig.preset(config.preset, vocab_size=vocab_size,
+                                    max_position_embeddings=max(128, config.max_seq_length),
+                                    hidden_dropout_prob=config.dropout,
+                                    attention_probs_dropout_prob=config.dropout)
     if config.architecture == "albert":
         # The same preset sizes, E from AlbertConfig.preset (64 for tiny), one shared
         # block; TrainingConfig.dropout also sets the sentence-order head's dropout.
@@ -122,8 +129,8 @@ class Trainer:
         self.config = config
         self.data = data
         self.progress = progress
-        model_class = AlbertForPreTraining if config.architecture == "albert" \
-            else BertForPreTraining
+        model_class = {"albert": AlbertForPreTraining, "electra": ElectraPreTrainer}.get(
+            config.architecture, BertForPreTraining)
         self.model = model_class(_model_config(config, len(data.tokenizer)), seed=config.seed)
         warmup = int(config.warmup_fraction * config.steps)
         schedule = make_schedule(config.schedule, config.learning_rate, warmup_steps=warmup,
@@ -210,7 +217,11 @@ class Trainer:
         """Continue from ``folder``; ``state`` is its read_checkpoint_state when already read."""
         if state is None:
             state = self.read_checkpoint_state(folder, self.config)
-        self.model.load_state_dict(safetensors.load_file(folder / WEIGHTS_NAME, mmap=False))
+        weights = safetensors.load_file(folder / WEIGHTS_NAME, mmap=False)
+        if isinstance(self.model, ElectraPreTrainer):  # the generator's folder is inside
+            weights = self.model.state_from_folders(weights, safetensors.load_file(
+                folder / GENERATOR_FOLDER / WEIGHTS_NAME, mmap=False))
+        self.model.load_state_dict(weights)
         self.optimizer.load_state_dict(safetensors.load_file(folder / OPTIMIZER_NAME,
                                                              mmap=False))
         try:

@@ -20,7 +20,7 @@ from minibert.training.schedules import SCHEDULES
 
 __all__ = ["TrainingConfig", "ARCHITECTURES", "MAX_DEFAULT_WORKERS", "default_workers"]
 
-ARCHITECTURES = ("bert", "albert")
+ARCHITECTURES = ("bert", "albert", "electra")
 # More worker processes than this rarely pay on a small model: each step's shards shrink
 # while the all-reduce of the whole gradient stays (docs/parallel.md).
 MAX_DEFAULT_WORKERS = 4
@@ -39,7 +39,9 @@ class TrainingConfig:
     preset: str = "tiny"  # model size from BertConfig.preset
     # "bert" (BertForPreTraining) or "albert" (AlbertForPreTraining of the same preset, its
     # embeddings factorised at AlbertConfig.preset's E, e.g. 64 for tiny, and one block
-    # shared by all layers); "albert" trains with objective "sop" or "mlm".
+    # shared by all layers); "albert" trains with objective "sop" or "mlm". "electra"
+    # (minibert.family.electra.ElectraPreTrainer: a discriminator of the preset's size, E as
+    # ElectraConfig.preset, and a generator a quarter its width) trains with "mlm" only.
     architecture: str = "bert"
     objective: str = "nsp"  # "nsp" (BERT), "sop" (ALBERT) or "mlm" (MLM only)
     steps: int = 3000  # optimizer steps
@@ -118,6 +120,10 @@ class TrainingConfig:
             raise ValueError(f"workers > 1 needs dropout 0, got dropout {self.dropout!r}: the "
                              f"workers' dropout masks are not saved in checkpoints, so such a "
                              f"run could not be resumed exactly; use workers=1 with dropout")
+        if self.architecture == "electra" and (self.objective != "mlm" or self.workers > 1):
+            raise ValueError(f"architecture 'electra' needs objective 'mlm' and workers 1 (it "
+                             f"has no sentence-pair task, and its worker processes are not "
+                             f"built), got objective {self.objective!r}, workers {self.workers}")
         if self.warmup_fraction + self.decay_fraction > 1:
             raise ValueError(f"warmup_fraction + decay_fraction must be <= 1, got "
                              f"{self.warmup_fraction!r} + {self.decay_fraction!r}")
