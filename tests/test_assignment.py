@@ -47,6 +47,7 @@ def _copy(source: Path, target: Path, **replace: str) -> Path:
     return target
 
 
+@pytest.mark.slow
 def test_student_tree_fails_every_task_by_name(tree):
     report = grade(tree / "student")
     assert [row.task for row in report.rows] == list(TASK_NAMES)
@@ -97,6 +98,7 @@ def test_solutions_score_full_marks_the_same_under_1_and_2_blas_threads(tree):
         assert grade_task(tree / "solutions", row["task"], hidden_seed=SEED) == (True, "ok")
 
 
+@pytest.mark.slow
 def test_bad_input_costs_one_task_each(tree, tmp_path):
     solutions = tree / "solutions"
     layernorm = (solutions / "layernorm.py").read_text()
@@ -111,14 +113,15 @@ def test_bad_input_costs_one_task_each(tree, tmp_path):
         "gelu.py": "def gelu_backward(dout, cache):\n    while True:\n        pass\n",
     })
     (broken / "nsp.py").unlink()
-    report = grade(broken, time_limit=4.0)
+    # 10 s: the correct tasks finish well within it on a busy machine, the loop never does
+    report = grade(broken, time_limit=10.0)
     rows = {row.task: row for row in report.rows}
     assert rows["linear"].message.startswith("linear.py line ")
     assert "SyntaxError" in rows["linear"].message
     assert rows["layernorm"].message.startswith("layernorm.py: layernorm_backward(dout) has "
                                                 "the wrong signature")
     assert rows["softmax"].message.startswith("softmax_backward: dx has shape ")
-    assert rows["gelu"].message == "time limit of 4 s exceeded (an infinite loop?)"
+    assert rows["gelu"].message == "time limit of 10 s exceeded (an infinite loop?)"
     assert rows["nsp"].message == "nsp.py is missing from the workspace"
     failed = {"linear", "layernorm", "softmax", "gelu", "nsp"}
     for row in report.rows:
