@@ -25,6 +25,7 @@ var minibertExplore = (function () {
     ".mbx-cellbox{border:1px solid #ddd;padding:2px;cursor:pointer;font-size:10px;line-height:1.2}",
     ".mbx-cellbox:hover{border-color:#1f4e8c}",
     ".mbx-thumb{display:block;image-rendering:pixelated}",
+    ".mbx-job{white-space:nowrap}",
     ".mbx-side{display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start}"
   ].join("\n");
 
@@ -362,13 +363,23 @@ var minibertExplore = (function () {
     // Model view: every layer x head as a thumbnail with its head-job scores.
     function modelView() {
       var T = data.tokens.length, px = Math.max(1, Math.floor(Math.min(96, 1000 / N) / T));
+      var short = {"previous token": "prev", "next token": "next", "same word": "word"};
+      note("Head-job scores under each head: mean attention of a query to the previous token " +
+        "(prev), the next token (next), [SEP], [CLS], and the other pieces of its word (word; " +
+        "\u2013 when no word has several pieces), after Clark et al. (2019). Click a head to enlarge it.");
+      if (state.enlarged) {
+        var shown = display(matrix(data.attentions, state.enlarged), data, state);
+        heatmap(panel, shown.m, shown.labels, {title: "layer " + state.enlarged[0] + " \u00b7 head " +
+          state.enlarged[1], decimals: decimals});
+      }
       var grid = el("div", {"class": "mbx-grid"}, panel);
       for (var l = 0; l < L; l++) {
         var line = el("div", {"class": "mbx-row"}, grid);
         for (var h = 0; h < N; h++) {
           (function (layer, head) {
             var box = el("div", {"class": "mbx-cellbox", "data-layer": layer, "data-head": head}, line);
-            el("div", {}, box, "layer " + layer + " \u00b7 head " + head);
+            box.style.width = Math.max(T * px, 74) + "px";
+            el("div", {}, box, "L" + layer + " \u00b7 H" + head);
             var canvas = el("canvas", {"class": "mbx-thumb", width: T, height: T}, box);
             canvas.style.width = canvas.style.height = T * px + "px";
             var context = canvas.getContext("2d"), image = context.createImageData(T, T);
@@ -382,20 +393,15 @@ var minibertExplore = (function () {
             var jobs = el("div", {"class": "mbx-jobs"}, box);
             Object.keys(data.jobs).forEach(function (job) {
               var v = data.jobs[job][layer][head];
-              el("div", {}, jobs, job + " " + (v < 0 ? "\u2013" : v.toFixed(2)));
+              el("span", {"class": "mbx-job", title: job}, jobs,
+                (short[job] || job) + " " + (v < 0 ? "\u2013" : v.toFixed(2)));
+              jobs.appendChild(document.createTextNode(" "));  // a place to wrap
             });
             box.addEventListener("click", function () {
               state.layer = layer; state.head = head; state.enlarged = [layer, head]; syncSelectors(); render();
             });
           })(l, h);
         }
-      }
-      note("Head-job scores: mean attention of a query to the previous token, the next token, " +
-        "[CLS], [SEP], and the other pieces of its word (Clark et al. 2019). Click a thumbnail to enlarge it.");
-      if (state.enlarged) {
-        var shown = display(matrix(data.attentions, state.enlarged), data, state);
-        heatmap(panel, shown.m, shown.labels, {title: "layer " + state.enlarged[0] + " \u00b7 head " +
-          state.enlarged[1], decimals: decimals});
       }
     }
 
