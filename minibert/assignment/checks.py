@@ -698,9 +698,13 @@ def _masking(fns, level, rng):
                   f"expected {share:.3f} +/- {bound:.3f} (80% [MASK], 10% random, 10% kept)")
     if level == "hidden":
         # every non-special id equally likely as a replacement; every inner position as target
-        used = replacement_counts[4:]
-        if used.min() == 0 or used.max() > 3 * max(used.min(), 1):
-            _fail("mask_tokens: random replacements are not uniform over the non-special ids")
+        used = replacement_counts[4:]  # (26,) the non-special ids
+        expected_count = used.sum() / used.size
+        chi2 = float(((used - expected_count) ** 2).sum() / expected_count)
+        # 25 degrees of freedom: a uniform draw exceeds 80 with probability below 1e-7
+        if chi2 > 80.0:
+            _fail(f"mask_tokens: random replacements are not uniform over the non-special ids "
+                  f"(chi-square {chi2:.0f} on 25 degrees of freedom)")
         inner = chosen_at[1:seq_len - seq_len // 4 - 1]
         if inner.min() < 0.5 * inner.mean():
             _fail("mask_tokens: some positions are rarely chosen; choose targets uniformly")
@@ -710,6 +714,7 @@ def _nsp(fns, level, rng):
     make_pairs = fns["make_nsp_pairs"]
     num_docs = 8 if level == "public" else 2
     lengths = rng.integers(1 if level == "hidden" else 2, 9, size=num_docs)
+    lengths[0] = max(lengths[0], 4)  # pairs to count in every draw
     documents = [[[1000 * d + s, 7] for s in range(n)] for d, n in enumerate(lengths)]
     where = {1000 * d + s: (d, s) for d, n in enumerate(lengths) for s in range(n)}
     rounds = 120 if level == "public" else 400
