@@ -69,7 +69,8 @@ class _HelpFormatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action):
         text = action.help or ""
-        if (action.option_strings and action.default not in (None, False, argparse.SUPPRESS)
+        if (action.option_strings and action.default is not None
+                and action.default is not False and action.default != argparse.SUPPRESS
                 and "default" not in text):
             text += (" " if text else "") + "(default: %(default)s)"
         return text
@@ -92,8 +93,9 @@ class _Parser(argparse.ArgumentParser):
 
     def add_argument(self, *args, **kwargs):
         # Options without a help text still show their default.
-        if args and str(args[0]).startswith("-") and kwargs.get("help") is None:
-            kwargs["help"] = ""
+        if args and str(args[0]).startswith("-") and not kwargs.get("help") and \
+                kwargs.get("default") is not None and kwargs.get("default") is not False:
+            kwargs["help"] = "(default: %(default)s)"
         return super().add_argument(*args, **kwargs)
 
     def error(self, message):
@@ -159,6 +161,7 @@ def _model_folder(path: str, argument: str) -> str:
                            f"{', '.join(sorted(REFERENCES))}")
     folder = Path(path)
     if folder.is_dir():
+        _check_model_files(folder, argument)
         return path
     if not folder.exists() and path in REFERENCES:
         return str(reference_path(path))
@@ -167,6 +170,41 @@ def _model_folder(path: str, argument: str) -> str:
                        f"model.safetensors and vocab.txt (written by pretrain or "
                        f"save_pretrained), or a reference checkpoint: "
                        f"{', '.join(sorted(REFERENCES))}")
+
+
+def _check_model_files(folder: Path, argument: str) -> None:
+    """Refuse a model folder whose files cannot be what they should, naming the file.
+
+    An interrupted pretraining run (a checkpoint, no model yet), a config.json or
+    model.safetensors that is a folder, a vocab.txt whose length differs from the model's
+    vocab_size (the embedding table's rows: a longer vocabulary gives ids the table lacks,
+    a shorter one cannot spell the model's predictions). Anything else is left to the
+    loader's own messages.
+    """
+    import json
+
+    from minibert.io.checkpoint import CONFIG_NAME, VOCAB_NAME, WEIGHTS_NAME
+
+    for name in (CONFIG_NAME, WEIGHTS_NAME, VOCAB_NAME):
+        if (folder / name).is_dir():
+            raise CommandError(f"{argument}: {str(folder / name)!r} is a folder; expected "
+                               f"the file {name}")
+    if not (folder / CONFIG_NAME).exists() and (folder / "checkpoint").is_dir():
+        raise CommandError(f"{argument} {str(folder)!r} holds an interrupted pretraining "
+                           f"run (a checkpoint, no model yet); finish it with the pretrain "
+                           f"command it printed (with --resume), then use the folder")
+    try:
+        vocab_size = json.loads((folder / CONFIG_NAME).read_text(encoding="utf-8"))[
+            "vocab_size"]
+        with open(folder / VOCAB_NAME, encoding="utf-8") as handle:
+            tokens = sum(1 for _ in handle)
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # missing or unreadable: the loader says which and why
+    if isinstance(vocab_size, int) and tokens != vocab_size:
+        raise CommandError(f"{argument}: {str(folder / VOCAB_NAME)!r} has {tokens:,} tokens "
+                           f"but {CONFIG_NAME} says vocab_size {vocab_size:,} (the rows of "
+                           f"the embedding table); they must be equal: was vocab.txt "
+                           f"replaced by another model's?")
 
 
 def _input_file(path: str, argument: str, expected: str) -> str:
@@ -210,29 +248,66 @@ def _add_gradcheck(subparsers) -> None:
         help="check every backward pass against finite differences (float64)",
         description="Run the float64 gradient check of every functional pair, every layer, "
         "BERT's blocks, the whole BertForPreTraining and AlbertForPreTraining, and print "
-        "one table.",
+        "one line per check (--full: one per array).",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (>= 0)")
     parser.add_argument(
         "--no-model", action="store_true", help="skip the whole-model checks (the slowest part)"
     )
+    parser.add_argument("--full", action="store_true",
+                        help="print every array's row (wide: the names are parameter paths)")
+    parser.add_argument("--json", action="store_true",
+                        help="print every array's row as JSON, full precision")
     parser.set_defaults(handler=_run_gradcheck)
+
+
+SCREEN_COLUMNS = 100  # what a projector shows without wrapping
+
+
+def _gradcheck_summary(table, failures: list[str]) -> str:
+    """One line per check (its largest error over its arrays), at most SCREEN_COLUMNS wide."""
+    cases: dict[str, list] = {}
+    for row in table.rows:
+        case, _, _ = row.name.partition(": ")
+        cases.setdefault(case, []).append(row)
+    failed = {name.split("/", 1)[0] for name in failures}
+    figures = 8 + 2 + 13 + 2 + 12 + 2 + 2  # arrays, max rel_error, max abs diff, ok
+    width = min(max(len("check"), *map(len, cases)), SCREEN_COLUMNS - figures - 2)
+    header = f"{'check':<{width}}  {'arrays':>8}  {'max rel_error':>13}  {'max abs diff':>12}  ok"
+    lines = [header, "-" * len(header)]
+    for case, rows in cases.items():
+        shown = case if len(case) <= width else case[:width - 3] + "..."
+        nonzero = [r.rel_error for r in rows if r.analytic_norm >= 1e-9]
+        rel = f"{max(nonzero):.2e}" if nonzero else "0 (exact)"
+        lines.append(f"{shown:<{width}}  {len(rows):>8}  {rel:>13}  "
+                     f"{max(r.max_abs_diff for r in rows):>12.2e}  "
+                     f"{'NO' if case in failed else 'yes'}")
+    return "\n".join(lines)
 
 
 def _run_gradcheck(args) -> int:
     from minibert.gradcheck.suite import MODEL_TOL, SINGLE_LAYER_TOL, run_all
 
+    _bounded(args.seed, "--seed", minimum=0)
     start = time.perf_counter()
     table, failures = run_all(
         seed=args.seed,
         include_model=not args.no_model,
         progress=lambda name: _progress(f"checking {name} ..."),
     )
-    print(table.to_text(tol=SINGLE_LAYER_TOL))
+    if args.json:
+        import json
+
+        print(json.dumps([{"name": r.name, "rel_error": r.rel_error,
+                           "max_abs_diff": r.max_abs_diff, "checked": r.checked,
+                           "size": r.size} for r in table.rows], indent=2))
+        return 1 if failures else 0
+    print(table.to_text(tol=SINGLE_LAYER_TOL) if args.full
+          else _gradcheck_summary(table, failures))
     print(
-        f"\n{len(table)} arrays checked in {time.perf_counter() - start:.1f} s; "
-        f"tolerance {SINGLE_LAYER_TOL:g} per layer, {MODEL_TOL:g} for the whole model; "
-        f"largest relative error (nonzero gradients) {table.max_rel_error:.2e}"
+        f"\n{len(table)} arrays checked in {time.perf_counter() - start:.1f} s; largest "
+        f"relative error (nonzero gradients) {table.max_rel_error:.2e}\n"
+        f"tolerance {SINGLE_LAYER_TOL:g} per layer, {MODEL_TOL:g} for the whole model"
     )
     if failures:
         print(f"FAILED: {', '.join(failures)}")
@@ -252,7 +327,9 @@ def _add_info(subparsers) -> None:
         "loading its weights, and print its configuration, parameter counts by "
         "module, dtypes and which heads it has.",
     )
-    parser.add_argument("model", metavar="DIR",
+    parser.add_argument("folder", metavar="DIR", nargs="?",
+                        help="the same as --model (kept for the commands written before it)")
+    parser.add_argument("--model", metavar="DIR|NAME",
                         help="checkpoint folder, or tiny-toy (the shipped reference checkpoint)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.set_defaults(handler=_run_info)
@@ -263,8 +340,13 @@ def _run_info(args) -> int:
 
     from minibert.io.checkpoint import checkpoint_summary
 
-    folder = _model_folder(args.model, "DIR")
-    with _file_access("DIR must be a readable model folder"):
+    if (args.model is None) == (args.folder is None):
+        raise CommandError("give the model once: --model DIR (or the folder alone)"
+                           if args.model is None else
+                           f"--model {args.model!r} and DIR {args.folder!r}: give one of them")
+    argument = "--model" if args.model is not None else "DIR"
+    folder = _model_folder(args.model or args.folder, argument)
+    with _file_access(f"{argument} must be a readable model folder"):
         summary = checkpoint_summary(folder)
     if args.json:
         print(json.dumps(summary, indent=2, sort_keys=True))
@@ -391,6 +473,25 @@ def _add_pretrain(subparsers) -> None:
     parser.set_defaults(handler=_run_pretrain)
 
 
+def _check_corpus(path: str, objective: str) -> None:
+    """Read --corpus once before the run starts, so that its errors name --corpus and come
+    before any word about checkpoints."""
+    from minibert.data.corpus import read_corpus
+
+    _input_file(path, "--corpus", "a UTF-8 text file in BERT's format")
+    with _file_access("--corpus must be a readable UTF-8 text file"):
+        try:
+            documents = read_corpus(path)
+        except ValueError as error:
+            message = str(error)
+            raise CommandError("--corpus" + message.removeprefix("path")
+                               if message.startswith("path ") else message) from None
+    if objective != "mlm" and len(documents) < 2:
+        raise CommandError(f"--corpus {path!r} has {len(documents)} document; the {objective} "
+                           f"objective pairs sentences of different documents and needs at "
+                           f"least 2 (a blank line ends a document), or use --objective mlm")
+
+
 def _resume_command(args) -> str:
     """This very invocation with --resume (and without --overwrite), ready to paste."""
     program = args.program
@@ -432,7 +533,7 @@ def _run_pretrain(args) -> int:
         save_every=args.save_every, snapshot_every=args.snapshot_every, seed=args.seed,
         workers=_pretrain_workers(args))
     if args.corpus is not None:
-        _input_file(args.corpus, "--corpus", "a UTF-8 text file in BERT's format")
+        _check_corpus(args.corpus, objective)
     command = _resume_command(args)
     try:
         with _file_access(f"--out {args.out!r} must be a folder you can write to"):
@@ -588,6 +689,12 @@ def _add_attention(subparsers) -> None:
 
 
 def _run_attention(args) -> int:
+    # The checks that need no model come first, before matplotlib is imported.
+    _out_path(args.out, "-o")
+    _bounded(args.dpi, "--dpi", *DPI_RANGE)
+    _bounded(args.max_seq_length, "--max-seq-length", minimum=3)
+    _new_output(args.out, args.overwrite)
+
     import warnings
 
     from minibert import viz
@@ -598,14 +705,10 @@ def _run_attention(args) -> int:
     from minibert.io.checkpoint import config_class_of, load_tokenizer
     from minibert.model import BertModel
 
-    _out_path(args.out, "-o")
     suffix = args.out.rsplit(".", 1)[-1].lower() if "." in args.out else ""
     if suffix not in viz.SAVE_FORMATS:
         raise ValueError(f"-o {excerpt(args.out)}: the extension must be one of "
                          f"{', '.join('.' + f for f in viz.SAVE_FORMATS)}")
-    _bounded(args.dpi, "--dpi", *DPI_RANGE)
-    _bounded(args.max_seq_length, "--max-seq-length", minimum=3)
-    _new_output(args.out, args.overwrite)
     view = args.view or ("head" if args.head is not None else "layer")
     if view == "saliency":
         return _run_saliency(args)
@@ -677,10 +780,10 @@ def _add_figures(subparsers) -> None:
 
 
 def _run_figures(args) -> int:
-    from minibert.viz.lecture_set import write_lecture_figures
-
     _out_path(args.out, "-o")
     _bounded(args.dpi, "--dpi", *DPI_RANGE)
+    from minibert.viz.lecture_set import write_lecture_figures
+
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
         _require_mlm_head(folder, args.model, "figures")
@@ -836,13 +939,18 @@ def _add_distil(subparsers) -> None:
                     "batches with alpha_ce * T^2 KL + alpha_mlm * MLM + alpha_cos * cosine. "
                     "Writes OUT/config.json, model.safetensors, vocab.txt, metrics.json, "
                     "history.json.")
-    parser.add_argument("--teacher", required=True, metavar="DIR",
-                        help="a BERT checkpoint folder with its MLM head and vocab.txt, or "
-                             "tiny-toy (the reference checkpoint)")
-    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    parser.add_argument("--steps", type=int, default=defaults.steps)
-    parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
-    parser.add_argument("--max-seq-length", type=int, default=defaults.max_seq_length)
+    parser.add_argument("--model", "--teacher", required=True, metavar="DIR|NAME",
+                        help="the teacher: a BERT checkpoint folder with its MLM head and "
+                             "vocab.txt, or tiny-toy (the reference checkpoint)")
+    parser.add_argument("-o", "--out", required=True, metavar="DIR",
+                        help="output folder (created; locked while the run writes into it)")
+    parser.add_argument("--steps", type=int, default=defaults.steps,
+                        help=f"optimizer steps, at most {MAX_STEPS:,}")
+    parser.add_argument("--batch-size", type=int, default=defaults.batch_size,
+                        help="sequences per step")
+    parser.add_argument("--max-seq-length", type=int, default=defaults.max_seq_length,
+                        help="tokens per sequence, at most the teacher's "
+                             "max_position_embeddings")
     parser.add_argument("--temperature", type=float, default=defaults.temperature,
                         help=f"T of the soft targets (default {defaults.temperature:g})")
     parser.add_argument("--alpha-ce", type=float, default=defaults.alpha_ce,
@@ -865,9 +973,13 @@ def _add_distil(subparsers) -> None:
                         help="the student's dropout")
     parser.add_argument("--num-documents", type=int, default=defaults.num_documents,
                         help="toy-corpus training documents")
-    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--seed", type=int, default=defaults.seed,
+                        help="seeds the corpus, the masks, the batches and dropout")
     parser.add_argument("--overwrite", action="store_true",
-                        help="replace a model already in --out")
+                        help="replace a model already in --out (only the files minibert wrote "
+                             "there are removed)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the metrics as JSON (as in OUT/metrics.json)")
     parser.set_defaults(handler=_run_distil)
 
 
@@ -883,10 +995,12 @@ def _layer_list(text: str | None, argument: str) -> tuple[int, ...] | None:
 
 
 def _run_distil(args) -> int:
-    import json
-
     from minibert.family.distillation import DistillConfig, distil
 
+    _out_path(args.out)
+    _bounded(args.steps, "--steps", maximum=MAX_STEPS)
+    _bounded(args.max_seq_length, "--max-seq-length", maximum=MAX_SEQ_LENGTH)
+    _bounded(args.seed, "--seed", minimum=0)
     config = DistillConfig(
         steps=args.steps, batch_size=args.batch_size, max_seq_length=args.max_seq_length,
         temperature=args.temperature, alpha_ce=args.alpha_ce, alpha_mlm=args.alpha_mlm,
@@ -895,11 +1009,12 @@ def _run_distil(args) -> int:
         teacher_layers=_layer_list(args.teacher_layers, "--teacher-layers"),
         learning_rate=args.lr, dropout=args.dropout, num_documents=args.num_documents,
         seed=args.seed)
-    teacher = _model_folder(args.teacher, "--teacher")
+    # The teacher is named as the user named it (--teacher is the old spelling of --model).
+    teacher = _model_folder(args.model, "--teacher" if "--teacher" in args.argv else "--model")
     with _file_access(f"--out {args.out!r} must be a folder you can write to"):
         metrics = distil(config, teacher, args.out, overwrite=args.overwrite,
                          progress=_progress)
-    print(json.dumps(metrics, indent=2, sort_keys=True))
+    _report(metrics, args.out, args.json, "metrics.json")
     return 0
 
 
@@ -986,56 +1101,6 @@ def _run_search(args) -> int:
     return 0
 
 
-# -- assignment ------------------------------------------------------------------------------
-
-def _add_assignment(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "assignment", help="write the graded backward-pass assignment or the bug lab; grade it",
-        description="create DIR writes a student workspace (one stub per task, public tests); "
-                    "grade DIR grades it task by task, each in its own process with a time "
-                    "limit. See docs/assignments.md.")
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    create = actions.add_parser(
-        "create", help="write a student workspace (or the instructor's tree)",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    create.add_argument("dir", metavar="DIR", help="the folder to write")
-    create.add_argument("--instructor", action="store_true",
-                        help="write DIR/student (to hand out), DIR/solutions and DIR/hidden "
-                             "(keep these two private)")
-    create.add_argument("--lab", choices=["bugs"], default=None,
-                        help="write the bug-hunting lab instead of the backward-pass tasks")
-    create.add_argument("--overwrite", action="store_true",
-                        help="replace a workspace that exists at DIR")
-    create.set_defaults(handler=_run_assignment)
-    grade = actions.add_parser(
-        "grade", help="grade a workspace: a table of tasks, points and the first failing check",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    grade.add_argument("dir", metavar="DIR", help="the student's workspace")
-    grade.add_argument("--hidden", metavar="DIR", default=None,
-                       help="the instructor's hidden/ folder: add the hidden tests")
-    grade.add_argument("--json", action="store_true", help="print the report as JSON")
-    grade.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
-                       help="time limit of each task")
-    grade.set_defaults(handler=_run_assignment)
-
-
-def _run_assignment(args) -> int:
-    from minibert.assignment import create_workspace, grade
-
-    if args.action == "create":
-        try:
-            path = create_workspace(args.dir, instructor=args.instructor, lab=args.lab,
-                                    overwrite=args.overwrite)
-        except FileExistsError as error:
-            raise CommandError(str(error)) from None
-        what = "the instructor's tree" if args.instructor else "a student workspace"
-        print(f"wrote {what} to {path}")
-        return 0
-    report = grade(args.dir, hidden=args.hidden, time_limit=args.time_limit)
-    print(report.to_json() if args.json else report.table())
-    return 0
-
-
 # -- explore ---------------------------------------------------------------------------------
 
 def _add_explore(subparsers) -> None:
@@ -1088,10 +1153,60 @@ def _run_explore(args) -> int:
     return 0
 
 
+# -- assignment ------------------------------------------------------------------------------
+
+def _add_assignment(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "assignment", help="write the graded backward-pass assignment or the bug lab; grade it",
+        description="create DIR writes a student workspace (one stub per task, public tests); "
+                    "grade DIR grades it task by task, each in its own process with a time "
+                    "limit. See docs/assignments.md.")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    create = actions.add_parser(
+        "create", help="write a student workspace (or the instructor's tree)",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    create.add_argument("dir", metavar="DIR", help="the folder to write")
+    create.add_argument("--instructor", action="store_true",
+                        help="write DIR/student (to hand out), DIR/solutions and DIR/hidden "
+                             "(keep these two private)")
+    create.add_argument("--lab", choices=["bugs"], default=None,
+                        help="write the bug-hunting lab instead of the backward-pass tasks")
+    create.add_argument("--overwrite", action="store_true",
+                        help="replace a workspace that exists at DIR")
+    create.set_defaults(handler=_run_assignment)
+    grade = actions.add_parser(
+        "grade", help="grade a workspace: a table of tasks, points and the first failing check",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    grade.add_argument("dir", metavar="DIR", help="the student's workspace")
+    grade.add_argument("--hidden", metavar="DIR", default=None,
+                       help="the instructor's hidden/ folder: add the hidden tests")
+    grade.add_argument("--json", action="store_true", help="print the report as JSON")
+    grade.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
+                       help="time limit of each task")
+    grade.set_defaults(handler=_run_assignment)
+
+
+def _run_assignment(args) -> int:
+    from minibert.assignment import create_workspace, grade
+
+    if args.action == "create":
+        try:
+            path = create_workspace(args.dir, instructor=args.instructor, lab=args.lab,
+                                    overwrite=args.overwrite)
+        except FileExistsError as error:
+            raise CommandError(str(error)) from None
+        what = "the instructor's tree" if args.instructor else "a student workspace"
+        print(f"wrote {what} to {path}")
+        return 0
+    report = grade(args.dir, hidden=args.hidden, time_limit=args.time_limit)
+    print(report.to_json() if args.json else report.table())
+    return 0
+
+
 _COMMANDS: list[Callable] = [_add_gradcheck, _add_pretrain, _add_fill_mask, _add_attention,
                              _add_figures, _add_finetune, _add_info, _add_distil,
-                             _add_embed, _add_search,
-                             _add_assignment, _add_explore]
+                             _add_embed, _add_search, _add_explore,
+                             _add_assignment]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -95,10 +95,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m minibert.demo",
         description="Pretrain the tiny BERT on the toy corpus and write its metrics, "
-                    "fill-mask answers and attention heatmaps.")
-    parser.add_argument("--out", default="out/demo", help="output folder (replaced)")
-    parser.add_argument("--steps", type=int, default=TrainingConfig.steps)
-    parser.add_argument("--seed", type=int, default=0)
+                    "fill-mask answers and attention heatmaps.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("-o", "--out", default="out/demo",
+                        help="output folder (what an earlier demo wrote there is replaced)")
+    parser.add_argument("--steps", type=int, default=TrainingConfig.steps,
+                        help="optimizer steps")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the whole run")
     parser.add_argument("--workers", type=int, default=default_workers(), metavar="N",
                         help="data-parallel worker processes (default: the cores there are, "
                              "at most 4: %(default)s here; 1 trains in this process)")
@@ -107,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     def progress(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
+    if not args.out.strip():
+        print(f"demo: error: --out {args.out!r} is empty; give a folder name", file=sys.stderr)
+        return 2
     out = Path(args.out)
     try:
         config = TrainingConfig(steps=args.steps, seed=args.seed, workers=args.workers)
@@ -114,6 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, TypeError, OSError) as error:
         print(f"demo: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as interruption:
+        # The demo always starts afresh; `minibert pretrain --resume` continues the run.
+        print(f"demo: interrupted ({interruption}); run it again to start over",
+              file=sys.stderr)
+        return 128 + getattr(interruption, "signum", 2)
     results = run_probes(out)
     atomic_write_json(out / "fill_mask.json", results)
     report = _probe_report(results)
@@ -125,10 +136,10 @@ def main(argv: list[str] | None = None) -> int:
                 "next_sentence_accuracy", "next_sentence_loss", "steps", "train_seconds",
                 "total_seconds"):
         if key in metrics:
-            print(f"  {key:<27} {metrics[key]}")
+            value = metrics[key]
+            print(f"  {key:<27} {f'{value:.4g}' if isinstance(value, float) else value}")
     print("\nfill-mask probes:\n" + report)
-    print("\nwrote " + ", ".join(str(p) for p in [out / "metrics.json", out / "fill_mask.txt",
-                                                  *written]))
+    print(f"\nwrote {out} (metrics.json, fill_mask.txt, {len(written)} figures and the model)")
     return 0
 
 

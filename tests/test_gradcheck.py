@@ -73,8 +73,8 @@ def test_sampling_large_tables_probes_nonzero_entries():
 
 
 def test_cli_gradcheck_prints_a_passing_table():
-    result = subprocess.run([sys.executable, "-m", "minibert", "gradcheck", "--no-model"],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run([sys.executable, "-m", "minibert", "gradcheck", "--no-model",
+                             "--full"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "all gradient checks passed" in result.stdout
     for name in ("linear: weight", "attention: q", "cross_entropy: logits", "BertLayer:"):

@@ -447,6 +447,10 @@ def _pretrain_locked(config: TrainingConfig, out_dir: Path, resume: bool, overwr
             message += f"; if the run is cut short, resume it with: {resume_command}"
         progress(message)
     data = prepare_data(config, progress)
+    if config.batch_size > len(data.train_instances):
+        raise ValueError(f"batch_size (--batch-size) {config.batch_size:,} is more than the "
+                         f"{len(data.train_instances):,} training instances; allowed: at most "
+                         f"{len(data.train_instances):,} (or a larger corpus)")
     trainer = Trainer(config, data, progress)
     if checkpoint is not None:
         folder, state = checkpoint

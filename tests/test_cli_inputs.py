@@ -1,0 +1,271 @@
+"""The command line as a user meets it: one option vocabulary, --help with defaults, bounds,
+refusals instead of silent wrong answers. Each case runs the real entry point."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import minibert as mb
+from minibert.cli import _COMMANDS, HIDDEN_ALIASES, build_parser
+from minibert.reference import reference_path
+
+TEXT = "she deposited the money at the [MASK] before noon."
+
+
+def cli(*args, cwd=None, timeout=180):
+    return subprocess.run([sys.executable, "-m", "minibert", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=cwd)
+
+
+def refused(result, *fragments):
+    """Exit 2, one line on stderr holding every fragment, no traceback."""
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().count("\n") == 0, result.stderr
+    for fragment in fragments:
+        assert fragment in result.stderr, result.stderr
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return reference_path("tiny-toy")
+
+
+@pytest.fixture(scope="module")
+def classifier(tmp_path_factory, reference):
+    """tiny-toy's encoder under a fresh classification head: no MLM weights at all."""
+    folder = tmp_path_factory.mktemp("classifier") / "clf"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the new head is initialised from a seed
+        model = mb.BertForSequenceClassification.from_pretrained(reference, num_labels=2)
+    model.save_pretrained(folder, tokenizer=mb.BertTokenizer.from_pretrained(reference))
+    return folder
+
+
+def subcommands():
+    return build_parser()._subparsers._group_actions[0].choices
+
+
+# -- conventions ------------------------------------------------------------------------------
+
+def test_version():
+    result = cli("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"minibert {mb.__version__}"
+
+
+def test_every_help_shows_every_default_and_no_old_spelling():
+    commands = subcommands()
+    assert len(commands) == len(_COMMANDS)
+    for name, parser in commands.items():
+        text = parser.format_help()
+        for action in parser._actions:
+            if not action.option_strings or action.default in (None, False, "==SUPPRESS=="):
+                continue
+            assert "default" in (action.help or "") or \
+                f"(default: {action.default})" in " ".join(text.split()), (name, action.dest)
+        for alias in HIDDEN_ALIASES:
+            assert not re.search(f"{alias}(?![-\\w])", text), (name, alias)
+    result = cli("pretrain", "--help")
+    assert result.returncode == 0 and "(default: 3000)" in " ".join(result.stdout.split())
+
+
+def test_one_name_for_one_thing():
+    """What a command writes is -o/--out, what it reads --model; old names are aliases."""
+    current = {"--output": "--out", "--max-length": "--max-seq-length", "--teacher": "--model"}
+    for name, parser in subcommands().items():
+        for action in parser._actions:
+            options = set(action.option_strings)
+            for old, new in current.items():
+                assert old not in options or new in options, (name, old)
+            if "--out" in options:
+                assert "-o" in options, name
+
+
+def test_old_spellings_still_work(reference):
+    args = build_parser().parse_args(["distil", "--teacher", "tiny-toy", "--out", "x"])
+    assert args.model == "tiny-toy" and args.out == "x"
+    args = build_parser().parse_args(["attention", "a", "--model", "m", "--output", "y.png",
+                                      "--max-length", "64"])
+    assert args.out == "y.png" and args.max_seq_length == 64
+    result = cli("info", str(reference))  # the folder alone, as before --model
+    assert result.returncode == 0 and "vocab_size" in result.stdout
+
+
+# -- output paths -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [
+    ["pretrain", "--steps", "2"],
+    ["finetune", "--task", "classify"],
+    ["distil", "--model", "tiny-toy"],
+    ["figures", "--model", "tiny-toy"],
+    ["attention", "the bank", "--model", "tiny-toy"],
+])
+def test_an_empty_out_is_refused_and_nothing_written(command, tmp_path):
+    result = cli(*command, "-o", "", cwd=tmp_path)
+    refused(result, "'' is empty")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_attention_does_not_replace_a_file_without_overwrite(tmp_path):
+    target = tmp_path / "a.png"
+    target.write_bytes(b"a lecturer's own picture")
+    refused(cli("attention", "the bank", "--model", "tiny-toy", "-o", str(target)),
+            "already exists; pass --overwrite")
+    assert target.read_bytes() == b"a lecturer's own picture"
+    result = cli("attention", "the bank", "--model", "tiny-toy", "--output", str(target),
+                 "--max-length", "64", "--overwrite")  # the old spellings still work
+    assert result.returncode == 0 and target.read_bytes().startswith(b"\x89PNG")
+    assert result.stdout.startswith(f"wrote {target}")
+
+
+@pytest.mark.parametrize("command, marker", [
+    (["finetune", "--task", "classify", "--model", "tiny-toy"], "task classify"),
+    (["distil", "--model", "tiny-toy"], "student:"),
+])
+def test_an_unusable_out_is_refused_before_any_work(command, marker, tmp_path):
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("a file where the output folder should go")
+    result = cli(*command, "--out", str(blocker / "run"))
+    refused(result, "notes.txt")
+    assert marker not in result.stderr
+    assert blocker.read_text() == "a file where the output folder should go"
+
+
+# -- bounds -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command, message", [
+    (["attention", "the bank", "--model", "tiny-toy", "--dpi", "1"],
+     "--dpi must be 30 to 1,200, got 1"),
+    (["figures", "--model", "tiny-toy", "-o", "figs", "--dpi", "100000"],
+     "--dpi must be 30 to 1,200, got 100,000"),
+    (["pretrain", "-o", "run", "--steps", "99999999999999999999"],
+     "--steps must be <= 10,000,000, got 99,999,999,999,999,999,999"),
+    (["pretrain", "-o", "run", "--max-seq-length", "100000"],
+     "--max-seq-length must be <= 512, got 100,000"),
+    (["finetune", "--task", "classify", "-o", "run", "--train-size", "10000000"],
+     "--train-size must be <= 100,000, got 10,000,000"),
+    (["gradcheck", "--seed", "-1"], "--seed must be >= 0, got -1"),
+    (["pretrain", "-o", "run", "--steps", "many"], "argument --steps: invalid int value"),
+])
+def test_bounds_name_the_argument(command, message, tmp_path):
+    result = cli(*command, cwd=tmp_path)
+    refused(result, message)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_demo_with_zero_steps_is_one_line(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "minibert.demo", "--steps", "0", "--out",
+                             str(tmp_path / "demo")], capture_output=True, text=True,
+                            timeout=180)
+    refused(result, "steps must be >= 1, got 0")
+    assert not (tmp_path / "demo").exists()
+
+
+# -- refusal instead of a silent wrong answer ---------------------------------------------------
+
+@pytest.mark.parametrize("command", [
+    ["attention", TEXT, "--view", "saliency", "-o", "s.png"],
+    ["figures", "-o", "figs"],
+    ["fill-mask", TEXT],
+])
+def test_no_prediction_from_an_untrained_mlm_head(classifier, command, tmp_path):
+    result = cli(*command, "--model", str(classifier), cwd=tmp_path)
+    refused(result, str(classifier))
+    assert "MLM" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_attention_refuses_text_over_the_length_limit(tmp_path):
+    text = "the river bank " * 60
+    result = cli("attention", text, "--model", "tiny-toy", "-o", str(tmp_path / "a.png"))
+    refused(result, "tokens long ([CLS] and [SEP] included), more than 128 (--max-seq-length)")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_view_choices_include_saliency():
+    refused(cli("attention", "the bank", "--model", "tiny-toy", "--view", "bogus"),
+            "--view must be one of head, layer, model, token, average, rollout, saliency")
+
+
+# -- model folders that are not what they seem ------------------------------------------------
+
+def test_an_interrupted_run_folder(tmp_path):
+    (tmp_path / "run" / "checkpoint").mkdir(parents=True)
+    refused(cli("fill-mask", TEXT, "--model", str(tmp_path / "run")),
+            "holds an interrupted pretraining run", "--resume")
+
+
+def test_weights_that_are_a_folder(reference, tmp_path):
+    folder = tmp_path / "m"
+    shutil.copytree(reference, folder)
+    (folder / "model.safetensors").unlink()
+    (folder / "model.safetensors").mkdir()
+    refused(cli("attention", "the bank", "--model", str(folder)),
+            "model.safetensors' is a folder; expected the file model.safetensors")
+
+
+def test_a_vocabulary_that_does_not_fit_the_model(reference, tmp_path):
+    folder = tmp_path / "m"
+    shutil.copytree(reference, folder)
+    lines = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    (folder / "vocab.txt").write_text("\n".join(lines[:100]) + "\n", encoding="utf-8")
+    refused(cli("fill-mask", TEXT, "--model", str(folder)),
+            "vocab.txt' has 100 tokens but config.json says vocab_size 4,608")
+
+
+# -- output -----------------------------------------------------------------------------------
+
+def test_a_closed_pipe_ends_quietly():
+    command = (f"{sys.executable} -m minibert fill-mask --model tiny-toy --json --top-k 3000 "
+               f"'{TEXT}' | head -1")
+    result = subprocess.run(["sh", "-c", command], capture_output=True, text=True,
+                            timeout=180)
+    assert result.stdout == "[\n" and result.stderr == "", result.stderr
+
+
+def test_gradcheck_fits_a_projector():
+    result = cli("gradcheck", "--no-model")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert max(map(len, lines)) <= 100
+    assert lines[0].split() == ["check", "arrays", "max", "rel_error", "max", "abs", "diff",
+                                "ok"]
+    assert any(line.startswith("BertLayer ") and line.endswith("yes") for line in lines)
+    assert lines[-1] == "all gradient checks passed"
+    rows = json.loads(cli("gradcheck", "--no-model", "--json").stdout)
+    assert sum(line.split("  ")[0] == "linear" for line in lines) == 1
+    assert len([r for r in rows if r["name"].startswith("linear: ")]) == 3
+
+
+def test_finetune_reads_a_reference_name_and_reports_in_one_closing_line(tmp_path):
+    out = tmp_path / "clf"
+    result = cli("finetune", "--task", "classify", "--model", "tiny-toy", "--out", str(out),
+                 "--train-size", "8", "--test-size", "8", "--epochs", "1", "--batch-size", "4")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert lines[-1].startswith(f"wrote {out} ") and "{" not in result.stdout
+    accuracy = next(line for line in lines if line.split()[0] == "accuracy").split()[1]
+    assert len(accuracy) <= 6  # rounded for people
+    saved = json.loads((out / "metrics.json").read_text())
+    assert abs(float(accuracy) - saved["accuracy"]) < 1e-3 and "config" in saved
+    assert not (out / ".minibert.lock").exists()
+
+
+def test_the_reference_page_lists_every_option():
+    """docs/cli.md (written by docs/make_cli_reference.py) names every option of every
+    command; rerun the script after adding one."""
+    from pathlib import Path
+
+    page = (Path(__file__).parent.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    for name, parser in subcommands().items():
+        assert f"### `minibert {name}`" in page, name
+        section = page.split(f"### `minibert {name}`", 1)[1].split("\n### ", 1)[0]
+        for action in parser._actions:
+            for option in action.option_strings:
+                if option not in ("-h", "--help"):
+                    assert f"`{option}" in section, (name, option)

@@ -1,0 +1,165 @@
+"""Output folders a training run owns: one run at a time (a lock naming its holder), an
+overwrite that removes only minibert's files, signals that save a checkpoint and print the
+command that resumes it bit for bit, a damaged checkpoint named. Real entry point, tiny
+runs."""
+
+import hashlib
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from minibert.io.fileio import LOCK_NAME
+
+# A tiny run: about a second of preparation, a few hundredths of a second per step.
+TINY = ["--batch-size", "8", "--max-seq-length", "32", "--vocab-size", "400",
+        "--num-documents", "60", "--workers", "1"]
+LONG = ["--steps", "120", "--eval-every", "120", *TINY]  # long enough to be interrupted
+
+
+def cli(*args, timeout=240):
+    return subprocess.run([sys.executable, "-m", "minibert", *args], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def start(out, *args):
+    """A pretrain process into ``out``, returned once it has printed its first step."""
+    process = subprocess.Popen([sys.executable, "-m", "minibert", "pretrain", "--out",
+                                str(out), *args], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if line.startswith("step "):
+            return process, seen
+    raise AssertionError("".join(seen))
+
+
+def sha256(folder):
+    return hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
+
+
+def refused(result, *fragments):
+    """Exit 2 and, after any progress lines, one line of error holding every fragment."""
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr
+    error = result.stderr.strip().splitlines()[-1]
+    assert error.startswith("minibert pretrain: error: "), result.stderr
+    for fragment in fragments:
+        assert fragment in error, result.stderr
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reference") / "run"
+    result = cli("pretrain", "--out", str(out), *LONG)
+    assert result.returncode == 0, result.stderr
+    return sha256(out)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_signal_saves_the_step_and_the_printed_command_resumes_it(tmp_path, name,
+                                                                   uninterrupted):
+    out = tmp_path / "run"
+    process, _ = start(out, *LONG)
+    process.send_signal(getattr(signal, name))
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 128 + getattr(signal, name), stderr
+    last = stderr.strip().splitlines()[-1]
+    assert f"minibert pretrain: stopped by {name}; the checkpoint holds step" in last, stderr
+    state = json.loads((out / "checkpoint" / "trainer_state.json").read_text())
+    assert f"holds step {state['step']};" in last and 1 <= state["step"] < 120
+    assert not (out / "model.safetensors").exists() and not (out / LOCK_NAME).exists()
+    command = shlex.split(last.split("resume with: ", 1)[1])
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=240)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"resumed from {out / 'checkpoint'} at step {state['step']}" in resumed.stderr
+    assert sha256(out) == uninterrupted
+
+
+@pytest.mark.slow
+def test_a_second_run_is_refused_while_the_first_lives_and_takes_over_once_it_died(
+        tmp_path, uninterrupted):
+    out = tmp_path / "run"
+    first, _ = start(out, *LONG)
+    try:
+        second = cli("pretrain", "--out", str(out), *LONG)
+        refused(second, f"--out {str(out)!r} is in use by a running job (pid {first.pid})")
+        second = cli("pretrain", "--out", str(out), *LONG, "--overwrite")
+        refused(second, f"(pid {first.pid})")
+        assert (out / LOCK_NAME).read_text().split()[0] == str(first.pid)
+    finally:
+        first.kill()  # dies without a word: its lock stays behind
+        first.communicate()
+    assert (out / LOCK_NAME).exists()
+    third = cli("pretrain", "--out", str(out), *LONG)
+    refused(third, "holds the checkpoint of an interrupted run; pass --resume")
+    assert f"a job (pid {first.pid}) that wrote into" in third.stderr
+    resumed = cli("pretrain", "--out", str(out), *LONG, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert sha256(out) == uninterrupted and not (out / LOCK_NAME).exists()
+
+
+def test_overwrite_removes_only_what_minibert_wrote(tmp_path):
+    out = tmp_path / "run"
+    assert cli("pretrain", "--out", str(out), "--steps", "2", *TINY).returncode == 0
+    leftovers = ["fill_mask.json", "fill_mask.txt", "attention_head.png",
+                 "training_curves.png", "command.txt"]
+    for name in leftovers:
+        (out / name).write_text("from the previous run")
+    (out / "notes.txt").write_text("the lecturer's own notes")
+    refused(cli("pretrain", "--out", str(out), "--steps", "2", *TINY),
+            "already holds a model; pass --overwrite")
+    result = cli("pretrain", "--out", str(out), "--steps", "3", *TINY, "--overwrite",
+                 "--json")
+    assert result.returncode == 0, result.stderr
+    assert not any((out / name).exists() for name in leftovers)
+    assert (out / "notes.txt").read_text() == "the lecturer's own notes"
+    # --json prints exactly metrics.json, full precision
+    assert json.loads(result.stdout) == json.loads((out / "metrics.json").read_text())
+    assert json.loads(result.stdout)["steps"] == 3
+
+
+def test_a_refused_run_leaves_no_folder_behind(tmp_path):
+    out = tmp_path / "new" / "run"
+    result = cli("pretrain", "--out", str(out), "--steps", "2", *TINY[2:],
+                 "--batch-size", "1000000")
+    refused(result, "--batch-size) 1,000,000 is more than the", "training instances")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_damaged_trainer_state_is_named(tmp_path):
+    out = tmp_path / "run"
+    process, _ = start(out, *LONG)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    state_file = out / "checkpoint" / "trainer_state.json"
+    state = json.loads(state_file.read_text())
+    state["step"] = 999999
+    state_file.write_text(json.dumps(state))
+    refused(cli("pretrain", "--out", str(out), *LONG, "--resume"),
+            f"{str(state_file)!r}: step must be a whole number in 1..120 (the run's steps), "
+            f"got 999999", "start the run again with --overwrite")
+    state_file.write_text('{"step": 3 "training_config": {}}')
+    refused(cli("pretrain", "--out", str(out), *LONG, "--resume"),
+            f"{str(state_file)!r} is not valid JSON (Expecting ',' delimiter")
+    assert not (out / LOCK_NAME).exists()
+
+
+def test_a_stale_lock_without_a_process_is_taken_over(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True)
+    dead = int(finished.stdout)
+    (out / LOCK_NAME).write_text(f"{dead} {os.uname().nodename}\n")
+    result = cli("pretrain", "--out", str(out), "--steps", "2", *TINY)
+    assert result.returncode == 0, result.stderr
+    assert f"a job (pid {dead}) that wrote into" in result.stderr
+    assert not (out / LOCK_NAME).exists()
