@@ -71,7 +71,6 @@ class GeluCache(NamedTuple):
     x: np.ndarray  # (...)
     cdf: np.ndarray | None  # Phi(x) for the erf form
     tanh_inner: np.ndarray | None  # tanh(sqrt(2/pi) (x + 0.044715 x^3)) for the tanh form
-    pdf: np.ndarray | None = None  # phi(x), kept by a forward that computed it anyway
 
 
 class SoftmaxCache(NamedTuple):
@@ -99,7 +98,6 @@ class CrossEntropyCache(NamedTuple):
     safe_labels: np.ndarray  # int (...), ignored positions replaced by 0
     valid: np.ndarray  # bool (...), False where the label was ignore_index
     count: int  # number of valid labels
-    probs: np.ndarray | None = None  # softmax(logits), kept by a forward that computed it
 
 
 # ----------------------------------------------------------------------------------------

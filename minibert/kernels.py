@@ -1,24 +1,26 @@
 """Fast paths: the same math as ``functional``'s reference pairs, arranged for speed.
 
 ``functional`` is written to be read: each pair says what it computes in the fewest lines.
-This module holds the faster twins the model uses for training and inference: fused and
-in-place versions that make fewer passes over memory, a float32 Phi for GELU, one matrix
-product for the query, key and value projections, and LayerNorm's row sums as BLAS
-products. Each twin takes the same arguments and returns the same outputs and the same
-named cache as its reference, so either backward accepts either forward's cache; the
-tests prove each twin equal to its reference (tests/test_kernels.py, with the tolerance
-of each stated and justified there).
+This module holds faster twins of some of them: fused and in-place versions that make
+fewer passes over memory, a float32 Phi for GELU, one matrix product for the query, key
+and value projections, and LayerNorm's row sums as BLAS products. Each twin takes the same
+arguments and returns the same outputs as its reference; the tests prove each twin equal
+to its reference (tests/test_kernels.py, with the tolerance of each stated and justified
+there). Two twins keep more than their reference's cache (GELU's phi, the cross-entropy's
+softmax) in caches of their own, ``GeluPdfCache`` and ``CrossEntropyProbsCache``; a twin's
+backward also accepts its reference's cache.
 
-The switch::
+Only ``minibert.layers`` chooses between a pair and its twin, and only while the switch is
+on. It is off by default, so a model run in a notebook or a debugger runs the pairs of
+``functional``; the training jobs (pretraining, fine-tuning, distillation) switch it on
+for their steps and say so in their first progress line::
 
     import minibert as mb
-    with mb.fast_kernels(False):       # the reference pairs only, e.g. in a notebook
+    with mb.fast_kernels(True):        # the twins inside the block
         out = model(input_ids)
-    mb.set_fast_kernels(False)         # the same, until switched back
+    mb.set_fast_kernels(True)          # the same, until switched back
 
-Setting the environment variable ``MINIBERT_FAST_KERNELS=0`` starts with them off.
-Layers pick an implementation with ``fast(F.gelu_forward)``: the twin while fast kernels
-are on, the reference itself while they are off (or for a function with no twin).
+Setting the environment variable ``MINIBERT_FAST_KERNELS=1`` starts with them on.
 """
 
 from __future__ import annotations
@@ -27,16 +29,19 @@ import math
 import os
 from collections.abc import Callable
 from contextlib import contextmanager
+from typing import NamedTuple
 
 import numpy as np
 
 from minibert import functional as F
 from minibert.checks import FLOAT_DTYPES, IGNORE_INDEX, check_bool
 
-__all__ = ["fast", "fast_kernels", "set_fast_kernels", "fast_kernels_enabled",
-           "normal_cdf_float32"]
+__all__ = ["TWINS", "fast_kernels", "set_fast_kernels", "fast_kernels_enabled",
+           "fast_kernels_for_job", "JOB_NOTE",
+           "normal_cdf_float32", "GeluPdfCache", "CrossEntropyProbsCache", "qkv_forward",
+           "qkv_backward"]
 
-_enabled = os.environ.get("MINIBERT_FAST_KERNELS", "1").strip() not in ("0", "false", "no")
+_enabled = os.environ.get("MINIBERT_FAST_KERNELS", "0").strip() in ("1", "true", "yes")
 
 
 def fast_kernels_enabled() -> bool:
@@ -61,19 +66,26 @@ def fast_kernels(enabled: bool):
         set_fast_kernels(previous)
 
 
-_TWINS: dict[Callable, Callable] = {}
+JOB_NOTE = ("fast kernels: on for this job (minibert.kernels, faster twins of the pairs in "
+            "minibert.functional, equal to them up to rounding)")
 
 
-def _twin_of(reference: Callable):
-    def register(function: Callable) -> Callable:
-        _TWINS[reference] = function
-        return function
-    return register
+@contextmanager
+def fast_kernels_for_job(progress: Callable[[str], None]):
+    """The twins on for a training job, which says so first through ``progress``."""
+    progress(JOB_NOTE)
+    with fast_kernels(True):
+        yield
 
 
-def fast(reference: Callable) -> Callable:
-    """The fast twin of a ``functional`` function while fast kernels are on, else itself."""
-    return _TWINS.get(reference, reference) if _enabled else reference
+# The twin of each function of ``functional`` that has one, by the function's name.
+TWINS: dict[str, Callable] = {}
+
+
+def _twin(function: Callable) -> Callable:
+    """Register ``function`` as the twin of the ``functional`` function of the same name."""
+    TWINS[function.__name__] = function
+    return function
 
 
 # ----------------------------------------------------------------------------------------
@@ -140,12 +152,18 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _GELU_TANH_COEFF = 0.044715
 
 
-@_twin_of(F.gelu_forward)
+class GeluPdfCache(NamedTuple):
+    x: np.ndarray  # (...) float32
+    cdf: np.ndarray  # (...) Phi(x)
+    pdf: np.ndarray  # (...) phi(x), from the exp that gave Phi: the backward reuses it
+
+
+@_twin
 def gelu_forward(x: np.ndarray, approximate: str = "none"):
     """Twin of ``F.gelu_forward``: float32 Phi and phi from one exp; tanh form in place."""
     if approximate == "none" and isinstance(x, np.ndarray) and x.dtype == np.float32:
         cdf, pdf = normal_cdf_float32(x)
-        return x * cdf, F.GeluCache("none", x, cdf, None, pdf)
+        return x * cdf, GeluPdfCache(x, cdf, pdf)
     if approximate == "tanh" and isinstance(x, np.ndarray) and x.dtype in FLOAT_DTYPES:
         # x * x * x, not x**3: NumPy sends a cube to its general (slow) pow routine.
         inner = x * x
@@ -161,20 +179,12 @@ def gelu_forward(x: np.ndarray, approximate: str = "none"):
     return F.gelu_forward(x, approximate)
 
 
-@_twin_of(F.gelu_backward)
+@_twin
 def gelu_backward(dout: np.ndarray, cache):
-    """Twin of ``F.gelu_backward``: dout * (Phi + x phi), with phi from the forward if kept."""
-    if cache.approximate != "none":
+    """Twin of ``F.gelu_backward``: dout * (Phi + x phi), phi kept by the forward."""
+    if not isinstance(cache, GeluPdfCache):
         return F.gelu_backward(dout, cache)
-    x = cache.x
-    if cache.pdf is not None:
-        local = x * cache.pdf
-    else:
-        local = x * x
-        local *= -0.5
-        np.exp(local, out=local)
-        local *= _INV_SQRT_2PI
-        local *= x
+    local = cache.x * cache.pdf
     local += cache.cdf
     local *= dout
     return local
@@ -189,7 +199,7 @@ def _column_sum(x2d: np.ndarray) -> np.ndarray:
     return np.ones(x2d.shape[0], dtype=x2d.dtype) @ x2d
 
 
-@_twin_of(F.linear_backward)
+@_twin
 def linear_backward(dout: np.ndarray, cache):
     """Twin of ``F.linear_backward``: the bias gradient as a matrix-vector product."""
     x, weight = cache.x, cache.weight
@@ -209,7 +219,7 @@ def _row_mean(x2d: np.ndarray) -> np.ndarray:
     return (x2d @ np.full(width, 1.0 / width, dtype=x2d.dtype))[:, None]
 
 
-@_twin_of(F.layernorm_forward)
+@_twin
 def layernorm_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float = 1e-12):
     """Twin of ``F.layernorm_forward``: centred and scaled in one buffer."""
     F.check_layernorm_inputs(x, weight, bias, eps)
@@ -227,7 +237,7 @@ def layernorm_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: 
                                                 rstd.reshape(*shape[:-1], 1), weight)
 
 
-@_twin_of(F.layernorm_backward)
+@_twin
 def layernorm_backward(dout: np.ndarray, cache):
     """Twin of ``F.layernorm_backward``: dx built in place in the dx_hat buffer."""
     width = dout.shape[-1]
@@ -247,7 +257,7 @@ def layernorm_backward(dout: np.ndarray, cache):
 # Embedding: the scatter-add over single elements of the flat table
 # ----------------------------------------------------------------------------------------
 
-@_twin_of(F.embedding_backward)
+@_twin
 def embedding_backward(dout: np.ndarray, cache):
     """Twin of ``F.embedding_backward``: np.add.at over a 1-D target.
 
@@ -266,7 +276,7 @@ def embedding_backward(dout: np.ndarray, cache):
 # Attention: the softmax in place in the scores buffer
 # ----------------------------------------------------------------------------------------
 
-@_twin_of(F.attention_forward)
+@_twin
 def attention_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
                       dropout_p: float = 0.0, rng: np.random.Generator | None = None,
                       training: bool = False):
@@ -290,7 +300,7 @@ def attention_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
     return context, F.AttentionCache(q, k, v, scale, probs, dropout_cache, dropped)
 
 
-@_twin_of(F.attention_backward)
+@_twin
 def attention_backward(dout: np.ndarray, cache):
     """Twin of ``F.attention_backward``: the softmax backward in place in d_probs."""
     dv = cache.dropped_probs.swapaxes(-1, -2) @ dout  # (B, N, T, D)
@@ -342,7 +352,15 @@ def qkv_backward(head_grads, cache):
 # Cross-entropy: the softmax kept from the forward, so the backward needs no second exp
 # ----------------------------------------------------------------------------------------
 
-@_twin_of(F.cross_entropy_forward)
+class CrossEntropyProbsCache(NamedTuple):
+    log_probs: np.ndarray  # (..., C)
+    safe_labels: np.ndarray  # int (...), ignored positions replaced by 0
+    valid: np.ndarray  # bool (...), False where the label was ignore_index
+    count: int  # number of valid labels
+    probs: np.ndarray  # (..., C) softmax(logits): the backward scales it, no second exp
+
+
+@_twin
 def cross_entropy_forward(logits: np.ndarray, labels, ignore_index: int = IGNORE_INDEX):
     """Twin of ``F.cross_entropy_forward``: one exp, whose softmax the cache keeps."""
     labels = F.check_cross_entropy_inputs(logits, labels, ignore_index)
@@ -356,14 +374,14 @@ def cross_entropy_forward(logits: np.ndarray, labels, ignore_index: int = IGNORE
     safe_labels = np.where(valid, labels, 0)
     picked = np.take_along_axis(log_probs, safe_labels[..., None], axis=-1)[..., 0]  # (...)
     loss = -(picked * valid).sum() / max(count, 1)
-    return logits.dtype.type(loss), F.CrossEntropyCache(log_probs, safe_labels, valid, count,
-                                                        probs)
+    return logits.dtype.type(loss), CrossEntropyProbsCache(log_probs, safe_labels, valid, count,
+                                                           probs)
 
 
-@_twin_of(F.cross_entropy_backward)
+@_twin
 def cross_entropy_backward(dloss, cache):
     """Twin of ``F.cross_entropy_backward``: scales the kept softmax instead of exp again."""
-    if cache.probs is None or cache.count == 0:
+    if not isinstance(cache, CrossEntropyProbsCache) or cache.count == 0:
         return F.cross_entropy_backward(dloss, cache)
     dlogits = cache.probs * cache.probs.dtype.type(float(dloss) / cache.count)
     rows = np.take_along_axis(dlogits, cache.safe_labels[..., None], axis=-1)

@@ -16,16 +16,21 @@ I intermediate size, V vocabulary size.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
-from minibert import functional as F
-from minibert import kernels as K
 from minibert.base import BertModelOutput, Initializer, PretrainedModel, ShapeCache, make_init
 from minibert.checks import as_int_array, check_ids
 from minibert.config import BertConfig
-from minibert.layers import Linear, Module, ModuleList, Tanh, get_activation
+from minibert.layers import (
+    Linear,
+    Module,
+    ModuleList,
+    QKVProjection,
+    ScaledDotProductAttention,
+    Tanh,
+    get_activation,
+    merge_heads,
+)
 
 __all__ = [
     "BertEmbeddings",
@@ -83,11 +88,6 @@ class BertEmbeddings(Module):
 # ----------------------------------------------------------------------------------------
 
 
-class SelfAttentionCache(NamedTuple):
-    attention: F.AttentionCache  # q, k, v (B, N, T, D), the probabilities, dropout
-    fused_qkv: F.LinearCache | None  # the one q/k/v product of the fast path, else None
-
-
 class BertSelfAttention(Module):
     """Multi-head scaled dot-product self-attention, all heads batched.
 
@@ -105,59 +105,35 @@ class BertSelfAttention(Module):
         self.attention_head_size = config.head_size
         for name in self.PROJECTIONS:
             setattr(self, name, init.linear(hidden, hidden))
-        self.dropout_p = config.attention_probs_dropout_prob
-        self.dropout_rng = init.dropout_rng
+        self.qkv = QKVProjection()  # no weights of its own: it runs the three above
+        self.attention = ScaledDotProductAttention(config.attention_probs_dropout_prob,
+                                                   init.dropout_rng)
 
-    def _projections(self) -> tuple[Linear, Linear, Linear]:
+    def _projections(self) -> list[Linear]:
         """The query, key and value projections, in that order."""
-        return tuple(getattr(self, name) for name in self.PROJECTIONS)
+        return [getattr(self, name) for name in self.PROJECTIONS]
 
     @property
     def attention_probs(self) -> np.ndarray | None:
         """(B, N, T, T) probabilities of the last forward (before dropout), for heatmaps."""
-        return None if self.cache is None else self.cache.attention.attention_probs
+        return self.attention.attention_probs
 
     def _split_heads(self, x: np.ndarray) -> np.ndarray:
         batch, seq_len, _ = x.shape
         x = x.reshape(batch, seq_len, self.num_attention_heads, self.attention_head_size)
         return x.transpose(0, 2, 1, 3)  # (B, N, T, D)
 
-    @staticmethod
-    def _merge_heads(x: np.ndarray) -> np.ndarray:
-        batch, heads, seq_len, head_size = x.shape
-        return x.transpose(0, 2, 1, 3).reshape(batch, seq_len, heads * head_size)  # (B, T, H)
-
     def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """hidden_states (B, T, H), mask bool (B, 1, 1, T) or None -> context (B, T, H)."""
-        projections = self._projections()
-        fused = None
-        # One (B*T, H) x (H, 3H) product instead of three, when all three are plain Linears
-        # (a LoRA adapter, minibert.lora, adds its own path: each projection runs alone).
-        if K.fast_kernels_enabled() and all(type(p) is Linear for p in projections):
-            qkv, fused = K.qkv_forward(hidden_states, [p.params["weight"] for p in projections],
-                                       [p.params["bias"] for p in projections])
-        else:
-            qkv = [projection(hidden_states) for projection in projections]  # 3 x (B, T, H)
+        qkv = self.qkv(self._projections(), hidden_states)  # 3 x (B, T, H)
         q, k, v = (self._split_heads(x) for x in qkv)  # (B, N, T, D) each
-        context, attention = K.fast(F.attention_forward)(
-            q, k, v, mask, dropout_p=self.dropout_p, rng=self.dropout_rng, training=self.training
-        )
-        self.cache = SelfAttentionCache(attention, fused)
-        return self._merge_heads(context)  # (B, T, H)
+        context = self.attention(q, k, v, mask)  # (B, N, T, D)
+        return merge_heads(context)  # (B, T, H)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """dout (B, T, H) -> d hidden_states (B, T, H)."""
-        head_grads = K.fast(F.attention_backward)(self._split_heads(dout),
-                                                  self.cache.attention)  # dq, dk, dv
-        projections = self._projections()
-        if self.cache.fused_qkv is None:
-            # forward: q = query(x), k = key(x), v = value(x); x receives all three
-            return sum(p.backward(self._merge_heads(g)) for p, g in zip(projections, head_grads))
-        d_hidden, grads = K.qkv_backward(head_grads, self.cache.fused_qkv)
-        for projection, (dweight, dbias) in zip(projections, grads):
-            projection.grads["weight"] += dweight
-            projection.grads["bias"] += dbias
-        return d_hidden
+        head_grads = self.attention.backward(self._split_heads(dout))  # dq, dk, dv
+        return self.qkv.backward(self._projections(), head_grads)
 
 
 class _DenseResidualLayerNorm(Module):

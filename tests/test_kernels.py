@@ -25,6 +25,7 @@ from minibert import functional as F
 from minibert import kernels as K
 from minibert.gradcheck import check_loss, rel_error
 from minibert.gradcheck.suite import MODEL_TOL, perturb_parameters, small_config
+from minibert.layers import pair_function
 
 F64_TOL = 1e-12
 F32_TOL = 1e-5
@@ -73,23 +74,27 @@ PAIRS = {
 }
 
 
+def twin(function):
+    """The fast twin of a ``functional`` function, or the function itself if it has none."""
+    return K.TWINS.get(function.__name__, function)
+
+
 def compare_pair(name, dtype, seed=0):
     """Largest relative error between the twin and the reference, forward and backward."""
     forward, backward = PAIRS[name]
     rng = np.random.default_rng(seed)
     args, kwargs = inputs_for(name, rng, dtype)
     out_ref, cache_ref = forward(*args, **kwargs)
-    out_fast, cache_fast = K.fast(forward)(*args, **kwargs)
+    out_fast, cache_fast = twin(forward)(*args, **kwargs)
     assert np.asarray(out_fast).dtype == np.asarray(out_ref).dtype == dtype
-    assert type(cache_fast) is type(cache_ref)
     dout = (rng.standard_normal(out_ref.shape).astype(dtype) if out_ref.ndim
             else float(rng.uniform(0.5, 2.0)))  # a loss gets a scalar upstream gradient
     kept = np.copy(dout)
     errors = [rel_error(out_fast, out_ref)]
     grads_ref = backward(dout, cache_ref)
-    grads_fast = K.fast(backward)(dout, cache_fast)
-    # either backward accepts either forward's cache
-    grads_crossed = backward(dout, cache_fast)
+    grads_fast = twin(backward)(dout, cache_fast)
+    # the twin's backward also accepts its reference's cache (the switch turned on between)
+    grads_crossed = twin(backward)(dout, cache_ref)
     assert np.array_equal(dout, kept), "a backward modified its upstream gradient"
 
     def as_tuple(grads):
@@ -105,7 +110,7 @@ def compare_pair(name, dtype, seed=0):
 @pytest.mark.parametrize("seed", [0, 1])
 def test_twins_equal_the_reference_in_float64(name, seed):
     forward, backward = PAIRS[name]
-    assert K.fast(forward) is not forward or K.fast(backward) is not backward, "no twin"
+    assert twin(forward) is not forward or twin(backward) is not backward, "no twin"
     assert compare_pair(name, np.float64, seed) < F64_TOL
 
 
@@ -120,7 +125,7 @@ def test_a_broken_twin_is_caught(monkeypatch):
         dx, dweight, dbias = K.layernorm_backward(dout, cache)
         return dx * 1.0001, dweight, dbias
 
-    monkeypatch.setitem(K._TWINS, F.layernorm_backward, broken_layernorm_backward)
+    monkeypatch.setitem(K.TWINS, "layernorm_backward", broken_layernorm_backward)
     assert compare_pair("layernorm", np.float64) > 1e-5
 
 
@@ -239,21 +244,42 @@ def test_whole_model_gradient_check_on_both_paths(fast_on):
 # -- the switch --------------------------------------------------------------------------------
 
 def test_switch_restores_the_previous_setting_and_checks_its_argument():
-    assert K.fast_kernels_enabled()
-    with mb.fast_kernels(False):
-        assert not K.fast_kernels_enabled()
-        assert K.fast(F.gelu_forward) is F.gelu_forward
-        with mb.fast_kernels(True):
-            assert K.fast(F.gelu_forward) is K.gelu_forward
-        assert not K.fast_kernels_enabled()
-    assert K.fast_kernels_enabled()
+    assert not K.fast_kernels_enabled()  # off by default: the model runs what is read
+    with mb.fast_kernels(True):
+        assert K.fast_kernels_enabled()
+        assert pair_function("gelu_forward") is K.gelu_forward
+        with mb.fast_kernels(False):
+            assert pair_function("gelu_forward") is F.gelu_forward
+        assert K.fast_kernels_enabled()
+        assert pair_function("relu_forward") is F.relu_forward  # no twin: the reference
+    assert not K.fast_kernels_enabled()
     with pytest.raises(TypeError, match="enabled must be True or False, got int 0"):
         mb.set_fast_kernels(0)
-    assert K.fast(F.relu_forward) is F.relu_forward  # no twin: the reference itself
 
 
-def test_environment_variable_starts_with_the_reference():
+def test_environment_variable_starts_with_the_twins():
     code = "import minibert.kernels as K; print(K.fast_kernels_enabled())"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            env={"MINIBERT_FAST_KERNELS": "0", "PATH": ""}, check=True)
-    assert result.stdout.strip() == "False"
+    for value, expected in (("1", "True"), ("0", "False"), ("", "False")):
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                env={"MINIBERT_FAST_KERNELS": value, "PATH": ""}, check=True)
+        assert result.stdout.strip() == expected
+
+
+def test_layers_run_a_replaced_reference_pair_while_the_twins_are_off(monkeypatch):
+    # An assignment grader puts a student's function in place of functional.<name>: the
+    # model must run it, so the layers look the pair up at each call.
+    calls, reference = [], F.layernorm_forward
+
+    def counted_layernorm_forward(*args, **kwargs):
+        calls.append(1)
+        return reference(*args, **kwargs)
+
+    monkeypatch.setattr(F, "layernorm_forward", counted_layernorm_forward)
+    model = mb.BertModel(small_config(), seed=0)
+    with mb.fast_kernels(False):
+        model(np.array([[2, 5, 7, 3]]))
+    assert len(calls) == 1 + 2 * small_config().num_hidden_layers  # embeddings + 2 per block
+    calls.clear()
+    with mb.fast_kernels(True):
+        model(np.array([[2, 5, 7, 3]]))
+    assert not calls  # the twin ran instead

@@ -48,7 +48,7 @@ def test_activation_bytes_counts_caches_once_and_no_parameters():
     parameter_bytes = sum(p.nbytes for _, p in model.named_parameters())
     assert 0 < total < parameter_bytes * 10
     # The attention probabilities of each layer are in it: (B, N, T, T) float32.
-    probs = model.bert.encoder.layer[0].attention.self.cache.attention.attention_probs
+    probs = model.bert.encoder.layer[0].attention.self.attention_probs
     assert total > probs.nbytes * SMALL["num_hidden_layers"]
 
 

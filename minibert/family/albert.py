@@ -49,8 +49,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from minibert import functional as F
-from minibert import kernels as K
 from minibert.base import (
     BertModelOutput,
     Initializer,
@@ -71,11 +69,20 @@ from minibert.checks import (
     short_repr,
 )
 from minibert.config import PRESETS, BertFields
-from minibert.heads.pretraining import BertWithHeads
+from minibert.heads.pretraining import BertWithHeads, MaskedLMCache
 from minibert.heads.tasks import PooledClassifier, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
 from minibert.io.checkpoint import register_config_class
-from minibert.layers import Embedding, LayerNorm, Module, ModuleList, Tanh, get_activation
+from minibert.layers import (
+    CrossEntropyLoss,
+    Embedding,
+    LayerNorm,
+    Module,
+    ModuleList,
+    Tanh,
+    TiedLinear,
+    get_activation,
+)
 from minibert.model import BertEmbeddings, BertModel, BertSelfAttention
 
 __all__ = [
@@ -504,17 +511,16 @@ class AlbertMLMHead(Module):
         self.dense = init.linear(config.hidden_size, config.embedding_size)
         self.activation = get_activation(config.hidden_act)
         object.__setattr__(self, "word_embeddings", word_embeddings)  # tied, not a child
+        self.decoder = TiedLinear()
 
     def forward(self, hidden_states: np.ndarray) -> np.ndarray:
         """(..., H) -> logits (..., V)."""
         narrowed = self.LayerNorm(self.activation(self.dense(hidden_states)))  # (..., E)
-        logits, self.cache = F.linear_forward(narrowed, self.word_embeddings.params["weight"],
-                                              self.params["bias"])
-        return logits
+        return self.decoder(narrowed, self.word_embeddings.params["weight"], self.params["bias"])
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """dout (..., V) -> d hidden_states (..., H)."""
-        d_narrowed, d_decoder_weight, d_bias = K.fast(F.linear_backward)(dout, self.cache)
+        d_narrowed, d_decoder_weight, d_bias = self.decoder.backward(dout)
         self.word_embeddings.grads["weight"] += d_decoder_weight  # tied: gradients add
         self.grads["bias"] += d_bias
         return self.dense.backward(self.activation.backward(self.LayerNorm.backward(d_narrowed)))
@@ -579,8 +585,8 @@ class AlbertForPreTrainingOutput:
 
 
 class SOPCache(NamedTuple):
-    mlm: Any  # model.MaskedLMCache, or None when the forward had no MLM labels
-    sop: F.CrossEntropyCache | None  # None when it had no sentence-order labels
+    mlm: MaskedLMCache | None  # None when the forward had no MLM labels
+    sop: bool  # whether it had sentence-order labels (the loss layer keeps its own cache)
 
 
 _ALBERT_DECODER_ALIASES = {
@@ -623,6 +629,8 @@ class AlbertForPreTraining(_AlbertWithHeads):
         init = self._build_albert(config, seed, dtype)
         self.predictions = AlbertMLMHead(init, self.albert.embeddings.word_embeddings)
         self.sop_classifier = AlbertSOPHead(init)
+        self.mlm_loss = CrossEntropyLoss()
+        self.sop_loss = CrossEntropyLoss()
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
                 sentence_order_label=None, output_attentions: bool = False,
@@ -639,18 +647,17 @@ class AlbertForPreTraining(_AlbertWithHeads):
             mlm_loss, masked_logits, mlm_cache = self._mlm_forward(predictions, sequence_output,
                                                                    labels)
         sop_logits = self.sop_classifier(pooled)  # (B, 2)
-        sop_loss = sop_cache = None
+        sop_loss = None
         if sentence_order_label is not None:
             label = as_int_array("sentence_order_label", sentence_order_label)
             if label.shape != (pooled.shape[0],):
                 raise ValueError(f"sentence_order_label must have shape (B,) = "
                                  f"({pooled.shape[0]},), got {label.shape}")
             check_ids("sentence_order_label", label, 2, "0 = A then B, 1 = swapped")
-            sop_loss, sop_cache = K.fast(F.cross_entropy_forward)(sop_logits, label)
-            sop_loss = float(sop_loss)
+            sop_loss = float(self.sop_loss(sop_logits, label))
         parts = [p for p in (mlm_loss, sop_loss) if p is not None]
         if parts:
-            self.cache = SOPCache(mlm_cache, sop_cache)
+            self.cache = SOPCache(mlm_cache, sop_loss is not None)
         return AlbertForPreTrainingOutput(
             loss=float(sum(parts)) if parts else None,
             sop_logits=sop_logits,
@@ -676,8 +683,8 @@ class AlbertForPreTraining(_AlbertWithHeads):
         d_sequence = d_pooled = None
         if cache.mlm is not None:
             d_sequence = self._mlm_backward(self.predictions, cache.mlm, mlm_weight)
-        if cache.sop is not None:
-            d_logits = K.fast(F.cross_entropy_backward)(sop_weight, cache.sop)  # (B, 2)
+        if cache.sop:
+            d_logits = self.sop_loss.backward(sop_weight)  # (B, 2)
             d_pooled = self.sop_classifier.backward(d_logits)
         self.albert.backward(d_sequence, d_pooled)
 
@@ -689,6 +696,7 @@ class AlbertForMaskedLM(_AlbertWithHeads):
         super().__init__()
         init = self._build_albert(config, seed, dtype, add_pooling_layer=False)
         self.predictions = AlbertMLMHead(init, self.albert.embeddings.word_embeddings)
+        self.mlm_loss = CrossEntropyLoss()
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
                 output_attentions: bool = False,
@@ -745,6 +753,7 @@ class AlbertForSequenceClassification(PooledClassifier, _AlbertWithHeads):
         init = self._build_albert(config, seed, dtype, add_pooling_layer=True)
         self.dropout = init.dropout(config.classifier_dropout_prob)
         self.classifier = init.linear(config.hidden_size, config.num_labels)
+        self.loss_fct = CrossEntropyLoss()
 
     def _tied_aliases(self) -> dict[str, str]:
         return {}  # no MLM decoder here

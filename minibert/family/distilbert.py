@@ -33,12 +33,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from minibert import functional as F
-from minibert import kernels as K
 from minibert.base import (
     Initializer,
     LazyLogits,
@@ -63,7 +61,15 @@ from minibert.heads.pretraining import MaskedLMCache
 from minibert.heads.tasks import LabelledHead, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
 from minibert.io.checkpoint import register_config_class
-from minibert.layers import Embedding, Module, ModuleList, ReLU, get_activation
+from minibert.layers import (
+    CrossEntropyLoss,
+    Embedding,
+    Module,
+    ModuleList,
+    ReLU,
+    TiedLinear,
+    get_activation,
+)
 from minibert.model import BertModel, BertSelfAttention
 
 __all__ = [
@@ -462,15 +468,15 @@ class DistilBertVocabProjector(Module):
         super().__init__()
         self.add_parameter("bias", np.zeros(init.config.vocab_size, dtype=init.dtype))
         object.__setattr__(self, "word_embeddings", word_embeddings)  # tied, not a child
+        self.decoder = TiedLinear()
 
     def forward(self, hidden_states: np.ndarray) -> np.ndarray:
         """(..., H) -> logits (..., V)."""
-        logits, self.cache = F.linear_forward(
-            hidden_states, self.word_embeddings.params["weight"], self.params["bias"])
-        return logits
+        return self.decoder(hidden_states, self.word_embeddings.params["weight"],
+                            self.params["bias"])
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        d_hidden, d_weight, d_bias = K.fast(F.linear_backward)(dout, self.cache)
+        d_hidden, d_weight, d_bias = self.decoder.backward(dout)
         self.word_embeddings.grads["weight"] += d_weight  # tied: gradients add
         self.grads["bias"] += d_bias
         return d_hidden
@@ -496,6 +502,7 @@ class DistilBertForMaskedLM(_DistilBertCheckpointIO, Module):
         self.vocab_layer_norm = init.layer_norm()
         self.vocab_projector = DistilBertVocabProjector(
             init, self.distilbert.embeddings.word_embeddings)
+        self.mlm_loss = CrossEntropyLoss()
 
     def _tied_aliases(self) -> dict[str, str]:
         return {"vocab_projector.weight": "distilbert.embeddings.word_embeddings.weight"}
@@ -538,10 +545,8 @@ class DistilBertForMaskedLM(_DistilBertCheckpointIO, Module):
                       ignore=IGNORE_INDEX)
             positions = np.nonzero(labels != IGNORE_INDEX)
             masked_logits = self.lm_head_forward(sequence_output[positions])  # (M, V)
-            loss, cross_entropy = K.fast(F.cross_entropy_forward)(masked_logits,
-                                                                  labels[positions])
-            loss = float(loss)
-            self.cache = MaskedLMCache(positions, cross_entropy, sequence_output.shape)
+            loss = float(self.mlm_loss(masked_logits, labels[positions]))
+            self.cache = MaskedLMCache(positions, sequence_output.shape)
         return MaskedLMOutput(loss, base.hidden_states, base.attentions, masked_logits,
                               positions, LazyLogits(lambda: self.predict(sequence_output)))
 
@@ -550,7 +555,7 @@ class DistilBertForMaskedLM(_DistilBertCheckpointIO, Module):
         if self.cache is None:
             raise RuntimeError("backward() needs a forward pass with labels first")
         cache, self.cache = self.cache, None
-        d_logits = K.fast(F.cross_entropy_backward)(1.0, cache.cross_entropy)  # (M, V)
+        d_logits = self.mlm_loss.backward(1.0)  # (M, V)
         d_rows = self.lm_head_backward(d_logits)  # (M, H)
         d_sequence = np.zeros(cache.sequence_shape, dtype=d_rows.dtype)  # (B, T, H)
         d_sequence[cache.positions] = d_rows  # each position appears once
@@ -561,11 +566,6 @@ class DistilBertForMaskedLM(_DistilBertCheckpointIO, Module):
 # ----------------------------------------------------------------------------------------
 # Fine-tuning: sequence classification
 # ----------------------------------------------------------------------------------------
-
-
-class FirstTokenCache(NamedTuple):
-    cross_entropy: F.CrossEntropyCache  # over the (B, C) logits
-    sequence_shape: tuple  # (B, T, H) of the encoder's output
 
 
 class DistilBertForSequenceClassification(_DistilBertCheckpointIO, LabelledHead):
@@ -597,6 +597,7 @@ class DistilBertForSequenceClassification(_DistilBertCheckpointIO, LabelledHead)
         self.classifier = init.linear(config.dim, config.num_labels)
         self.dropout = init.dropout(config.seq_classif_dropout)
         self.activation = ReLU()
+        self.loss_fct = CrossEntropyLoss()
 
     def forward(self, input_ids, attention_mask=None, labels=None,
                 output_attentions: bool = False,
@@ -611,16 +612,16 @@ class DistilBertForSequenceClassification(_DistilBertCheckpointIO, LabelledHead)
         loss = None
         if labels is not None:
             loss = self._classifier_loss(logits, labels, ignore=None)
-            self.cache = FirstTokenCache(self.cache, base.last_hidden_state.shape)
+            self.cache = ShapeCache(base.last_hidden_state.shape)  # (B, T, H)
         return SequenceClassifierOutput(loss, logits, base.hidden_states, base.attentions)
 
     def backward(self) -> None:
         """Add d loss / d parameter into every gradient buffer."""
         cache = self._pop_cache()
-        d_logits = K.fast(F.cross_entropy_backward)(1.0, cache.cross_entropy)  # (B, C)
+        d_logits = self.loss_fct.backward(1.0)  # (B, C)
         # forward: logits = classifier(dropout(relu(pre_classifier(hidden[:, 0]))))
         d_hidden = self.dropout.backward(self.classifier.backward(d_logits))  # (B, H)
         d_first = self.pre_classifier.backward(self.activation.backward(d_hidden))  # (B, H)
-        d_sequence = np.zeros(cache.sequence_shape, dtype=d_first.dtype)  # (B, T, H)
+        d_sequence = np.zeros(cache.shape, dtype=d_first.dtype)  # (B, T, H)
         d_sequence[:, 0] = d_first  # only the first position feeds the classifier
         self.distilbert.backward(d_sequence)

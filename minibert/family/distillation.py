@@ -44,7 +44,6 @@ from typing import NamedTuple
 import numpy as np
 
 from minibert import functional as F
-from minibert import kernels as K
 from minibert.checks import IGNORE_INDEX, check_bool, check_int, check_probability, check_real
 from minibert.config import BertConfig
 from minibert.data import PretrainingBatches, PretrainingDataConfig, ToyCorpus
@@ -53,6 +52,8 @@ from minibert.family.distilbert import LAYER_NORM_EPS, DistilBertConfig, DistilB
 from minibert.heads import BertForMaskedLM, BertForPreTraining
 from minibert.io.checkpoint import CONFIG_NAME, WEIGHTS_NAME, load_tokenizer
 from minibert.io.fileio import atomic_write_json, clear_run_files, run_folder
+from minibert.kernels import fast_kernels_for_job
+from minibert.layers import CrossEntropyLoss
 from minibert.training.loop import eval_mode, train_step
 from minibert.training.optim import AdamW
 from minibert.training.pretrain_data import batches_of, heldout_instances
@@ -224,7 +225,6 @@ class DistillationOutput:
 class DistillationCache(NamedTuple):
     selected: tuple  # (batch index, position) arrays of the M rows the logits are taken at
     soft_target: F.SoftTargetKLCache  # over the (M, V) logits
-    masked_lm: F.CrossEntropyCache  # over the (M, V) logits, -100 at rows without a target
     cosine: F.CosineEmbeddingCache  # over the (B, T, H) last hidden states
     sequence_shape: tuple  # (B, T, H)
 
@@ -270,6 +270,7 @@ class DistillationObjective:
         self.restrict_ce_to_mask = check_bool("restrict_ce_to_mask", restrict_ce_to_mask)
         self.teacher = teacher.eval()
         self.student = student
+        self.mlm_loss = CrossEntropyLoss()  # the student's MLM loss, keeping its own cache
         self.cache: DistillationCache | None = None
 
     def __call__(self, input_ids, attention_mask=None, labels=None) -> DistillationOutput:
@@ -302,7 +303,7 @@ class DistillationObjective:
         soft, soft_cache = F.soft_target_kl_forward(student_logits, teacher_logits,
                                                     temperature=self.temperature)
         row_labels = labels[selected]  # (M,) -100 at rows without an MLM target
-        mlm, mlm_cache = K.fast(F.cross_entropy_forward)(student_logits, row_labels)
+        mlm = self.mlm_loss(student_logits, row_labels)
         cosine, cosine_cache = F.cosine_embedding_forward(student_hidden, teacher_hidden, real)
         alphas = self.alphas
         loss = (alphas["alpha_ce"] * float(soft) + alphas["alpha_mlm"] * float(mlm)
@@ -313,8 +314,7 @@ class DistillationObjective:
             truth = row_labels[has_target]
             accuracy = float((student_logits[has_target].argmax(-1) == truth).mean())
             teacher_accuracy = float((teacher_logits[has_target].argmax(-1) == truth).mean())
-        self.cache = DistillationCache(selected, soft_cache, mlm_cache, cosine_cache,
-                                       student_hidden.shape)
+        self.cache = DistillationCache(selected, soft_cache, cosine_cache, student_hidden.shape)
         return DistillationOutput(loss, float(soft), float(mlm), float(cosine), accuracy,
                                   teacher_accuracy, int(has_target.sum()))
 
@@ -326,8 +326,7 @@ class DistillationObjective:
         alphas = self.alphas
         # forward: loss = a_ce L_ce(logits) + a_mlm L_mlm(logits) + a_cos L_cos(hidden)
         d_logits, _ = F.soft_target_kl_backward(alphas["alpha_ce"], cache.soft_target)
-        d_logits = d_logits + K.fast(F.cross_entropy_backward)(alphas["alpha_mlm"],
-                                                               cache.masked_lm)  # (M, V)
+        d_logits = d_logits + self.mlm_loss.backward(alphas["alpha_mlm"])  # (M, V)
         d_rows = self.student.lm_head_backward(d_logits)  # (M, H)
         d_hidden, _ = F.cosine_embedding_backward(alphas["alpha_cos"], cache.cosine)
         d_hidden = d_hidden.astype(d_rows.dtype)  # (B, T, H)
@@ -518,7 +517,7 @@ def distil(config: DistillConfig, teacher_dir: str | os.PathLike, out_dir: str |
     progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
     out_dir = Path(out_dir)
     _check_out_dir(out_dir, overwrite)
-    with run_folder(out_dir, notice=progress):
+    with run_folder(out_dir, notice=progress), fast_kernels_for_job(progress):
         return _distil_locked(config, teacher_dir, out_dir, progress)
 
 

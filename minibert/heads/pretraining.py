@@ -20,8 +20,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from minibert import functional as F
-from minibert import kernels as K
 from minibert.base import (
     BertForPreTrainingOutput,
     Initializer,
@@ -29,12 +27,13 @@ from minibert.base import (
     MaskedLMOutput,
     NextSentencePredictorOutput,
     PretrainedModel,
+    ShapeCache,
     make_init,
     preserved_caches,
 )
 from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, check_real
 from minibert.config import BertConfig
-from minibert.layers import Embedding, Linear, Module, get_activation
+from minibert.layers import CrossEntropyLoss, Embedding, Linear, Module, TiedLinear, get_activation
 from minibert.model import BertModel
 
 __all__ = [
@@ -82,17 +81,16 @@ class BertLMPredictionHead(Module):
         self.transform = BertPredictionHeadTransform(init)
         self.add_parameter("bias", np.zeros(init.config.vocab_size, dtype=init.dtype))
         object.__setattr__(self, "word_embeddings", word_embeddings)  # tied, not a child
+        self.decoder = TiedLinear()
 
     def forward(self, hidden_states: np.ndarray) -> np.ndarray:
         """(..., H) -> logits (..., V)."""
         transformed = self.transform(hidden_states)
-        logits, self.cache = F.linear_forward(
-            transformed, self.word_embeddings.params["weight"], self.params["bias"]
-        )
-        return logits
+        return self.decoder(transformed, self.word_embeddings.params["weight"],
+                            self.params["bias"])
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        d_transformed, d_decoder_weight, d_bias = K.fast(F.linear_backward)(dout, self.cache)
+        d_transformed, d_decoder_weight, d_bias = self.decoder.backward(dout)
         self.word_embeddings.grads["weight"] += d_decoder_weight  # tied: gradients add
         self.grads["bias"] += d_bias
         return self.transform.backward(d_transformed)
@@ -135,13 +133,12 @@ class BertPreTrainingHeads(Module):
 
 class MaskedLMCache(NamedTuple):
     positions: tuple  # (batch index, position) arrays of the M labelled positions
-    cross_entropy: F.CrossEntropyCache  # over the (M, V) logits
     sequence_shape: tuple  # (B, T, H)
 
 
 class PreTrainingCache(NamedTuple):
     mlm: MaskedLMCache | None  # None when the forward had no MLM labels
-    nsp: F.CrossEntropyCache | None  # None when it had no next-sentence labels
+    nsp: bool  # whether it had next-sentence labels (the loss layer keeps its own cache)
 
 
 class BertWithHeads(PretrainedModel, Module):
@@ -172,7 +169,10 @@ class BertWithHeads(PretrainedModel, Module):
         return cache
 
     def _mlm_forward(self, head: BertLMPredictionHead, sequence_output, labels):
-        """Only labelled positions go through the decoder: (M, H) -> (M, V)."""
+        """Only labelled positions go through the decoder: (M, H) -> (M, V).
+
+        The loss is ``self.mlm_loss``'s, a CrossEntropyLoss of the model.
+        """
         labels = as_int_array("labels", labels)
         if labels.shape != sequence_output.shape[:2]:
             raise ValueError(f"labels must have the shape of input_ids "
@@ -181,25 +181,22 @@ class BertWithHeads(PretrainedModel, Module):
                   ignore=IGNORE_INDEX)
         positions = np.nonzero(labels != IGNORE_INDEX)
         logits = head(sequence_output[positions])  # (M, V)
-        loss, cross_entropy = K.fast(F.cross_entropy_forward)(logits, labels[positions])
-        return float(loss), logits, MaskedLMCache(positions, cross_entropy,
-                                                  sequence_output.shape)
+        loss = self.mlm_loss(logits, labels[positions])
+        return float(loss), logits, MaskedLMCache(positions, sequence_output.shape)
 
-    @staticmethod
-    def _mlm_backward(head: BertLMPredictionHead, cache: MaskedLMCache,
+    def _mlm_backward(self, head: BertLMPredictionHead, cache: MaskedLMCache,
                       dloss: float) -> np.ndarray:
-        d_logits = K.fast(F.cross_entropy_backward)(dloss, cache.cross_entropy)  # (M, V)
+        d_logits = self.mlm_loss.backward(dloss)  # (M, V)
         d_gathered = head.backward(d_logits)  # (M, H)
         d_sequence = np.zeros(cache.sequence_shape, dtype=d_gathered.dtype)  # (B, T, H)
         d_sequence[cache.positions] = d_gathered  # each position appears once
         return d_sequence
 
-    @staticmethod
-    def _nsp_forward(linear: Linear, pooled, next_sentence_label):
-        """Returns (loss or None, logits (B, 2), cross-entropy cache or None)."""
+    def _nsp_forward(self, linear: Linear, pooled, next_sentence_label):
+        """Returns (loss or None, logits (B, 2)); the loss is ``self.nsp_loss``'s."""
         logits = linear(pooled)  # (B, 2)
         if next_sentence_label is None:
-            return None, logits, None
+            return None, logits
         label = as_int_array("next_sentence_label", next_sentence_label)
         if label.shape != (pooled.shape[0],):
             raise ValueError(
@@ -207,12 +204,10 @@ class BertWithHeads(PretrainedModel, Module):
                 f"got {label.shape}"
             )
         check_ids("next_sentence_label", label, 2, "0 = B follows A, 1 = B is random")
-        loss, cross_entropy = K.fast(F.cross_entropy_forward)(logits, label)
-        return float(loss), logits, cross_entropy
+        return float(self.nsp_loss(logits, label)), logits
 
-    @staticmethod
-    def _nsp_backward(linear: Linear, cache: F.CrossEntropyCache, dloss: float) -> np.ndarray:
-        return linear.backward(K.fast(F.cross_entropy_backward)(dloss, cache))
+    def _nsp_backward(self, linear: Linear, dloss: float) -> np.ndarray:
+        return linear.backward(self.nsp_loss.backward(dloss))
 
 
 # HF also lists the MLM decoder under these keys: the tied word embeddings and the head's bias.
@@ -241,6 +236,8 @@ class BertForPreTraining(WithMLMDecoder):
         super().__init__()
         init = self._build_bert(config, seed, dtype)
         self.cls = BertPreTrainingHeads(init, self.bert.embeddings.word_embeddings)
+        self.mlm_loss = CrossEntropyLoss()
+        self.nsp_loss = CrossEntropyLoss()
 
     def forward(
         self,
@@ -265,13 +262,13 @@ class BertForPreTraining(WithMLMDecoder):
             mlm_loss, masked_logits, mlm_cache = self._mlm_forward(
                 predictions, sequence_output, labels
             )
-        nsp_loss, nsp_logits, nsp_cache = self._nsp_forward(
+        nsp_loss, nsp_logits = self._nsp_forward(
             self.cls.seq_relationship, pooled, next_sentence_label
         )
         parts = [p for p in (mlm_loss, nsp_loss) if p is not None]
         loss = float(sum(parts)) if parts else None
         if parts:
-            self.cache = PreTrainingCache(mlm_cache, nsp_cache)
+            self.cache = PreTrainingCache(mlm_cache, nsp_loss is not None)
         return BertForPreTrainingOutput(
             loss=loss,
             seq_relationship_logits=nsp_logits,
@@ -298,8 +295,8 @@ class BertForPreTraining(WithMLMDecoder):
         d_sequence = d_pooled = None
         if cache.mlm is not None:
             d_sequence = self._mlm_backward(self.cls.predictions, cache.mlm, mlm_weight)
-        if cache.nsp is not None:
-            d_pooled = self._nsp_backward(self.cls.seq_relationship, cache.nsp, nsp_weight)
+        if cache.nsp:
+            d_pooled = self._nsp_backward(self.cls.seq_relationship, nsp_weight)
         self.bert.backward(d_sequence, d_pooled)
 
 
@@ -310,6 +307,7 @@ class BertForMaskedLM(WithMLMDecoder):
         super().__init__()
         init = self._build_bert(config, seed, dtype, add_pooling_layer=False)
         self.cls = BertOnlyMLMHead(init, self.bert.embeddings.word_embeddings)
+        self.mlm_loss = CrossEntropyLoss()
 
     def forward(
         self,
@@ -354,6 +352,7 @@ class BertForNextSentencePrediction(BertWithHeads):
         super().__init__()
         init = self._build_bert(config, seed, dtype)
         self.cls = BertOnlyNSPHead(init)
+        self.nsp_loss = CrossEntropyLoss()
 
     def forward(
         self,
@@ -369,10 +368,10 @@ class BertForNextSentencePrediction(BertWithHeads):
         base = self.bert(
             input_ids, token_type_ids, attention_mask, output_attentions, output_hidden_states
         )
-        loss, logits, self.cache = self._nsp_forward(self.cls.seq_relationship,
-                                                     base.pooler_output, labels)
+        loss, logits = self._nsp_forward(self.cls.seq_relationship, base.pooler_output, labels)
+        self.cache = None if loss is None else ShapeCache(logits.shape)
         return NextSentencePredictorOutput(loss, logits, base.hidden_states, base.attentions)
 
     def backward(self) -> None:
-        cache = self._pop_cache()
-        self.bert.backward(None, self._nsp_backward(self.cls.seq_relationship, cache, 1.0))
+        self._pop_cache()
+        self.bert.backward(None, self._nsp_backward(self.cls.seq_relationship, 1.0))
