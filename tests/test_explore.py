@@ -145,6 +145,8 @@ def test_neuron_view_gives_back_the_probabilities(toy):
         assert np.allclose(numbers["scores"][1, 0, 3],
                            numbers["k"][1, 0].astype(np.float64) @ numbers["q"][1, 0, 3])
         assert not np.allclose(numbers["attentions"], 1 / T), name  # not a uniform case
+        page = explore(model, tokenizer, MASKED, PAIR)  # every view but the backward one
+        assert page.data["model"]["architecture"] == name and page.data["backward"] is None
 
 
 def test_neuron_view_of_minilm():
@@ -199,6 +201,9 @@ def test_display_bundle_and_save(toy, tmp_path):
     assert set(bundle) == {"text/html", "image/png"}
     assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG")
     assert "minibertExplore(" in bundle["text/html"] and page.data["backward"] is None
+    # the PNG also sits inside the HTML, for renderers that strip scripts
+    assert 'src="data:image/png;base64,' + bundle["image/png"] in bundle["text/html"]
+    assert "data:image/png" not in page.to_html()  # the standalone page runs its script
     path = page.save(tmp_path / "page.html")
     assert path.read_text(encoding="utf-8") == page.to_html()
     assert [p.name for p in tmp_path.iterdir()] == ["page.html"]  # no temporary file left

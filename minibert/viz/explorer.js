@@ -199,7 +199,7 @@ var minibertExplore = (function () {
           width: cell, height: cell, fill: options.diverging ? diverging(v / scale) : blues(v),
           "data-row": i, "data-col": j}, svg);
         svgEl("title", {}, rect, labels[i] + " \u2192 " + labels[j] + ": " +
-          (options.diverging ? significant(v) : fixed(v, options.decimals)));
+          (options.diverging ? "\u2248 " + significant(v) : fixed(v, options.decimals)));
       });
     });
     return svg;

@@ -562,16 +562,20 @@ def _json_for_script(data: dict) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _fragment(data: dict, suffix: str = "") -> str:
+def _fragment(data: dict, suffix: str = "", png: bytes | None = None) -> str:
     """The explorer as an HTML fragment: a root element, its data and the script.
 
     Element ids come from the data (a page is reproducible) plus ``suffix``, which keeps two
-    displays of the same explorer in one notebook apart.
+    displays of the same explorer in one notebook apart. ``png``, when given, is shown
+    inside the root until the script replaces it: an untrusted notebook or a renderer that
+    strips scripts (GitHub) still shows the model view.
     """
     payload = _json_for_script(data)
     uid = hashlib.sha256(payload.encode("ascii")).hexdigest()[:12] + suffix
-    return (f'<div class="mbx" id="mbx-{uid}"><p class="mbx-loading">minibert explorer: '
-            f'loading (this view needs JavaScript)</p></div>\n'
+    image = ("" if png is None else '<img alt="the model view, as a static image" src="data:'
+             f'image/png;base64,{base64.b64encode(png).decode("ascii")}"><br>')
+    return (f'<div class="mbx" id="mbx-{uid}">{image}<p class="mbx-loading">minibert '
+            f'explorer: the interactive views need JavaScript</p></div>\n'
             f'<script type="application/json" id="mbx-data-{uid}">{payload}'
             f'</script>\n<script>\n{_script()}\nminibertExplore("mbx-{uid}", "mbx-data-{uid}");'
             f'\n</script>\n')
@@ -600,7 +604,7 @@ class Explorer:
         return _page(self.data)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        return {"text/html": _fragment(self.data, f"-{next(_DISPLAYS)}"),
+        return {"text/html": _fragment(self.data, f"-{next(_DISPLAYS)}", self.png),
                 "image/png": base64.b64encode(self.png).decode("ascii")}
 
     def save(self, path) -> Path:
