@@ -38,8 +38,9 @@ NOTEBOOKS = (
     "10_real_bert",
     "11_data_parallelism",
     "12_bert_family",
+    "13_descendants",
 )
-EXERCISE_NOTEBOOKS = ("06_pretraining_data", "08_attention_heatmaps")
+EXERCISE_NOTEBOOKS = ("06_pretraining_data", "08_attention_heatmaps", "13_descendants")
 MAX_FILE_BYTES = 3_000_000
 
 

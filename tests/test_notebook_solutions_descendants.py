@@ -1,0 +1,52 @@
+"""The exercise solutions of notebook 13 (L2 normalisation's backward, a LoRA adapter's
+gradients, ELECTRA's replaced-token labels and loss) pass the notebook's own check cells,
+and those checks fail the usual mistakes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_notebook_solutions_layers import load_solution, notebook_check
+
+STEM = "13_descendants"
+EXERCISES = {
+    "l2": ("my_l2_normalize_backward", "check_l2_normalize_backward"),
+    "lora": ("my_lora_backward", "check_lora_backward"),
+    "rtd": ("my_rtd_loss", "check_rtd_loss"),
+}
+
+
+def stub(*args):
+    raise NotImplementedError("your turn")
+
+
+def no_projection(dout, unit, norm):
+    return dout / norm  # forgets to remove the part along u
+
+
+def unscaled_lora(dout, x, A, B, scaling):
+    down = x @ A.T
+    return (dout @ B @ A, (dout @ B).T @ x, dout.T @ down)  # scaling forgotten
+
+
+def rtd_over_padding_too(original, corrupted, attention_mask, logits):
+    labels = (corrupted != original).astype(int)
+    softplus = np.maximum(logits, 0) + np.log1p(np.exp(-np.abs(logits)))
+    return labels, float((softplus - logits * labels).mean())  # padding counted
+
+
+@pytest.mark.parametrize("exercise", list(EXERCISES))
+def test_solution_passes_and_stub_is_reported(exercise):
+    student, check = EXERCISES[exercise]
+    verdict, check_function = notebook_check(STEM, student, check,
+                                             load_solution(STEM, student))
+    assert verdict == "pass"
+    assert check_function(stub) == "not implemented yet"
+
+
+@pytest.mark.parametrize("exercise, mistake", [("l2", no_projection), ("lora", unscaled_lora),
+                                               ("rtd", rtd_over_padding_too)])
+def test_checks_fail_the_usual_mistakes(exercise, mistake):
+    student, check = EXERCISES[exercise]
+    _, check_function = notebook_check(STEM, student, check, load_solution(STEM, student))
+    assert check_function(mistake).startswith("fail")
