@@ -1203,10 +1203,41 @@ def _run_assignment(args) -> int:
     return 0
 
 
+def _add_slides(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "slides", help="write the 50-minute lecture as a 16:9 PDF deck",
+        description="Draw the lecture of docs/lecture_50min.md as one PDF, a 1280 x 720 page "
+                    "(16:9) per slide, text at least 20 pt, with live figures from a model "
+                    "(fill-mask, the heads with jobs, training curves, saliency, a gradient "
+                    "check) and Devlin et al. (2019)'s published results.")
+    parser.add_argument("-o", "--out", required=True, metavar="FILE.pdf", help="the PDF to write")
+    parser.add_argument("--model", default="tiny-toy", metavar="DIR",
+                        help="a model folder with vocab.txt (history.json for the curves), or "
+                             "tiny-toy (the reference)")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing PDF")
+    parser.set_defaults(handler=_run_slides)
+
+
+def _run_slides(args) -> int:
+    from minibert.viz.slides import write_slides
+
+    _out_path(args.out, "-o")
+    if not args.out.lower().endswith(".pdf"):
+        raise CommandError(f"-o {args.out!r} must end in .pdf")
+    if Path(args.out).exists() and not args.overwrite:
+        raise CommandError(f"-o {args.out!r} exists; pass --overwrite to replace it")
+    folder = _model_folder(args.model, "--model")
+    with _file_access("--model must be a readable model folder"):
+        _require_mlm_head(folder, args.model, "slides")
+    path = write_slides(args.out, model=folder, overwrite=args.overwrite)
+    print(f"wrote {path}")
+    return 0
+
+
 _COMMANDS: list[Callable] = [_add_gradcheck, _add_pretrain, _add_fill_mask, _add_attention,
                              _add_figures, _add_finetune, _add_info, _add_distil,
                              _add_embed, _add_search, _add_explore,
-                             _add_assignment]
+                             _add_assignment, _add_slides]
 
 
 def build_parser() -> argparse.ArgumentParser:

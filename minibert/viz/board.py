@@ -32,6 +32,7 @@ __all__ = [
 ]
 
 _FORWARD, _BACKWARD, _RESIDUAL = "#000000", "#D55E00", "#0072B2"
+ENCODER_TITLE = "One encoder block: forward (black), backward (dashed, vermillion)"
 _HEAD_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
 
 
@@ -102,8 +103,7 @@ def encoder_block_figure(hidden_size: int = 768, num_heads: int = 12,
         ax.set_xlim(0, 12.8)
         ax.set_ylim(0, 7.2)
         ax.set_axis_off()
-        ax.text(0.3, 6.85, "One encoder block: forward (black), backward (dashed, vermillion)",
-                fontsize=size + 6, va="center", ha="left")
+        ax.text(0.3, 6.85, ENCODER_TITLE, fontsize=size + 6, va="center", ha="left")
 
         def box(x, y, text, width, color="white"):
             _box(ax, x, y, text, color=color, width=width, height=0.6, fontsize=size)
@@ -164,7 +164,7 @@ def encoder_block_figure(hidden_size: int = 768, num_heads: int = 12,
                   ("Q, K, V", f"(B, N={heads}, T, D={head_size})"),
                   ("P", "(B, N, T, T)"), ("GELU", f"(B, T, I={inter})")]
         for index, (name, shape) in enumerate(shapes):
-            x, y = 0.3 + 6.2 * (index % 2), 0.75 - 0.45 * (index // 2)
+            x, y = 0.3 + 5.4 * (index % 2), 0.75 - 0.45 * (index // 2)
             label(x, y, name)
             label(x + 1.35, y, shape, family="monospace")
     return fig

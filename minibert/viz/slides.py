@@ -1,0 +1,612 @@
+"""The 50-minute lecture as a 16:9 PDF deck, drawn with matplotlib alone (``minibert slides``).
+
+Every page is a 12.8 × 7.2 inch figure (1280 × 720 pixels at 100 dpi) whose text is at
+least 20 pt. Pages follow the segments of docs/lecture_50min.md, which names them by page
+number (``SLIDES``). Live pages are computed from a model folder (the reference
+checkpoint ``tiny-toy`` by default): fill-mask answers, the heads chosen by their job
+score (:func:`minibert.viz.head_job_scores`), the training curves from its history.json,
+the position embeddings, attribution beside attention; the gradient check runs at build
+time in float64. The published results are Devlin et al. (2019), Tables 1, 2 and 3.
+
+Usage::
+
+    from minibert.viz.slides import write_slides
+    write_slides("lecture.pdf")          # or: minibert slides -o lecture.pdf
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from matplotlib import rc_context
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch
+
+from minibert.viz.attention import attention_rollout, stack_attentions
+from minibert.viz.board import ENCODER_TITLE, encoder_block_figure
+from minibert.viz.lecture_set import LECTURE_MASKED, best_head, head_job_scores
+from minibert.viz.style import ATTENTION_CMAP
+
+__all__ = ["SLIDE_SIZE", "MIN_FONT_SIZE", "SLIDES", "Slide", "build_slides", "save_slides",
+           "write_slides"]
+
+SLIDE_SIZE = (12.8, 7.2)  # inches: 1280 × 720 pixels at 100 dpi, 16:9
+MIN_FONT_SIZE = 20  # points, for every text on every page
+_TITLE, _BODY = 30, 22
+_BLUE, _ORANGE, _GREEN, _GREY = "#0072B2", "#D55E00", "#009E73", "0.35"
+_RC = {"font.size": _BODY, "axes.titlesize": _BODY, "axes.labelsize": _BODY,
+       "xtick.labelsize": MIN_FONT_SIZE, "ytick.labelsize": MIN_FONT_SIZE,
+       "legend.fontsize": MIN_FONT_SIZE, "lines.linewidth": 3.5}
+
+MONEY = "she deposited the money at the [MASK] before noon."
+RIVER = "later she fished from the muddy [MASK] of the river."
+HEAD_SENTENCE = "she deposited the money at the bank before noon."
+
+
+@dataclass
+class _Context:
+    """What the live pages read: the model, its tokenizer and its training history."""
+
+    model: object
+    tokenizer: object
+    history: list | None
+    name: str
+
+
+@dataclass(frozen=True)
+class Slide:
+    """One page: the plan's segment (minutes), its title and the function that draws it
+    (on the blank page it is given, or returning a page of its own)."""
+
+    minutes: str
+    title: str
+    draw: Callable[[Figure, _Context], Figure | None]
+
+
+# ----- page furniture ----------------------------------------------------------------------
+
+
+def _page(title: str) -> Figure:
+    fig = Figure(figsize=SLIDE_SIZE)
+    fig.text(0.03, 0.93, title, fontsize=_TITLE, fontweight="bold", va="center")
+    return fig
+
+
+def _footer(fig: Figure, minutes: str, number: int, total: int) -> None:
+    footer = f"{number}/{total}" + (f" · {minutes} min" if minutes else "")
+    fig.text(0.97, 0.03, footer, fontsize=MIN_FONT_SIZE, color=_GREY, ha="right")
+
+
+def _lines(fig: Figure, lines, top: float = 0.8, left: float = 0.05, step: float = 0.085,
+           size: float = _BODY) -> float:
+    """Write lines from ``top`` down (figure fractions); "- " starts a bullet. Returns the
+    height used, so a caller can continue below."""
+    y = top
+    for line in lines:
+        if line.startswith("- "):
+            fig.text(left, y, "•", fontsize=size, va="top", color=_BLUE)
+            fig.text(left + 0.025, y, line[2:], fontsize=size, va="top")
+        else:
+            fig.text(left, y, line, fontsize=size, va="top")
+        y -= step
+    return top - y
+
+
+def _source(fig: Figure, text: str) -> None:
+    fig.text(0.03, 0.03, text, fontsize=MIN_FONT_SIZE, color=_GREY)
+
+
+def _canvas(fig: Figure, rect=(0.0, 0.0, 1.0, 0.86)):
+    """An axes in inches over part of the page, for boxes and arrows."""
+    ax = fig.add_axes(rect)
+    width, height = SLIDE_SIZE[0] * rect[2], SLIDE_SIZE[1] * rect[3]
+    ax.set_xlim(0, width)
+    ax.set_ylim(0, height)
+    ax.set_axis_off()
+    return ax
+
+
+def _box(ax, x, y, width, height, text, color="white", size=_BODY, **kwargs):
+    ax.add_patch(FancyBboxPatch((x - width / 2, y - height / 2), width, height,
+                                boxstyle="round,pad=0.04", facecolor=color, edgecolor="black"))
+    ax.text(x, y, text, ha="center", va="center", fontsize=size, **kwargs)
+
+
+def _arrow(ax, start, end, color="black"):
+    ax.annotate("", end, start, arrowprops={"arrowstyle": "-|>", "color": color,
+                                            "linewidth": 2.5, "mutation_scale": 22})
+
+
+# ----- live numbers ------------------------------------------------------------------------
+
+
+def _mlm_top(context: _Context, text: str, k: int = 3) -> list[tuple[str, float]]:
+    """The model's top-k words for the [MASK] of ``text`` with their probabilities."""
+    tok = context.tokenizer
+    enc = tok(text, return_tensors="np")
+    position = enc["input_ids"][0].tolist().index(tok.mask_token_id)
+    out = context.model(enc["input_ids"], enc["token_type_ids"], enc["attention_mask"])
+    logits = out.prediction_logits[0, position].astype(np.float64)  # (V,)
+    probs = np.exp(logits - logits.max())
+    probs /= probs.sum()
+    best = np.argsort(-probs)[:k]
+    return list(zip(tok.convert_ids_to_tokens(best.tolist()), probs[best].tolist(),
+                    strict=True))
+
+
+def _attentions(context: _Context, text: str):
+    tok = context.tokenizer
+    enc = tok(text, return_tensors="np")
+    out = context.model.bert(enc["input_ids"], enc["token_type_ids"], enc["attention_mask"],
+                             output_attentions=True)
+    return stack_attentions(out.attentions), tok.convert_ids_to_tokens(
+        enc["input_ids"][0].tolist()), enc
+
+
+def _heatmap(ax, matrix, tokens, title, cmap=ATTENTION_CMAP, vmax=1.0):
+    image = ax.imshow(matrix, cmap=cmap, vmin=0.0, vmax=vmax, interpolation="nearest")
+    ax.set_xticks(range(len(tokens)), tokens, rotation=90, fontsize=MIN_FONT_SIZE)
+    ax.set_yticks(range(len(tokens)), tokens, fontsize=MIN_FONT_SIZE)
+    ax.set_title(title, fontsize=_BODY)
+    return image
+
+
+# ----- the pages ---------------------------------------------------------------------------
+
+
+def _title_page(fig: Figure, context: _Context) -> None:
+    _lines(fig, ["BERT rebuilt in NumPy: every layer a forward and a hand-written backward,",
+                 "checked against finite differences; a real BERT's names and numbers.",
+                 "",
+                 f"Live figures: the reference checkpoint {context.name}",
+                 "(2 layers, H = 128, 2 heads, 6,000 steps on a toy corpus).",
+                 "Layers and heads are counted from 0 on every page."], top=0.72)
+
+
+def _fill_mask_page(fig: Figure, context: _Context) -> None:
+    _lines(fig, ["One word, two senses: the model must read both sides of the blank."],
+           top=0.82)
+    for row, text in enumerate((MONEY, RIVER)):
+        y = 0.62 - 0.3 * row
+        fig.text(0.05, y, text.replace("[MASK]", "____"), fontsize=_BODY, va="top")
+        answers = "   ".join(f"{word} {p:.2f}" for word, p in _mlm_top(context, text))
+        fig.text(0.08, y - 0.09, f"top 3:  {answers}", fontsize=_BODY, va="top",
+                 color=_BLUE, family="monospace")
+    _source(fig, f"minibert fill-mask --model {context.name} \"...\"")
+
+
+def _glance_page(fig: Figure, context: _Context) -> None:
+    rows = [("", "BERT-Base", "BERT-Large"),
+            ("layers, hidden, heads", "12, 768, 12", "24, 1024, 16"),
+            ("parameters (paper)", "110M", "340M"),
+            ("feed-forward size", "4H = 3072", "4H = 4096"),
+            ("pretraining text", "BooksCorpus 0.8B + Wikipedia 2.5B words", ""),
+            ("masking", "15%: 80% [MASK], 10% random, 10% kept", ""),
+            ("schedule", "1M steps × 256 sequences:", ""),
+            ("", "90% at length 128, then 10% at 512", ""),
+            ("optimizer", "Adam, lr 1e-4, 10k warm-up, dropout 0.1", "")]
+    for index, (name, base, large) in enumerate(rows):
+        y = 0.82 - index * 0.075
+        weight = "bold" if index == 0 else "normal"
+        fig.text(0.04, y, name, fontsize=_BODY, va="top", fontweight=weight)
+        fig.text(0.36, y, base, fontsize=_BODY, va="top", fontweight=weight)
+        if large:
+            fig.text(0.7, y, large, fontsize=_BODY, va="top", fontweight=weight)
+    _source(fig, "Devlin et al. (2019), NAACL: §3, §3.1, App. A.2")
+
+
+def _pretrain_finetune_page(fig: Figure, context: _Context) -> None:
+    ax = _canvas(fig)
+    for x0, heading, inputs, outputs in (
+            (0.4, "Pre-training (unlabelled text)",
+             "[CLS] A, masked [SEP] B, masked [SEP]", ("NSP", "masked LM")),
+            (6.7, "Fine-tuning (labelled task data)",
+             "[CLS] question [SEP] paragraph [SEP]", ("class", "start / end span"))):
+        ax.text(x0 + 2.85, 5.7, heading, ha="center", fontsize=_BODY, fontweight="bold")
+        _box(ax, x0 + 2.85, 1.0, 5.7, 0.7, inputs, size=MIN_FONT_SIZE)
+        _box(ax, x0 + 2.85, 2.8, 5.7, 1.6, "BERT: L encoder blocks", color="#dbe9f6")
+        _arrow(ax, (x0 + 2.85, 1.35), (x0 + 2.85, 2.0))
+        _box(ax, x0 + 1.2, 4.6, 2.2, 0.7, outputs[0], color="#fde7d9")
+        _box(ax, x0 + 4.2, 4.6, 2.8, 0.7, outputs[1], color="#fde7d9")
+        _arrow(ax, (x0 + 1.2, 3.6), (x0 + 1.2, 4.25))
+        _arrow(ax, (x0 + 4.2, 3.6), (x0 + 4.2, 4.25))
+    ax.annotate("", (6.6, 2.8), (6.1, 2.8), arrowprops={"arrowstyle": "-|>", "linewidth": 4,
+                                                        "color": _ORANGE})
+    ax.text(6.35, 1.6, "same\nweights", ha="center", fontsize=MIN_FONT_SIZE, color=_ORANGE)
+    _source(fig, "Redrawn after Devlin et al. (2019), Figure 1")
+
+
+def _input_page(fig: Figure, context: _Context) -> None:
+    tokens = ["[CLS]", "my", "dog", "is", "cute", "[SEP]", "he", "likes", "play", "##ing",
+              "[SEP]"]
+    segments = ["A"] * 6 + ["B"] * 5
+    ax = _canvas(fig)
+    width = 0.92
+    rows = (("token", tokens, "white"), ("segment", segments, "#dbe9f6"),
+            ("position", [str(i) for i in range(len(tokens))], "#e2f2ea"))
+    for row, (name, labels, color) in enumerate(rows):
+        y = 4.9 - row * 1.45
+        ax.text(0.15, y, name, fontsize=_BODY, va="center")
+        for index, label in enumerate(labels):
+            _box(ax, 2.05 + index * width, y, width - 0.08, 0.7, label, color=color,
+                 size=MIN_FONT_SIZE)
+        if row:
+            ax.text(1.5, y + 0.72, "+", fontsize=_TITLE, ha="center", va="center")
+    ax.text(0.15, 0.95, "= the input of layer 0 (then LayerNorm); each row is a lookup.",
+            fontsize=_BODY)
+    _source(fig, "Redrawn after Devlin et al. (2019), Figure 2")
+
+
+def _lookup_page(fig: Figure, context: _Context) -> None:
+    _lines(fig, [
+        "Forward: a lookup, out[b, t] = W[ids[b, t]]  (B, T, H).",
+        "Backward: a scatter-add, dW[ids[b, t]] += dout[b, t].",
+        "- A repeated id (\"the\" twice) must receive both gradients.",
+        "- The buffered bug: dW[ids] += dout keeps only the last one;",
+        "   np.add.at(dW, ids, dout) adds every one.",
+        "- Token, segment and position tables each get their own scatter-add.",
+        "Notebook 02, cells [02-004] and [02-014]."])
+
+
+def _multihead_page(fig: Figure, context: _Context) -> None:
+    ax = _canvas(fig)
+    steps = [("x W_Qᵀ", "(B, T, H)"), ("split", "(B, N, T, D)"),
+             ("softmax(QKᵀ/√D) V", "(B, N, T, D)"), ("merge", "(B, T, H)")]
+    for index, (step, shape) in enumerate(steps):
+        x = 1.6 + index * 3.2
+        _box(ax, x, 4.3, 2.9 if index == 2 else 2.2, 0.8, step, color="#dbe9f6")
+        ax.text(x, 3.4, shape, ha="center", fontsize=_BODY, family="monospace")
+        if index:
+            _arrow(ax, (x - 2.05 + (0.35 if index == 3 else 0), 4.3),
+                   (x - 1.15 - (0.35 if index == 2 else 0), 4.3))
+    _lines(fig, ["H = N × D: each head reads its own D columns, with its own softmax.",
+                 f"BERT-Base: 768 = 12 × 64;  {context.name}: 128 = 2 × 64.",
+                 "Notebook 03, cell [03-006]."], top=0.36)
+
+
+def _masks_page(fig: Figure, context: _Context) -> None:
+    tokens = ["[CLS]", "the", "bank", "[SEP]", "[PAD]"]
+    keys = np.array([1, 1, 1, 1, 0.0])
+    bidirectional = np.broadcast_to(keys, (5, 5))
+    causal = np.tril(bidirectional)
+    axes = fig.subplots(1, 2, gridspec_kw={"left": 0.1, "right": 0.72, "top": 0.78,
+                                            "bottom": 0.26, "wspace": 0.6})
+    for ax, mask, title in zip(axes, (bidirectional, causal),
+                               ("BERT: both directions", "GPT: causal"), strict=True):
+        _heatmap(ax, mask, tokens, title)
+    _lines(fig, ["light: may attend", "", "padding is hidden", "as a key in both", "",
+                 "notebook 03:", "[03-016], [03-018]"], top=0.78, left=0.76, step=0.075,
+           size=MIN_FONT_SIZE)
+
+
+def _encoder_page(fig: Figure, context: _Context) -> Figure:
+    config = context.model.config
+    return encoder_block_figure(config.hidden_size, config.num_attention_heads,
+                                config.intermediate_size)
+
+
+def _gradcheck_rows():
+    """(name, relative error) of float64 gradient checks: layer pairs, the whole model, and
+    a softmax backward that forgot its subtracted term."""
+    from minibert import BertConfig, BertForPreTraining
+    from minibert import functional as F
+    from minibert.gradcheck import check_function, check_loss
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 4, 6))
+    weight, bias = 1 + 0.3 * rng.standard_normal(6), 0.3 * rng.standard_normal(6)
+    q, k, v = (rng.standard_normal((1, 2, 4, 3)) for _ in range(3))
+    cases = [
+        ("linear", F.linear_forward, F.linear_backward,
+         {"x": x, "weight": rng.standard_normal((5, 6)), "bias": bias[:5]}),
+        ("layernorm", F.layernorm_forward, F.layernorm_backward,
+         {"x": x, "weight": weight, "bias": bias}),
+        ("gelu", F.gelu_forward, F.gelu_backward, {"x": x}),
+        ("softmax", F.softmax_forward, F.softmax_backward, {"x": x}),
+        ("attention", F.attention_forward, F.attention_backward, {"q": q, "k": k, "v": v}),
+    ]
+    rows = [(name, max(r.rel_error for r in check_function(f, b, inputs)))
+            for name, f, b, inputs in cases]
+    config = BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=16,
+                        max_position_embeddings=16, hidden_dropout_prob=0.0,
+                        attention_probs_dropout_prob=0.0)
+    model = BertForPreTraining(config, seed=0, dtype=np.float64)
+    for _, param in model.named_parameters():
+        param += 0.1 * rng.standard_normal(param.shape)
+    ids = rng.integers(1, 30, size=(2, 6))
+    labels = np.where(rng.random((2, 6)) < 0.5, ids, -100)
+    labels[:, 1] = ids[:, 1]
+
+    def loss():
+        return model(ids, labels=labels, next_sentence_label=np.array([0, 1])).loss
+
+    table = check_loss(model, loss, model.backward, max_entries=6)
+    rows.append(("whole model", max(r.rel_error for r in table)))
+
+    def forward_keeping_output(x):
+        out, cache = F.softmax_forward(x)
+        return out, out
+
+    def forgot_the_sum(dout, probs):
+        return probs * dout  # the right one is probs * (dout - sum(probs * dout))
+
+    broken = check_function(forward_keeping_output, forgot_the_sum, {"x": x})
+    rows.append(("softmax, bug", max(r.rel_error for r in broken)))
+    return rows
+
+
+def _gradcheck_page(fig: Figure, context: _Context) -> None:
+    rows = _gradcheck_rows()
+    ax = fig.add_axes((0.22, 0.24, 0.74, 0.58))
+    names = [name for name, _ in rows]
+    errors = np.array([max(error, 1e-17) for _, error in rows])
+    colors = [_ORANGE if "bug" in name else _BLUE for name in names]
+    ax.barh(range(len(rows)), errors, color=colors)
+    ax.set_xscale("log")
+    ax.set_xlim(1e-17, 1)
+    ax.set_yticks(range(len(rows)), names, fontsize=_BODY)
+    for tolerance in (1e-7, 1e-6):
+        ax.axvline(tolerance, color="black", linestyle="--", linewidth=2)
+    for index, error in enumerate(errors):
+        inside = error > 1e-3
+        ax.text(error / 1.5 if inside else error * 2, index, f"{error:.0e}", va="center",
+                fontsize=MIN_FONT_SIZE, color="white" if inside else "black",
+                ha="right" if inside else "left")
+    ax.set_ylim(len(rows) - 0.5, -0.6)
+    ax.set_xlabel("relative error vs finite differences (float64)", fontsize=_BODY)
+    ax.tick_params(labelsize=MIN_FONT_SIZE)
+    _source(fig, "Dashed: 1e-7 (a layer), 1e-6 (the model). Evidence, not proof.")
+
+
+def _bugs_page(fig: Figure, context: _Context) -> None:
+    _lines(fig, [
+        "Bugs of public from-scratch BERTs, each caught by a test here:",
+        "- -100 labels used as an index: NumPy reads the last row, no error.",
+        "- Tied MLM decoder and word table: both uses must add (+=) their gradients.",
+        "- An inverted padding mask: padding attended, real tokens hidden.",
+        "- A softmax test with an all-ones upstream gradient: always zero, so a",
+        "   backward that returns zeros passes. Use a random upstream gradient.",
+        "Notebook 05, cells [05-006] and [05-026]; docs/common_bugs.md."])
+
+
+def _curves_page(fig: Figure, context: _Context) -> None:
+    history = context.history or []
+    held = [r for r in history if r.get("split") == "heldout"]
+    if not held:
+        _lines(fig, ["This model folder has no history.json with held-out rows."])
+        return
+    steps = [r["step"] for r in held]
+    ax = fig.add_axes((0.1, 0.2, 0.56, 0.62))
+    ax.plot(steps, [r["masked_lm_accuracy"] for r in held], color=_BLUE,
+            label="masked LM")
+    ax.plot(steps, [r["next_sentence_accuracy"] for r in held], color=_ORANGE,
+            label="next sentence")
+    floor = held[0]["next_sentence_accuracy"]
+    ax.axhline(floor, color=_GREY, linestyle=":", linewidth=2.5)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("training step")
+    ax.set_ylabel("held-out accuracy")
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3)
+    rise = next((r["step"] for r in held if r["next_sentence_accuracy"] > floor + 0.1),
+                None)
+    notes = [f"NSP starts at {floor:.2f}:", "the NotNext share,",
+             "what an input-blind", "model scores.",
+             f"It leaves it near step {rise:,}" if rise else "It never leaves it here.",
+             f"and ends at {held[-1]['next_sentence_accuracy']:.2f}."]
+    _lines(fig, notes, top=0.8, left=0.7, step=0.08, size=MIN_FONT_SIZE)
+    _source(fig, f"{context.name}/history.json; notebook 07")
+
+
+def _heads_page(fig: Figure, context: _Context) -> None:
+    scores = head_job_scores(context.model, context.tokenizer, [HEAD_SENTENCE])
+    attentions, tokens, _ = _attentions(context, HEAD_SENTENCE)
+    axes = fig.subplots(1, 2, gridspec_kw={"left": 0.14, "right": 0.97, "top": 0.72,
+                                            "bottom": 0.22, "wspace": 0.62})
+    for ax, job in zip(axes, ("previous token", "next token"), strict=True):
+        layer, head = best_head(scores, job)
+        _heatmap(ax, attentions[layer, head], tokens,
+                 f"layer {layer} · head {head}\n{job}, score {scores[job][layer, head]:.2f}")
+    fig.text(0.03, 0.84, "The best head for each job: the mean attention a query gives to "
+             "its target.", fontsize=MIN_FONT_SIZE)
+
+
+def _positions_page(fig: Figure, context: _Context) -> None:
+    table = context.model.bert.embeddings.position_embeddings.params["weight"]  # (P, H)
+    shown = min(len(table), 64)
+    rows = table[:shown].astype(np.float64)
+    unit = rows / np.linalg.norm(rows, axis=1, keepdims=True).clip(1e-12)
+    ax = fig.add_axes((0.05, 0.14, 0.5, 0.68))
+    image = ax.imshow(unit @ unit.T, cmap="RdBu_r", vmin=-1, vmax=1)
+    ax.set_xlabel("position")
+    ax.set_ylabel("position")
+    ax.tick_params(labelsize=MIN_FONT_SIZE)
+    fig.colorbar(image, ax=ax, shrink=0.8).ax.tick_params(labelsize=MIN_FONT_SIZE)
+    _lines(fig, ["Cosine similarity of the", "learned position rows.",
+                 "Neighbours end up alike.",
+                 "Training used length 32:", "rows 32 and up are still",
+                 "at their random start."], top=0.8, left=0.64, step=0.08)
+
+
+def _saliency_page(fig: Figure, context: _Context) -> None:
+    from minibert.attribution import gradient_x_input, integrated_gradients, mlm_target
+
+    tok = context.tokenizer
+    enc = tok(LECTURE_MASKED, return_tensors="np")
+    tokens = tok.convert_ids_to_tokens(enc["input_ids"][0].tolist())
+    position = tokens.index("[MASK]")
+    word, _ = _mlm_top(context, LECTURE_MASKED, k=1)[0]
+    target = mlm_target(position, tok.convert_tokens_to_ids(word))
+    inputs = (enc["input_ids"], enc["token_type_ids"], enc["attention_mask"])
+    attentions, _, _ = _attentions(context, LECTURE_MASKED)
+    rows = {"gradient × input": gradient_x_input(context.model, *inputs, target=target).scores,
+            "integrated gradients": integrated_gradients(context.model, *inputs,
+                                                         target=target).scores,
+            "rollout from [MASK]": attention_rollout(attentions)[-1][position]}
+    axes = fig.subplots(3, 1, sharex=True, gridspec_kw={"left": 0.3, "right": 0.97,
+                                                         "top": 0.84, "bottom": 0.3,
+                                                         "hspace": 0.25})
+    for ax, (name, values) in zip(axes, rows.items(), strict=True):
+        colors = [_BLUE if value >= 0 else _ORANGE for value in values]
+        ax.bar(range(len(tokens)), values, color=colors)
+        ax.axhline(0, color="black", linewidth=1)
+        ax.set_yticks([])
+        ax.text(-0.02, 0.5, name, transform=ax.transAxes, ha="right", va="center",
+                fontsize=MIN_FONT_SIZE)
+    axes[-1].set_xticks(range(len(tokens)), tokens, rotation=90, fontsize=MIN_FONT_SIZE)
+    fig.text(0.03, 0.82, f"Why '{word}'?", fontsize=_BODY, color=_BLUE)
+    _source(fig, "Bars: signed scores, each row on its own scale.")
+
+
+def _finetune_page(fig: Figure, context: _Context) -> None:
+    _lines(fig, [
+        "Keep the pretrained encoder, add one small layer, train everything briefly:",
+        "- a sentence or a pair → a class: a linear layer on the pooled [CLS]",
+        "   (BertForSequenceClassification; GLUE)",
+        "- every token → a tag: a linear layer on each token (NER)",
+        "- a question and a paragraph → a span: start and end logits",
+        "   per token (BertForQuestionAnswering; SQuAD)",
+        "Paper: batch 32, 3 epochs, learning rate 5e-5, 3e-5 or 2e-5.",
+        "minibert finetune; notebook 09."])
+    _source(fig, "Devlin et al. (2019), §3.2, §4 and Appendix A.3")
+
+
+def _results_page(fig: Figure, context: _Context) -> None:
+    glue = [("GLUE test", "MNLI-m/mm", "QQP", "QNLI", "SST-2", "CoLA", "STS-B", "MRPC",
+             "RTE", "Avg"),
+            ("OpenAI GPT", "82.1/81.4", "70.3", "87.4", "91.3", "45.4", "80.0", "82.3",
+             "56.0", "75.1"),
+            ("BERT-Base", "84.6/83.4", "71.2", "90.5", "93.5", "52.1", "85.8", "88.9",
+             "66.4", "79.6"),
+            ("BERT-Large", "86.7/85.9", "72.1", "92.7", "94.9", "60.5", "86.5", "89.3",
+             "70.1", "82.1")]
+    columns = [0.03, 0.19, 0.36, 0.44, 0.52, 0.6, 0.68, 0.76, 0.84, 0.92]
+    for index, row in enumerate(glue):
+        y = 0.82 - index * 0.07
+        for x, cell in zip(columns, row, strict=True):
+            fig.text(x, y, cell, fontsize=MIN_FONT_SIZE, va="top",
+                     fontweight="bold" if index in (0, 3) else "normal")
+    squad = [("SQuAD (F1 / EM)", "v1.1 dev", "v1.1 test", "v2.0 dev", "v2.0 test"),
+             ("BERT-Base, single", "88.5 / 80.8", "", "", ""),
+             ("BERT-Large, single", "90.9 / 84.1", "", "81.9 / 78.7", "83.1 / 80.0"),
+             ("Large, ens. + TriviaQA", "92.2 / 86.2", "93.2 / 87.4", "", ""),
+             ("Human", "", "91.2 / 82.3", "", "89.5 / 86.9")]
+    for index, row in enumerate(squad):
+        y = 0.47 - index * 0.07
+        for x, cell in zip([0.03, 0.35, 0.53, 0.71, 0.87], row, strict=True):
+            fig.text(x, y, cell, fontsize=MIN_FONT_SIZE, va="top",
+                     fontweight="bold" if index == 0 else "normal")
+    _source(fig, "Devlin et al. (2019), Tables 1–3; Avg without WNLI")
+
+
+def _homework_page(fig: Figure, context: _Context) -> None:
+    _lines(fig, [
+        "Write one backward pass; the check cell says pass, fail or not implemented:",
+        "- notebook 02: layernorm_backward, embedding_backward",
+        "- notebook 03: attention_backward, softmax_backward",
+        "- notebook 04: gelu_backward",
+        "- notebook 05: cross_entropy_backward",
+        "- notebook 08: attention rollout",
+        "",
+        "Read next: docs/backprop.md (derivations), docs/finetuning.md.",
+        "Second lecture: fine-tuning in practice (notebook 09),",
+        "BERT's family (notebook 12)."], step=0.078)
+
+
+SLIDES = (
+    Slide("", "BERT from the inside", _title_page),
+    Slide("0–3", "Fill in the blank: one word, two senses", _fill_mask_page),
+    Slide("3–6", "BERT at a glance", _glance_page),
+    Slide("3–6", "Pre-train once, fine-tune for each task", _pretrain_finetune_page),
+    Slide("6–11", "The input: three embeddings added", _input_page),
+    Slide("6–11", "A lookup's backward is a scatter-add", _lookup_page),
+    Slide("11–16", "Multi-head attention: split, attend, merge", _multihead_page),
+    Slide("16–20", "Masks: BERT sees both sides", _masks_page),
+    Slide("20–27", ENCODER_TITLE, _encoder_page),
+    Slide("20–27", "The gradient check, as a picture", _gradcheck_page),
+    Slide("27–31", "Bugs that tests catch", _bugs_page),
+    Slide("31–35", "Pretraining: masked LM at once, NSP later", _curves_page),
+    Slide("35–41", "Heads with jobs", _heads_page),
+    Slide("41–44", "Positions are learned", _positions_page),
+    Slide("44–48", "Where it looks is not why it decided", _saliency_page),
+    Slide("48–50", "Fine-tuning: one small head per task", _finetune_page),
+    Slide("48–50", "Published results", _results_page),
+    Slide("48–50", "Homework", _homework_page),
+)
+
+
+def _load(model) -> _Context:
+    """A model folder or a reference name -> the live pages' context, in eval mode."""
+    from minibert import BertForPreTraining, BertTokenizer, reference_path
+
+    text = str(model)
+    folder = Path(text)
+    if not folder.is_dir():
+        folder = reference_path(text)  # ValueError naming the references otherwise
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a masked-LM-only folder has no NSP weights
+        loaded = BertForPreTraining.from_pretrained(folder).eval()
+    tokenizer = BertTokenizer.from_pretrained(folder)
+    history_file = folder / "history.json"
+    history = (json.loads(history_file.read_text(encoding="utf-8"))
+               if history_file.is_file() else None)
+    return _Context(loaded, tokenizer, history, text if not Path(text).is_dir() else
+                    folder.name)
+
+
+def build_slides(model="tiny-toy") -> list[Figure]:
+    """Every page of the deck as a 12.8 × 7.2 inch Figure, in the order of ``SLIDES``.
+
+    Inputs: model, a model folder (config.json, model.safetensors, vocab.txt; history.json
+    for the training-curve page) or a reference name such as ``"tiny-toy"``.
+    """
+    context = _load(model)
+    pages = []
+    with rc_context(_RC):
+        for number, slide in enumerate(SLIDES, start=1):
+            fig = _page(slide.title)
+            # A page drawn elsewhere (the board's encoder block) replaces the blank one.
+            fig = slide.draw(fig, context) or fig
+            _footer(fig, slide.minutes, number, len(SLIDES))
+            pages.append(fig)
+    return pages
+
+
+def save_slides(pages, path, overwrite: bool = False) -> Path:
+    """Write pages (Figures) as one PDF, atomically: nothing is left half-written.
+
+    Inputs: pages, e.g. from :func:`build_slides`; path, a ``.pdf`` file; overwrite,
+    replace an existing file. Returns the path.
+    """
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    from minibert.io.fileio import atomic_write_bytes
+
+    out = Path(path)
+    if out.suffix.lower() != ".pdf":
+        raise ValueError(f"path must end in .pdf, got {str(path)!r}")
+    if out.exists() and not overwrite:
+        raise ValueError(f"path {str(path)!r} exists; pass overwrite=True to replace it")
+    buffer = io.BytesIO()
+    metadata = {"Title": "BERT from the inside", "Creator": "minibert"}
+    with PdfPages(buffer, metadata=metadata) as pdf:
+        for fig in pages:
+            pdf.savefig(fig)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(out, buffer.getvalue())
+    return out
+
+
+def write_slides(path, model="tiny-toy", overwrite: bool = False) -> Path:
+    """Build the deck from ``model`` (see :func:`build_slides`) and save it to ``path``."""
+    out = Path(path)
+    if out.exists() and not overwrite:  # before the build, not after it
+        raise ValueError(f"path {str(path)!r} exists; pass overwrite=True to replace it")
+    return save_slides(build_slides(model), out, overwrite=overwrite)

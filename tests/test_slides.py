@@ -1,0 +1,117 @@
+"""The lecture deck: its pages follow the plan, every page renders at 1280 x 720, text >= 20 pt.
+
+The slow test builds the deck once from the reference checkpoint and checks it three ways:
+the figures (size, font sizes), the PDF (page count; with poppler installed, every page
+rendered by pdftoppm at 1280 x 720 and each page's title found by pdftotext).
+"""
+
+import re
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
+
+from minibert.viz.slides import (  # noqa: E402
+    MIN_FONT_SIZE,
+    SLIDE_SIZE,
+    SLIDES,
+    build_slides,
+    save_slides,
+    write_slides,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAN = (ROOT / "docs" / "lecture_50min.md").read_text(encoding="utf-8")
+
+
+def _plan_rows():
+    """(minutes, first page, last page) for every row of the plan's minute-by-minute table."""
+    rows = []
+    for line in PLAN.splitlines():
+        match = re.match(r"\|\s*(\d+–\d+)\s*\|\s*slides? (\d+)(?:–(\d+))?", line)
+        if match:
+            first = int(match.group(2))
+            rows.append((match.group(1), first, int(match.group(3) or first)))
+    return rows
+
+
+def test_the_plan_names_the_pages_of_each_segment():
+    rows = _plan_rows()
+    assert len(rows) >= 10
+    for minutes, first, last in rows:
+        pages = [SLIDES[n - 1] for n in range(first, last + 1)]
+        assert pages and all(slide.minutes == minutes for slide in pages), (minutes, first)
+    named = {n for _, first, last in rows for n in range(first, last + 1)}
+    segments = {slide.minutes for slide in SLIDES if slide.minutes}
+    assert segments == {minutes for minutes, _, _ in rows}
+    assert named >= {n for n, slide in enumerate(SLIDES, 1) if slide.minutes}
+
+
+def test_titles_are_distinct_and_the_deck_covers_the_issue_list():
+    titles = [slide.title for slide in SLIDES]
+    assert len(set(titles)) == len(titles)
+    joined = " ".join(titles).lower()
+    for topic in ["at a glance", "fine-tune", "input", "encoder block", "gradient check",
+                  "heads with jobs", "nsp", "where it looks", "published results", "homework"]:
+        assert topic in joined, topic
+
+
+def test_bad_paths_are_refused_before_any_work(tmp_path):
+    with pytest.raises(ValueError, match="must end in .pdf"):
+        write_slides(tmp_path / "deck.png")
+    existing = tmp_path / "deck.pdf"
+    existing.write_bytes(b"keep me")
+    with pytest.raises(ValueError, match="overwrite"):
+        write_slides(existing)
+    assert existing.read_bytes() == b"keep me"
+    with pytest.raises(ValueError, match="name must be one of"):
+        write_slides(tmp_path / "other.pdf", model="no-such-model")
+
+
+def test_the_slides_command_refuses_bad_output_in_one_line(tmp_path, capsys):
+    from minibert.cli import main
+
+    assert main(["slides", "-o", str(tmp_path / "deck.png")]) == 2
+    existing = tmp_path / "deck.pdf"
+    existing.write_bytes(b"keep me")
+    assert main(["slides", "-o", str(existing)]) == 2
+    assert main(["slides", "-o", str(tmp_path / "new.pdf"), "--model", "no-such"]) == 2
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert len(errors) == 3 and "must end in .pdf" in errors[0] and "--overwrite" in errors[1]
+    assert existing.read_bytes() == b"keep me" and not (tmp_path / "new.pdf").exists()
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    header = path.read_bytes()[:24]
+    return struct.unpack(">II", header[16:24])
+
+
+@pytest.mark.slow
+def test_the_deck_from_the_reference_checkpoint(tmp_path):
+    pages = build_slides("tiny-toy")
+    assert len(pages) == len(SLIDES)
+    for number, fig in enumerate(pages, 1):
+        assert tuple(fig.get_size_inches()) == SLIDE_SIZE, number
+        texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+        small = {t.get_text() for t in texts if t.get_fontsize() < MIN_FONT_SIZE}
+        assert not small, (number, small)
+    pdf = save_slides(pages, tmp_path / "lecture.pdf")
+    assert len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf.read_bytes())) == len(SLIDES)
+    if shutil.which("pdftoppm") is None or shutil.which("pdftotext") is None:
+        pytest.skip("poppler (pdftoppm, pdftotext) is not installed: pages not rendered")
+    subprocess.run(["pdftoppm", "-r", "100", "-png", str(pdf), str(tmp_path / "page")],
+                   check=True, capture_output=True)
+    rendered = sorted(tmp_path.glob("page-*.png"))
+    assert len(rendered) == len(SLIDES)
+    assert {_png_size(path) for path in rendered} == {(1280, 720)}
+    for number, slide in enumerate(SLIDES, 1):
+        text = subprocess.run(["pdftotext", "-f", str(number), "-l", str(number), str(pdf),
+                               "-"], check=True, capture_output=True, text=True).stdout
+        assert " ".join(slide.title.split()[:3]) in " ".join(text.split()), (number, text[:80])
