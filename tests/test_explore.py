@@ -299,3 +299,21 @@ def test_pretraining_records_a_timeline(tmp_path):
     assert page.data["timeline"]["steps"] == [0, 2, 4]
     np.testing.assert_allclose(unpack(page.data["timeline"]["attentions"]),
                                snapshots["attentions"].astype(np.float64), atol=5e-4 + 1e-9)
+
+
+def test_a_resumed_run_keeps_the_earlier_snapshots(toy, tmp_path):
+    from minibert.training.snapshots import AttentionSnapshots, load_snapshots
+
+    model, tokenizer = toy
+    first = AttentionSnapshots(tokenizer, 2, tmp_path)
+    model.train()  # as in the training loop: recording turns dropout off, then back on
+    for step in (0, 2, 4):
+        first.record(model, step)
+    assert model.training
+    model.eval()
+    resumed = AttentionSnapshots(tokenizer, 2, tmp_path, start_step=2)  # steps past 2 dropped
+    resumed.record(model, 4)
+    assert load_snapshots(tmp_path)["steps"].tolist() == [0, 2, 4]
+    fresh = AttentionSnapshots(tokenizer, 2, tmp_path)  # a new run starts its own file
+    fresh.record(model, 0)
+    assert load_snapshots(tmp_path)["steps"].tolist() == [0]

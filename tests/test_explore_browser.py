@@ -183,3 +183,35 @@ def test_hostile_text_stays_text(browser, toy, tmp_path):
     assert tokens == tokenizer.convert_ids_to_tokens(
         tokenizer(HOSTILE, "a & b")["input_ids"])
     assert not errors(browser)
+
+
+def test_merged_words_follow_the_static_figures(browser, toy, tmp_path):
+    """Hidden special tokens and merged pieces: the rules of viz.for_display."""
+    from minibert.viz.attention import attention_example, for_display
+
+    model, tokenizer = toy
+    text, pair = "the fishermen sat on the riverbank.", "bankers overflowed."
+    page = explore(model, tokenizer, text, pair, backward="none")
+    open_page(browser, page, tmp_path / "merged.html")
+    choose(browser, "layer", 1)
+    choose(browser, "head", 0)
+    choose(browser, "special", "renormalize")
+    browser.find_element(By.CSS_SELECTOR, "input[name=merge]").click()
+    encoding = tokenizer(text, pair, return_tensors="np")
+    out = model(**encoding, output_attentions=True)
+    tokens = tokenizer.convert_ids_to_tokens(encoding["input_ids"][0].tolist())
+    example = attention_example(out.attentions, tokens, encoding["token_type_ids"])
+    shown = for_display(example.attentions[1, 0], example, hide_special="renormalize",
+                        merge_pieces=True)
+    labels = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "text.mbx-query")]
+    assert labels == shown.labels and "fishermen" in labels and "riverbank" in labels
+    query = labels.index("fishermen")
+    ActionChains(browser).move_to_element(
+        browser.find_elements(By.CSS_SELECTOR, "text.mbx-query")[query]).perform()
+    weights = {int(w.get_attribute("data-key")): float(w.text)
+               for w in browser.find_elements(By.CSS_SELECTOR, "text.mbx-weight")}
+    # the page works from probabilities rounded to 3 decimals: sums of pieces and the
+    # renormalization carry that rounding, a few thousandths at most
+    expected = shown.matrices[query]
+    assert max(abs(weights[k] - expected[k]) for k in weights) < 5e-3
+    assert not errors(browser)
