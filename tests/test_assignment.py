@@ -271,3 +271,35 @@ def test_bug_lab_counts_each_fix_on_its_own(tmp_path):
         assert fixed == [bug.name]
     report = grade(lab / "student", jobs=2)
     assert (report.total, report.max_total) == (0, 6)
+
+
+def _train_losses(steps: int = 15) -> list[float]:
+    from minibert.training.loop import train_step
+
+    config = mb.BertConfig(vocab_size=17, hidden_size=8, num_hidden_layers=1,
+                           num_attention_heads=2, intermediate_size=12,
+                           max_position_embeddings=8)
+    model = mb.BertForPreTraining(config, seed=3, dtype=np.float64)
+    rng = np.random.default_rng(3)
+    ids = rng.integers(4, 17, size=(4, 6))
+    batch = {"input_ids": ids, "attention_mask": np.ones((4, 6), dtype=np.int64),
+             "labels": np.where(rng.random((4, 6)) < 0.4, ids, -100),
+             "next_sentence_label": np.array([0, 1, 0, 1])}
+    optimizer = mb.AdamW(model, lr=1e-2)
+    return [float(train_step(model, batch, optimizer, clip=1.0)[0].loss) for _ in range(steps)]
+
+
+def test_the_student_s_backward_trains_bert(tree, tmp_path):
+    """Dropout on: the student's dropout_backward runs too. The solutions are minibert's
+    own code, so the losses equal a run on minibert's pairs bit for bit; a wrong dropout
+    backward changes them."""
+    with mb.use_implementation(tree / "solutions"):
+        losses = _train_losses()
+    with mb.fast_kernels(False):
+        assert _train_losses() == losses
+    assert losses[-1] < 0.7 * losses[0]
+    solutions = tree / "solutions"
+    unscaled = (solutions / "dropout.py").read_text().replace("dx *= cache.scale", "dx *= 1.0")
+    mutant = _copy(solutions, tmp_path / "unscaled", **{"dropout.py": unscaled})
+    with mb.use_implementation(mutant, names=["dropout_backward"]):
+        assert _train_losses()[1:] != losses[1:]
