@@ -240,6 +240,7 @@ def test_neuron_layers_fit_the_size_budget(toy):
     ({"text": "the bank", "backward": "mlm"}, "MASK"),
     ({"text": "the bank", "timeline": "no/such/folder"}, "timeline"),
     ({"text": "the bank", "neuron_layers": [2]}, "neuron_layers"),
+    ({"text": "the bank", "neuron_layers": "0"}, "neuron_layers"),
     ({"text": "the bank", "max_bytes": 10}, "max_bytes"),
 ])
 def test_bad_input_names_the_argument(toy, kwargs, argument):

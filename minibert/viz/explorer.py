@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from minibert.checks import is_int
 from minibert.viz.attention import SPECIAL_TOKENS, attention_rollout, stack_attentions, word_groups
 from minibert.viz.lecture_set import HEAD_JOBS
 
@@ -65,8 +66,8 @@ BACKWARD_TARGETS = ("auto", "mlm", "nsp", "none")
 JOBS = HEAD_JOBS + ("same word",)
 MAX_PAGE_BYTES = 1_500_000  # the size budget: BERT-base with 64 tokens fits
 PROBABILITY_DECIMALS = 3
-_DISPLAYS = itertools.count()  # numbers the notebook displays of this process
 SCORE_DECIMALS = 2
+_DISPLAYS = itertools.count()  # numbers the notebook displays of this process
 
 
 # -- the numbers ----------------------------------------------------------------------------
@@ -88,10 +89,10 @@ def job_scores(attentions, tokens) -> dict[str, np.ndarray]:
     """
     attention = stack_attentions(attentions)  # (L, N, T, T)
     tokens = list(tokens)
-    if len(tokens) != attention.shape[-1]:
-        raise ValueError(f"tokens has {len(tokens)} entries, attentions are "
-                         f"{attention.shape[-1]} x {attention.shape[-1]}")
-    length = len(tokens)
+    length = attention.shape[-1]
+    if len(tokens) != length or length < 2:
+        raise ValueError(f"tokens has {len(tokens)} entries, attentions are {length} x "
+                         f"{length}; they must agree, with at least 2 tokens")
     is_cls = np.array([t == "[CLS]" for t in tokens])  # (T,)
     is_sep = np.array([t == "[SEP]" for t in tokens])  # (T,)
     same_word = np.zeros((length, length), dtype=bool)  # (T, T) other pieces of my word
@@ -100,9 +101,8 @@ def job_scores(attentions, tokens) -> dict[str, np.ndarray]:
             same_word[np.ix_(group, group)] = True
     np.fill_diagonal(same_word, False)
     in_word = same_word.any(axis=1)  # (T,) queries inside a word of several pieces
-    neighbour = np.diagonal(attention, -1, -2, -1) if length > 1 else np.zeros(
-        attention.shape[:2] + (1,))  # (L, N, T-1): entry i is query i+1 on the token before
-    following = np.diagonal(attention, 1, -2, -1) if length > 1 else neighbour
+    neighbour = np.diagonal(attention, -1, -2, -1)  # (L, N, T-1): [i] is query i+1 on query i
+    following = np.diagonal(attention, 1, -2, -1)  # (L, N, T-1): [i] is query i on query i+1
     words = (np.where(same_word, attention, 0.0).sum(-1)[..., in_word].mean(-1) if in_word.any()
              else np.full(attention.shape[:2], np.nan))
     scores = {
@@ -267,11 +267,11 @@ def attention_gradients(model, tokenizer, encoding: dict, target: str = "mlm",
     Returns:
         an :class:`AttentionGradients` with (L, N, T, T) gradients.
     """
+    from minibert import attribution
+
     if target not in ("mlm", "nsp"):
         raise ValueError(f"target must be 'mlm' or 'nsp', got {target!r}")
     _backward_heads(model, target)
-    from minibert import attribution
-
     ids = np.asarray(encoding["input_ids"])
     if target == "mlm":
         if position is None:
@@ -382,6 +382,36 @@ def _evenly(count: int, keep: int) -> list[int]:
     return sorted({round(i * (count - 1) / (keep - 1)) for i in range(keep)})
 
 
+def _page_bytes(data: dict) -> int:
+    return len(_page(data).encode("utf-8"))
+
+
+def _check_neuron_layers(neuron_layers, layers: int) -> list[int] | None:
+    """``neuron_layers`` as sorted distinct ints in 0..L-1, or None (the budget chooses)."""
+    if neuron_layers is None:
+        return None
+    chosen = list(neuron_layers) if isinstance(neuron_layers, (list, tuple, range)) else []
+    if not chosen or not all(is_int(layer) and 0 <= layer < layers for layer in chosen):
+        raise ValueError(f"neuron_layers must list layers in 0..{layers - 1}, got "
+                         f"{neuron_layers!r}")
+    return sorted({int(layer) for layer in chosen})
+
+
+def _backward_target(model, tokenizer, ids: np.ndarray, backward: str, pair: bool) -> str:
+    """``backward`` with ``"auto"`` resolved: MLM at a [MASK], else NSP for a pair, else none."""
+    if backward != "auto":
+        return backward
+    wanted = {"mlm": bool((ids == tokenizer.mask_token_id).any()), "nsp": pair}
+    for candidate in ("mlm", "nsp"):
+        if wanted[candidate]:
+            try:
+                _backward_heads(model, candidate)
+            except ValueError:
+                continue
+            return candidate
+    return "none"
+
+
 def _timeline_data(timeline, model) -> dict | None:
     from minibert.training.snapshots import load_snapshots
 
@@ -434,37 +464,25 @@ def explore(model, tokenizer, text: str, text_pair: str | None = None, *,
     if backward not in BACKWARD_TARGETS:
         raise ValueError(f"backward must be one of {', '.join(BACKWARD_TARGETS)}, got "
                          f"{backward!r}")
-    if not isinstance(max_bytes, int) or max_bytes < 1:
+    if not is_int(max_bytes) or max_bytes < 1:
         raise ValueError(f"max_bytes must be a positive int, got {max_bytes!r}")
+    config = model.config
+    layers, heads = config.num_hidden_layers, config.num_attention_heads
+    neuron_layers = _check_neuron_layers(neuron_layers, layers)
     encoding = _encode(model, tokenizer, text, text_pair)
     ids = encoding["input_ids"][0]
     tokens = tokenizer.convert_ids_to_tokens(ids.tolist())
-    config = model.config
-    layers, heads = config.num_hidden_layers, config.num_attention_heads
     with eval_mode(model):
         neuron = query_key_scores(model, encoding)
-        gradients = None
-        if backward == "auto":
-            has_mask = bool((ids == tokenizer.mask_token_id).any())
-            for candidate, wanted in (("mlm", has_mask), ("nsp", text_pair is not None)):
-                if wanted:
-                    try:
-                        _backward_heads(model, candidate)
-                    except ValueError:
-                        continue
-                    backward = candidate
-                    break
-            else:
-                backward = "none"
-        if backward != "none":
-            gradients = attention_gradients(model, tokenizer, encoding, backward)
+        backward = _backward_target(model, tokenizer, ids, backward, text_pair is not None)
+        gradients = (None if backward == "none"
+                     else attention_gradients(model, tokenizer, encoding, backward))
         snapshots = _timeline_data(timeline, model)
     attentions = neuron["attentions"]  # (L, N, T, T)
-    jobs = job_scores(attentions, tokens)
     segments = np.asarray(encoding.get("token_type_ids", np.zeros_like(encoding["input_ids"])))[0]
+    title = title or f"{_architecture(model)}: {text}" + (f" / {text_pair}" if text_pair else "")
     data = {
-        "title": title or f"{_architecture(model)}: {text}" + (f" / {text_pair}" if text_pair
-                                                                else ""),
+        "title": title,
         "model": {"architecture": _architecture(model), "class": type(model).__name__,
                   "layers": layers, "heads": heads, "head_size": int(neuron["q"].shape[-1]),
                   "hidden_size": config.hidden_size},
@@ -474,7 +492,7 @@ def explore(model, tokenizer, text: str, text_pair: str | None = None, *,
         "attentions": _on_grid(attentions, PROBABILITY_DECIMALS),
         "rollout": _on_grid(attention_rollout(attentions), PROBABILITY_DECIMALS),
         "jobs": {name: np.round(np.nan_to_num(v, nan=-1.0), 2).tolist()
-                 for name, v in jobs.items()},
+                 for name, v in job_scores(attentions, tokens).items()},
         "neuron": None, "backward": None, "timeline": snapshots,
     }
     if gradients is not None:
@@ -493,20 +511,15 @@ def explore(model, tokenizer, text: str, text_pair: str | None = None, *,
     if neuron_layers is None:
         # As many layers as the budget leaves room for, from the size of all of them.
         full = neuron_part(list(range(layers)))
-        per_layer = len(json.dumps(full)) / layers
-        room = max_bytes - len(_page(data))
-        keep = int(max(1, min(layers, room // per_layer)))
+        room = max_bytes - _page_bytes(data)
+        keep = int(max(1, min(layers, room // (len(json.dumps(full)) / layers))))
         data["neuron"] = neuron_part(_evenly(layers, keep)) if keep < layers else full
-        while len(_page(data)) > max_bytes and keep > 1:
+        while _page_bytes(data) > max_bytes and keep > 1:
             keep -= 1
             data["neuron"] = neuron_part(_evenly(layers, keep))
     else:
-        chosen = [int(layer) for layer in neuron_layers]
-        if not chosen or any(not 0 <= layer < layers for layer in chosen):
-            raise ValueError(f"neuron_layers must list layers in 0..{layers - 1}, got "
-                             f"{list(neuron_layers)!r}")
-        data["neuron"] = neuron_part(sorted(set(chosen)))
-    size = len(_page(data))
+        data["neuron"] = neuron_part(neuron_layers)
+    size = _page_bytes(data)
     if size > max_bytes:
         raise ValueError(f"the page would take {size:,} bytes, over max_bytes={max_bytes:,}; "
                          f"use a shorter text, neuron_layers=[one layer] or backward='none'")
