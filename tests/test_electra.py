@@ -176,3 +176,14 @@ def test_pretrain_electra_writes_both_folders_and_resumes_bit_identically(tmp_pa
         assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a), folder
     with pytest.raises(ValueError, match="architecture 'electra' needs objective 'mlm'"):
         TrainingConfig(**{**small, "objective": "nsp"})
+
+
+def test_info_names_electra_heads(tmp_path):
+    from minibert.io.checkpoint import checkpoint_summary
+
+    mb.ElectraForPreTraining(mb.ElectraConfig(**SMALL)).save_pretrained(tmp_path / "d")
+    mb.ElectraForMaskedLM(mb.ElectraConfig(**SMALL)).save_pretrained(tmp_path / "g")
+    assert checkpoint_summary(tmp_path / "d")["heads"] == ["discriminator_predictions"]
+    assert checkpoint_summary(tmp_path / "g")["heads"] == ["generator_lm_head",
+                                                            "generator_predictions"]
+    assert "encoder.layer.1" in checkpoint_summary(tmp_path / "d")["parameters"]

@@ -334,7 +334,7 @@ def checkpoint_summary(directory: str | os.PathLike) -> dict:
         key = _normalize_key(key)
         if IGNORED_BUFFERS.search(key):
             continue
-        bare = re.sub(r"^(bert|albert|distilbert)\.", "", key)
+        bare = re.sub(r"^(bert|albert|distilbert|electra)\.", "", key)
         parts = bare.split(".")
         # encoder.layer.0, ...; ALBERT's encoder.embedding_hidden_mapping_in is one module
         depth = 3 if parts[0] in ("encoder", "transformer") and \
@@ -348,6 +348,10 @@ def checkpoint_summary(directory: str | os.PathLike) -> dict:
         | {k.split(".")[0] for k in infos if k.startswith("vocab_")}
         # ALBERT's heads: predictions (MLM), sop_classifier (sentence order)
         | {k.split(".")[0] for k in infos if k.startswith(("predictions.", "sop_classifier."))}
+        # ELECTRA's: the discriminator's replaced-token detector, the generator's MLM head
+        | {k.split(".")[0] for k in infos if k.startswith(("discriminator_predictions.",
+                                                            "generator_predictions.",
+                                                            "generator_lm_head."))}
     )
     has_pooler = any(".pooler." in f".{k}" for k in infos)
     return {
