@@ -6,10 +6,13 @@ order) with public tests, or the instructor's tree (student/, solutions/, hidden
 ``use_implementation`` runs minibert's models on a student's backward passes;
 ``bugs`` is the bug-hunting lab. The command line: ``minibert assignment create|grade``.
 See docs/assignments.md.
+
+The grader and its checks are imported on first use, so that ``import minibert`` (which
+exports ``use_implementation``) does not load them.
 """
 
-from minibert.assignment.checks import CheckFailed, run_checks
-from minibert.assignment.grader import GradeReport, GradeRow, grade, grade_task
+import importlib
+
 from minibert.assignment.tasks import TASK_NAMES, TASKS, Task, task_by_name
 from minibert.assignment.workspace import (
     MARKER,
@@ -20,8 +23,17 @@ from minibert.assignment.workspace import (
     use_implementation,
 )
 
+_LAZY = {"CheckFailed": "checks", "run_checks": "checks", "GradeReport": "grader",
+         "GradeRow": "grader", "grade": "grader", "grade_task": "grader"}
+
 __all__ = [
     "CheckFailed", "GradeReport", "GradeRow", "MARKER", "NotAWorkspace", "TASKS", "TASK_NAMES",
     "Task", "TaskLoadError", "create_workspace", "grade", "grade_task", "load_task_functions",
     "run_checks", "task_by_name", "use_implementation",
 ]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"minibert.assignment.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'minibert.assignment' has no attribute {name!r}")

@@ -1,11 +1,10 @@
 """The grader: each task in its own process with a time limit, then a table and JSON.
 
 ``grade_task`` grades one task in this process (what ``test_public.py`` and the tests
-use); ``grade`` runs every task in a child process (``python -m
-minibert.assignment.grader``) so that an infinite loop, a crash or a syntax error costs
-one task only. The children run with one BLAS thread, so the same workspace gets the same
-score, and the same messages, whatever the caller's thread settings; the checks'
-tolerances hold on any CPU (see ``checks.py``).
+use); ``grade`` runs every task in a child Python process (``_child_main``) so that an
+infinite loop, a crash or a syntax error costs one task only. The children run with one
+BLAS thread, so the same workspace gets the same score, and the same messages, whatever
+the caller's thread settings; the checks' tolerances hold on any CPU (see ``checks.py``).
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ __all__ = ["GradeRow", "GradeReport", "grade", "grade_task", "DEFAULT_TIME_LIMIT
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds per task; a correct task takes well under 5 s
 _RESULT = "@@minibert-grade "
+_CHILD = "import sys; from minibert.assignment.grader import _child_main; _child_main(sys.argv[1:])"
 _THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                      "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
@@ -131,7 +131,7 @@ def _child_environment() -> dict:
 
 
 def _grade_in_child(folder: Path, task: str, hidden_seed, time_limit: float) -> tuple[bool, str]:
-    command = [sys.executable, "-m", "minibert.assignment.grader", str(folder), task,
+    command = [sys.executable, "-c", _CHILD, str(folder), task,
                "none" if hidden_seed is None else str(hidden_seed)]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=time_limit,
@@ -185,6 +185,3 @@ def _child_main(argv: list[str]) -> None:
     sys.stdout.write("\n" + _RESULT + json.dumps({"passed": passed, "message": message}) + "\n")
     sys.stdout.flush()
 
-
-if __name__ == "__main__":
-    _child_main(sys.argv[1:])

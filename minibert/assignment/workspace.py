@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import inspect
 import json
 import secrets
 import shutil
@@ -276,8 +277,6 @@ def load_task_functions(workspace, task: Task, isolate: bool = True) -> dict:
     module = _import_file(path, folder)
     wanted = {task.function: task.arguments, **EXTRA_FUNCTIONS.get(task.name, {})}
     functions = {}
-    import inspect
-
     for name, arguments in wanted.items():
         function = getattr(module, name, None)
         if not callable(function):
