@@ -253,8 +253,15 @@ def _import_file(path: Path, folder: Path):
     name = f"_minibert_student_{abs(hash(str(path)))}_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    # The student's files may import each other ("from softmax import softmax_backward"):
+    # their folder comes first on the path, and a task module of another folder that an
+    # earlier import left in sys.modules is forgotten.
     if str(folder) not in sys.path:
-        sys.path.append(str(folder))  # the student's files may import each other
+        sys.path.insert(0, str(folder))
+    for task in TASKS:
+        other = sys.modules.get(Path(task.file).stem)
+        if other is not None and Path(getattr(other, "__file__", None) or "").parent != folder:
+            del sys.modules[Path(task.file).stem]
     try:
         spec.loader.exec_module(module)
     except SyntaxError as error:
