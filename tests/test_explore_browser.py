@@ -220,3 +220,21 @@ def test_merged_words_follow_the_static_figures(browser, toy, tmp_path):
     expected = shown.matrices[query]
     assert max(abs(weights[k] - expected[k]) for k in weights) < 5e-3
     assert not errors(browser)
+
+
+def test_two_notebook_displays_on_one_page_both_draw(browser, toy, tmp_path):
+    """What a notebook does: the display bundle's HTML, twice, inside one page."""
+    model, tokenizer = toy
+    page = explore(model, tokenizer, "the bank.", backward="none")
+    fragments = [page._repr_mimebundle_()["text/html"] for _ in range(2)]
+    path = tmp_path / "notebook.html"
+    path.write_text("<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>"
+                    + "".join(fragments) + "</body></html>", encoding="utf-8")
+    browser.get(path.as_uri())
+    for _ in range(100):
+        if len(browser.find_elements(By.CSS_SELECTOR, "[data-ready='1']")) == 2:
+            break
+        time.sleep(0.05)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "[data-ready='1']")) == 2
+    assert not browser.find_elements(By.TAG_NAME, "img")  # the static image was replaced
+    assert not errors(browser)
