@@ -146,6 +146,10 @@ Total: {total} points. You need Python with NumPy, pytest and minibert installed
     pytest -q                              # the public tests, one per task
     minibert assignment grade .            # the graded table (each task in its own process)
 
+pytest runs every task in one process, so an infinite loop hangs it (stop it with Ctrl-C);
+the grader gives each task its own process and a time limit. Each task is graded with
+minibert's versions of the other layers, so one mistake costs one task.
+
 Then run the real model on your backward passes:
 
     import minibert as mb
