@@ -14,7 +14,10 @@ accuracy moves by more than ``--tolerance`` (default 0.02) or the probes by more
 
 ``--write`` is how the shipped folder was made: it keeps config.json, model.safetensors,
 vocab.txt, tokenizer_config.json, metrics.json, training_config.json, history.json, the
-fill-mask probes (fill_mask.json) and command.txt, and nothing else (no checkpoint/).
+fill-mask answers to the 12 ambiguity probes (fill_mask.json), to the 45 paraphrases of
+them written before it was trained (paraphrases.json, ``minibert.data.PARAPHRASE_PROBES``)
+and to the README's two examples (readme_examples.json), and command.txt; nothing else
+(no checkpoint/).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from minibert.data import PARAPHRASE_PROBES, FillMaskProbe
 from minibert.demo import run_probes
 from minibert.io.fileio import atomic_write_json, atomic_write_text
 from minibert.reference import REFERENCE_ROOT
@@ -34,6 +38,15 @@ from minibert.training.pretrain import TrainingConfig, pretrain
 NAME = "tiny-toy"
 KEPT_FILES = ("config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json",
               "metrics.json", "training_config.json", "history.json")
+# The README's fill-mask examples, both the river's bank settled by the words around it.
+README_EXAMPLES = (
+    FillMaskProbe("she deposited the money at the [MASK].", frozenset({"bank"}), "deposited",
+                  "before", "bank: money"),
+    FillMaskProbe("she fished from the muddy [MASK] of the river.", frozenset({"bank"}), "river",
+                  "after", "bank: river"),
+)
+PROBE_FILES = {"fill_mask.json": None, "paraphrases.json": PARAPHRASE_PROBES,
+               "readme_examples.json": README_EXAMPLES}
 COMPARED = ("masked_lm_accuracy", "next_sentence_accuracy", "masked_lm_loss",
             "next_sentence_loss", "unigram_baseline_accuracy")
 
@@ -45,7 +58,8 @@ def pretrain_command(config: TrainingConfig) -> str:
              "max_seq_length": "--max-seq-length", "vocab_size": "--vocab-size",
              "learning_rate": "--lr", "schedule": "--schedule",
              "decay_fraction": "--decay-fraction", "warmup_fraction": "--warmup-fraction",
-             "dropout": "--dropout", "eval_every": "--eval-every", "seed": "--seed"}
+             "dropout": "--dropout", "eval_every": "--eval-every", "seed": "--seed",
+             "workers": "--workers"}
     parts = ["minibert pretrain --out DIR"]
     for field, flag in flags.items():
         value = getattr(config, field)
@@ -56,6 +70,12 @@ def pretrain_command(config: TrainingConfig) -> str:
     return " ".join(parts)
 
 
+def probe_results(run: Path) -> dict[str, list[dict]]:
+    """The fill-mask answers of a run to each probe set, by the file that keeps them."""
+    return {name: run_probes(run) if probes is None else run_probes(run, probes=probes)
+            for name, probes in PROBE_FILES.items()}
+
+
 def write_reference(run: Path, destination: Path, config: TrainingConfig) -> None:
     """Copy the kept files of a finished run into ``destination`` (replaced whole)."""
     staging = destination.with_name(f".{destination.name}.new")
@@ -63,10 +83,11 @@ def write_reference(run: Path, destination: Path, config: TrainingConfig) -> Non
     staging.mkdir(parents=True)
     for name in KEPT_FILES:
         shutil.copy2(run / name, staging / name)
-    atomic_write_json(staging / "fill_mask.json", run_probes(run))
+    for name, results in probe_results(run).items():
+        atomic_write_json(staging / name, results)
     atomic_write_text(staging / "command.txt",
                       f"{pretrain_command(config)}\n"
-                      f"# then keep: {', '.join(KEPT_FILES)}; fill_mask.json from "
+                      f"# then keep: {', '.join(KEPT_FILES)}; {', '.join(PROBE_FILES)} from "
                       f"minibert.demo.run_probes (benchmarks/reference_checkpoint.py --write)\n")
     shutil.rmtree(destination, ignore_errors=True)
     staging.rename(destination)
@@ -75,8 +96,7 @@ def write_reference(run: Path, destination: Path, config: TrainingConfig) -> Non
 def compare(shipped: Path, run: Path, tolerance: float) -> bool:
     old = json.loads((shipped / "metrics.json").read_text(encoding="utf-8"))
     new = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
-    old_probes = json.loads((shipped / "fill_mask.json").read_text(encoding="utf-8"))
-    new_probes = run_probes(run)
+    new_results = probe_results(run)
     ok = True
     print(f"{'metric':<27} {'shipped':>9} {'retrained':>10}")
     for key in COMPARED:
@@ -86,11 +106,15 @@ def compare(shipped: Path, run: Path, tolerance: float) -> bool:
         if key.endswith("accuracy") and abs(old[key] - new[key]) > tolerance:
             flag, ok = "  <- moved", False
         print(f"{key:<27} {old[key]:>9.4f} {new[key]:>10.4f}{flag}")
-    old_correct = sum(p["correct"] for p in old_probes)
-    new_correct = sum(p["correct"] for p in new_probes)
-    if abs(old_correct - new_correct) > 1:
-        ok = False
-    print(f"{'probes answered':<27} {old_correct:>9} {new_correct:>10}  (of {len(new_probes)})")
+    for name, new_probes in new_results.items():
+        path = shipped / name
+        old_probes = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+        old_correct = sum(p["correct"] for p in old_probes) if old_probes else "-"
+        new_correct = sum(p["correct"] for p in new_probes)
+        if old_probes and abs(old_correct - new_correct) > max(1, len(new_probes) // 20):
+            ok = False
+        print(f"{name + ' answered':<27} {old_correct:>9} {new_correct:>10}  "
+              f"(of {len(new_probes)})")
     print(f"{'train seconds':<27} {old['train_seconds']:>9.0f} {new['train_seconds']:>10.0f}")
     print("metrics agree" if ok else f"metrics moved by more than {tolerance}")
     return ok

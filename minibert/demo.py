@@ -33,14 +33,17 @@ HEATMAP_TEXT = ("she deposited the money at the bank before noon.",
                 "later she fished from the muddy bank of the river.")
 
 
-def run_probes(model_dir: Path, top_k: int = 5) -> list[dict]:
-    """Fill-mask answers for every ambiguity probe of the toy corpus."""
+def run_probes(model_dir: Path, top_k: int = 5, probes=AMBIGUITY_PROBES) -> list[dict]:
+    """Fill-mask answers for every probe of ``probes`` (the toy corpus's ambiguity probes).
+
+    ``probes``: FillMaskProbe objects, e.g. ``minibert.data.PARAPHRASE_PROBES``.
+    """
     tokenizer = load_tokenizer(model_dir)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = BertForMaskedLM.from_pretrained(model_dir)
     results = []
-    for probe in AMBIGUITY_PROBES:
+    for probe in probes:
         answers = fill_mask(model, tokenizer, probe.text, top_k=top_k)
         results.append({
             "text": probe.text, "expected": sorted(probe.answers), "sense": probe.sense,

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import minibert as mb
+from minibert.data import AMBIGUITY_PROBES, PARAPHRASE_PROBES, FillMaskProbe
 from minibert.demo import run_probes
 from minibert.reference import REFERENCES, reference_metrics
 from minibert.training.pretrain import TrainingConfig, evaluate_pretrained
@@ -29,7 +30,7 @@ def test_every_reference_is_listed_and_small(folder):
     files = {path.name: path.stat().st_size for path in folder.iterdir()}
     assert {"config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json",
             "metrics.json", "training_config.json", "history.json", "fill_mask.json",
-            "command.txt"} <= set(files)
+            "paraphrases.json", "readme_examples.json", "command.txt"} <= set(files)
     assert "checkpoint" not in files
     assert sum(files.values()) <= MAX_BYTES
 
@@ -66,10 +67,22 @@ def test_evaluating_again_repeats_metrics_json(folder):
         assert abs(again[key] - recorded[key]) <= 1e-4 * recorded[key], key
 
 
-def test_fill_mask_probes_repeat_fill_mask_json(folder):
-    recorded = json.loads((folder / "fill_mask.json").read_text())
-    again = run_probes(folder)
-    assert [r["text"] for r in again] == [r["text"] for r in recorded]
+README_EXAMPLES = {"she deposited the money at the [MASK].": "bank",
+                   "she fished from the muddy [MASK] of the river.": "bank"}
+
+
+@pytest.mark.parametrize("name, probes", [
+    ("fill_mask.json", AMBIGUITY_PROBES), ("paraphrases.json", PARAPHRASE_PROBES),
+    ("readme_examples.json", tuple(FillMaskProbe(text, frozenset({answer}), answer, "before",
+                                                 "bank") for text, answer in
+                                   README_EXAMPLES.items()))])
+def test_probe_results_in_the_folder_repeat(folder, name, probes):
+    """Each stored probe file answers its whole probe set, and the model answers it again so."""
+    recorded = json.loads((folder / name).read_text())
+    assert [r["text"] for r in recorded] == [p.text for p in probes]
+    assert [set(r["expected"]) for r in recorded] == [set(p.answers) for p in probes]
+    assert all(r["correct"] == (r["top"][0]["token_str"] in r["expected"]) for r in recorded)
+    again = run_probes(folder, probes=probes)
     assert [r["top"][0]["token_str"] for r in again] == [r["top"][0]["token_str"]
                                                          for r in recorded]
 
