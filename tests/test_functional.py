@@ -12,22 +12,28 @@ from minibert.gradcheck.suite import SINGLE_LAYER_TOL, fast_twin_cases, function
 SEEDS = [0, 1, 2]
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_every_pair_passes_gradient_check(seed):
-    for name, thunk in function_cases(seed):
-        table = thunk()
-        assert len(table) > 0, name
+PAIR_NAMES = [name for name, _ in function_cases(0)]
+TWIN_NAMES = [name.removesuffix(" [fast]") for name, _ in fast_twin_cases(0)]
+
+
+@pytest.mark.parametrize("name", PAIR_NAMES)
+def test_pair_passes_gradient_check(name):
+    """float64 centred differences against a random upstream gradient, three seeds."""
+    for seed in SEEDS:
+        table = dict(function_cases(seed))[name]()
+        assert len(table) > 0
         table.assert_below(SINGLE_LAYER_TOL)
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_every_fast_twin_passes_gradient_check(seed):
-    names = []
-    for name, thunk in fast_twin_cases(seed):
-        names.append(name)
-        thunk().assert_below(SINGLE_LAYER_TOL)
-    assert {"layernorm [fast]", "gelu(none) [fast]", "attention [fast]",
-            "cross_entropy [fast]", "embedding [fast]"} <= set(names)
+@pytest.mark.parametrize("name", TWIN_NAMES)
+def test_fast_twin_passes_gradient_check(name):
+    for seed in SEEDS:
+        dict(fast_twin_cases(seed))[f"{name} [fast]"]().assert_below(SINGLE_LAYER_TOL)
+
+
+def test_the_fast_twins_cover_the_model_s_hot_layers():
+    assert {"layernorm", "gelu(none)", "attention", "cross_entropy", "embedding"} <= set(
+        TWIN_NAMES)
 
 
 SHAPES = [(3,), (2, 5), (2, 3, 4)]
@@ -268,78 +274,6 @@ def test_embedding_backward_accumulates_repeated_ids():
     np.testing.assert_array_equal(dweight[1], dout[0, 0] + dout[0, 1])
     np.testing.assert_array_equal(dweight[4], dout[0, 2])
     assert np.all(dweight[[0, 2, 3]] == 0)
-
-
-# -- bad input ----------------------------------------------------------------------------------
-
-def test_linear_rejects_mismatched_features():
-    with pytest.raises(ValueError, match=r"x has 3 input features.*weight expects 4"):
-        F.linear_forward(np.zeros((2, 3)), np.zeros((5, 4)), None)
-    with pytest.raises(ValueError, match="bias must have shape"):
-        F.linear_forward(np.zeros((2, 4)), np.zeros((5, 4)), np.zeros(4))
-    with pytest.raises(TypeError, match="x must have dtype float32 or float64"):
-        F.linear_forward(np.zeros((2, 4), dtype=np.int64), np.zeros((5, 4)), None)
-
-
-def test_attention_rejects_a_mask_that_does_not_broadcast():
-    q = np.zeros((2, 3, 4, 5))
-    with pytest.raises(ValueError, match=r"mask of shape \(2, 1, 1, 3\) does not broadcast"):
-        F.attention_forward(q, q, q, np.ones((2, 1, 1, 3)))
-    with pytest.raises(ValueError, match="q must be 4-D"):
-        F.attention_forward(q[0], q, q)
-
-
-def test_cross_entropy_rejects_bad_labels():
-    logits = np.zeros((2, 3, 4))
-    with pytest.raises(ValueError, match=r"labels must have shape logits.shape\[:-1\] = \(2, 3\)"):
-        F.cross_entropy_forward(logits, np.zeros((2, 4), dtype=np.int64))
-    with pytest.raises(IndexError, match=r"labels contains 4; allowed: \[0, 4\)"):
-        F.cross_entropy_forward(logits, np.full((2, 3), 4))
-    with pytest.raises(IndexError, match="labels contains -1"):
-        F.cross_entropy_forward(logits, np.full((2, 3), -1))
-    with pytest.raises(TypeError, match="labels must be an integer array"):
-        F.cross_entropy_forward(logits, np.zeros((2, 3)))
-
-
-def test_embedding_rejects_bad_ids():
-    weight = np.zeros((5, 3))
-    with pytest.raises(IndexError, match=r"ids contains 5; allowed: \[0, 5\) \(the rows of "):
-        F.embedding_forward(np.array([0, 5]), weight)
-    with pytest.raises(IndexError, match="ids contains -1"):
-        F.embedding_forward(np.array([-1]), weight)
-    with pytest.raises(TypeError, match="ids must be an integer array, got dtype float64"):
-        F.embedding_forward(np.array([0.0, 1.0]), weight)
-
-
-@pytest.mark.parametrize("p", [-0.1, 1.0, 1.5, float("nan")])
-def test_dropout_rejects_bad_p(p):
-    with pytest.raises(ValueError, match=r"dropout probability p must be a finite number "
-                                         r">= 0.0 and < 1.0, got"):
-        F.dropout_forward(np.zeros(3), p, np.random.default_rng(0))
-
-
-@pytest.mark.parametrize("p", ["0.5", None, True])
-def test_dropout_rejects_a_p_that_is_not_a_number(p):
-    with pytest.raises(TypeError, match=r"dropout probability p must be a real number, got"):
-        F.dropout_forward(np.zeros(3), p, np.random.default_rng(0))
-
-
-def test_dropout_needs_a_generator_when_training():
-    with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
-        F.dropout_forward(np.zeros(3), 0.5, None)
-
-
-def test_gelu_rejects_unknown_approximate():
-    with pytest.raises(ValueError,
-                       match=r"approximate must be one of \('none', 'tanh'\), got 'erf'"):
-        F.gelu_forward(np.zeros(3), approximate="erf")
-
-
-def test_layernorm_and_softmax_reject_bad_arguments():
-    with pytest.raises(ValueError, match=r"weight must have shape \(4,\)"):
-        F.layernorm_forward(np.zeros((2, 4)), np.ones(3), np.zeros(4))
-    with pytest.raises(ValueError, match="axis must be in"):
-        F.softmax_forward(np.zeros((2, 4)), axis=2)
 
 
 def test_float32_gelu_reference_rounds_the_float64_form():
