@@ -541,9 +541,8 @@ def _run_pretrain(args) -> int:
                                overwrite=args.overwrite, progress=_progress,
                                resume_command=command)
     except KeyboardInterrupt as interruption:
-        signum = getattr(interruption, "signum", None)
-        how = f"stopped by {signal.Signals(signum).name}" if signum else "interrupted"
         step = checkpoint_step(args.out)
+        how = _how_stopped(interruption)
         if step is None:
             _progress(f"minibert pretrain: {how} before its first checkpoint; start it "
                       f"again to train")
@@ -1281,6 +1280,12 @@ def _raise_stopped(signum, frame):
     raise Stopped(signum)
 
 
+def _how_stopped(interruption: KeyboardInterrupt) -> str:
+    """'interrupted' for Ctrl-C, 'stopped by SIGTERM' (or SIGHUP) for the others."""
+    signum = getattr(interruption, "signum", signal.SIGINT)
+    return "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+
+
 def _exit_status(interruption: KeyboardInterrupt) -> int:
     """128 + the signal's number, as a shell reports a process a signal ended."""
     return 128 + getattr(interruption, "signum", signal.SIGINT)
@@ -1328,9 +1333,7 @@ def main(argv: list[str] | None = None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 128 + 13  # as a process that SIGPIPE ended
     except KeyboardInterrupt as interruption:
-        name = getattr(interruption, "signum", None)
-        how = f"stopped by {signal.Signals(name).name}" if name else "interrupted"
-        print(f"minibert {args.command}: {how}", file=sys.stderr)
+        print(f"minibert {args.command}: {_how_stopped(interruption)}", file=sys.stderr)
         return _exit_status(interruption)
     except (CommandError, TrainingDiverged, *USER_ERRORS) as error:
         print(f"minibert {args.command}: error: {_one_line(error)}", file=sys.stderr)

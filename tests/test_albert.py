@@ -527,7 +527,7 @@ def test_cli_pretrain_and_fill_mask_with_albert(tmp_path, capsys):
     out = tmp_path / "run"
     code = main(["pretrain", "--architecture", "albert", "--out", str(out), "--steps", "2",
                  "--batch-size", "8", "--vocab-size", "400", "--num-documents", "40",
-                 "--eval-every", "2", "--save-seconds", "0"])
+                 "--eval-every", "2", "--save-seconds", "0", "--json"])
     assert code == 0
     metrics = json.loads(capsys.readouterr().out)
     assert metrics["objective"] == "sop"  # ALBERT's default

@@ -67,7 +67,8 @@ def test_every_help_shows_every_default_and_no_old_spelling():
             if not action.option_strings or action.default in (None, False, "==SUPPRESS=="):
                 continue
             assert "default" in (action.help or "") or \
-                f"(default: {action.default})" in " ".join(text.split()), (name, action.dest)
+                f"(default:{action.default})".replace(" ", "") in "".join(text.split()), \
+                (name, action.dest)
         for alias in HIDDEN_ALIASES:
             assert not re.search(f"{alias}(?![-\\w])", text), (name, alias)
     result = cli("pretrain", "--help")

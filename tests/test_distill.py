@@ -312,7 +312,7 @@ def test_distil_cli(teacher_dir, tmp_path, capsys):
     out = tmp_path / "student"
     code = main(["distil", "--teacher", str(teacher_dir), "--out", str(out), "--steps", "2",
                  "--batch-size", "4", "--max-seq-length", "16", "--num-documents", "8",
-                 "--temperature", "3", "--seed", "1"])
+                 "--temperature", "3", "--seed", "1", "--json"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert json.loads(captured.out)["steps"] == 2

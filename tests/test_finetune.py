@@ -377,7 +377,7 @@ def test_command_line_registration(tmp_path, capsys, monkeypatch):
     out = tmp_path / "cli"
     args = parser.parse_args(["finetune", "--task", "classify", "--out", str(out),
                               "--train-size", "8", "--test-size", "8", "--epochs", "1",
-                              "--min-steps", "0", "--lr", "1e-4", "--seed", "2"])
+                              "--min-steps", "0", "--lr", "1e-4", "--seed", "2", "--json"])
     assert args.model is None and args.overwrite is False
     # Keep the test quick: the scratch vocabulary from a small corpus.
     monkeypatch.setattr(finetune_module, "FinetuneConfig", lambda **fields: FinetuneConfig(
