@@ -21,7 +21,7 @@ from minibert.layers import Module
 
 __all__ = ["SINGLE_LAYER_TOL", "MODEL_TOL", "small_config", "perturb_parameters",
            "function_cases", "fast_twin_cases", "module_cases", "model_cases", "albert_cases",
-           "run_all"]
+           "electra_cases", "run_all"]
 
 SINGLE_LAYER_TOL = 1e-7  # one layer, float64
 MODEL_TOL = 1e-6  # the whole model, float64
@@ -235,6 +235,39 @@ def albert_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTab
         yield f"AlbertForPreTraining(3 layers sharing 1 block{path})", run
 
 
+def electra_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
+    """(name, thunk) for ELECTRA's discriminator (replaced-token detection on every real
+    token) and generator (MLM, decoder tied to the word table), end to end with padding:
+    tables of width E < H and embeddings_project."""
+    from minibert.family.electra import ElectraConfig, ElectraForMaskedLM, ElectraForPreTraining
+
+    for cls in (ElectraForPreTraining, ElectraForMaskedLM):
+        def run(cls=cls) -> GradCheckTable:
+            rng = np.random.default_rng(seed)
+            config = ElectraConfig(vocab_size=41, embedding_size=6, hidden_size=8,
+                                   num_hidden_layers=2, num_attention_heads=2,
+                                   intermediate_size=12, max_position_embeddings=16,
+                                   hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+            model = cls(config, seed=seed, dtype=np.float64).eval()
+            perturb_parameters(model, rng)
+            batch, seq = 3, 8
+            input_ids = rng.integers(1, config.vocab_size, size=(batch, seq))
+            attention_mask = _padding_mask(rng, batch, seq)
+            if cls is ElectraForPreTraining:
+                labels = rng.integers(0, 2, size=(batch, seq))  # 1 = replaced
+            else:
+                labels = np.where(rng.random((batch, seq)) < 0.3, input_ids, IGNORE_INDEX)
+                labels[attention_mask == 0] = IGNORE_INDEX
+                labels[:, 1] = input_ids[:, 1]  # at least one target per row
+
+            def loss() -> float:
+                return model(input_ids, None, attention_mask, labels=labels).loss
+
+            return check_loss(model, loss, model.backward, seed=seed, max_entries=24)
+
+        yield f"{cls.__name__}(E < H)", run
+
+
 def run_all(seed: int = 0, include_model: bool = True,
             progress: Callable[[str], None] | None = None) -> tuple[GradCheckTable, list[str]]:
     """Run every case; returns one combined table and the names of failing rows."""
@@ -245,6 +278,7 @@ def run_all(seed: int = 0, include_model: bool = True,
     if include_model:
         groups.append((model_cases(seed), MODEL_TOL))
         groups.append((albert_cases(seed), MODEL_TOL))
+        groups.append((electra_cases(seed), MODEL_TOL))
     for cases, tol in groups:
         for name, thunk in cases:
             if progress is not None:
