@@ -438,8 +438,7 @@ class ElectraForMaskedLM(PretrainedModel, Module):
                       ignore=IGNORE_INDEX)
             positions = np.nonzero(labels != IGNORE_INDEX)
             masked_logits = self._head(sequence[positions])  # (M, V)
-            value, cross_entropy = F.cross_entropy_forward(masked_logits,
-                                                                    labels[positions])
+            value, cross_entropy = F.cross_entropy_forward(masked_logits, labels[positions])
             loss = float(value)
             self.cache = _GeneratorCache(positions, cross_entropy, sequence.shape)
 
@@ -496,13 +495,18 @@ class ElectraPreTrainer(Module):
     discriminator on every real token. ``backward()`` differentiates
     mlm_loss + rtd_weight * rtd_loss. ``named_parameters`` lists ``generator.*`` and
     ``discriminator.*``; the shared arrays appear once, under the generator's names.
+
+    Inputs: discriminator_config; generator_settings, the generator's ElectraConfig (None:
+    ``generator_config(discriminator_config)``, a quarter as wide; a larger one is
+    refused); seed; dtype; rtd_weight, the paper's lambda (50).
     """
 
     def __init__(self, discriminator_config: ElectraConfig,
-                 generator_config_: ElectraConfig | None = None, seed: int = 0,
+                 generator_settings: ElectraConfig | None = None, seed: int = 0,
                  dtype=np.float32, rtd_weight: float = RTD_WEIGHT) -> None:
         super().__init__()
-        gen_config = generator_config_ or generator_config(discriminator_config)
+        # the generator's config: by default a quarter of the discriminator's width
+        gen_config = generator_settings or generator_config(discriminator_config)
         for name in ("hidden_size", "num_hidden_layers", "intermediate_size"):
             if getattr(gen_config, name) > getattr(discriminator_config, name):
                 raise ValueError(
