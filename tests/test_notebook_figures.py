@@ -1,5 +1,6 @@
-"""Every figure committed in a notebook is an image a room can read: a PNG of at least 100
-dpi (read from its pHYs chunk, which matplotlib writes), and notebooks 11 and 12 commit
+"""Every figure committed in a notebook or in docs/images is an image a room can read: a PNG
+of at least 100 dpi (read from its pHYs chunk, which matplotlib writes; a PNG without one,
+a screenshot, must be at least 600 pixels wide), and notebooks 11 and 12 commit
 their figures as images, not as "<Figure size ...>" text alone."""
 
 import base64
@@ -65,3 +66,12 @@ def test_committed_notebook_figures_are_at_least_100_dpi(notebook):
 def test_notebooks_11_and_12_commit_their_figures_as_images(number):
     (notebook,) = [path for path in NOTEBOOKS if path.name.startswith(number)]
     assert len(list(_images(notebook))) >= 1
+
+
+def test_figures_in_the_docs_are_at_least_100_dpi():
+    low = []
+    for path in sorted((ROOT / "docs" / "images").glob("*.png")):
+        dpi, (width, _) = png_dpi_and_size(path.read_bytes())
+        if (dpi is not None and dpi < MIN_DPI - 0.5) or (dpi is None and width < 6 * MIN_DPI):
+            low.append((path.name, dpi, width))
+    assert low == []
