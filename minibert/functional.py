@@ -160,12 +160,8 @@ def erf(x) -> np.ndarray:
 # Linear:  y = x @ W.T + b   (weights stored (out, in), the PyTorch / HF layout)
 # ----------------------------------------------------------------------------------------
 
-def linear_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None):
-    """Affine map over the last axis. See docs/backprop.md#linear.
-
-    Inputs: x (..., in), weight (out, in), bias (out,) or None.
-    Output: y (..., out). Cache: LinearCache(x, weight, has_bias).
-    """
+def check_linear_inputs(x, weight, bias) -> None:
+    """Check the arguments of ``linear_forward``."""
     check_float_array("x", x)
     check_float_array("weight", weight)
     if weight.ndim != 2:
@@ -180,6 +176,15 @@ def linear_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None):
         check_float_array("bias", bias)
         if bias.shape != (weight.shape[0],):
             raise ValueError(f"bias must have shape ({weight.shape[0]},), got {bias.shape}")
+
+
+def linear_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None):
+    """Affine map over the last axis. See docs/backprop.md#linear.
+
+    Inputs: x (..., in), weight (out, in), bias (out,) or None.
+    Output: y (..., out). Cache: LinearCache(x, weight, has_bias).
+    """
+    check_linear_inputs(x, weight, bias)
     # One 2-D product over all rows: NumPy runs a stacked (B, T, in) @ (in, out) as B
     # small products, many times slower with a multithreaded BLAS.
     rows = x.reshape(-1, x.shape[-1])  # (rows, in)
@@ -204,16 +209,21 @@ def linear_backward(dout: np.ndarray, cache):
 # Embedding lookup
 # ----------------------------------------------------------------------------------------
 
+def check_embedding_inputs(ids, weight) -> np.ndarray:
+    """Check the arguments of ``embedding_forward``; returns the ids as an int64 array."""
+    check_float_array("weight", weight)
+    if weight.ndim != 2:
+        raise ValueError(f"weight must be 2-D (V, H), got shape {weight.shape}")
+    return check_ids("ids", ids, weight.shape[0], "the rows of weight")
+
+
 def embedding_forward(ids, weight: np.ndarray):
     """Row lookup: out[...] = weight[ids[...]]. See docs/backprop.md#embedding.
 
     Inputs: ids int (...), weight (V, H). Output: (..., H).
     Cache: EmbeddingCache(ids, weight_shape, dtype).
     """
-    check_float_array("weight", weight)
-    if weight.ndim != 2:
-        raise ValueError(f"weight must be 2-D (V, H), got shape {weight.shape}")
-    ids = check_ids("ids", ids, weight.shape[0], "the rows of weight")
+    ids = check_embedding_inputs(ids, weight)
     return weight[ids], EmbeddingCache(ids, weight.shape, weight.dtype)
 
 
@@ -283,6 +293,13 @@ _GELU_TANH_COEFF = 0.044715
 _GELU_APPROXIMATIONS = ("none", "tanh")
 
 
+def check_gelu_inputs(x, approximate) -> None:
+    """Check the arguments of ``gelu_forward``."""
+    check_float_array("x", x)
+    if approximate not in _GELU_APPROXIMATIONS:
+        raise ValueError(f"approximate must be one of {_GELU_APPROXIMATIONS}, got {approximate!r}")
+
+
 def gelu_forward(x: np.ndarray, approximate: str = "none"):
     """GELU(x) = x * Phi(x). See docs/backprop.md#gelu.
 
@@ -291,9 +308,7 @@ def gelu_forward(x: np.ndarray, approximate: str = "none"):
     0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (HF "gelu_new", Google's BERT code).
     Inputs: x (...). Output: (...). Cache: GeluCache(approximate, x, cdf, tanh_inner).
     """
-    check_float_array("x", x)
-    if approximate not in _GELU_APPROXIMATIONS:
-        raise ValueError(f"approximate must be one of {_GELU_APPROXIMATIONS}, got {approximate!r}")
+    check_gelu_inputs(x, approximate)
     if approximate == "none":
         cdf = (0.5 * (1.0 + erf(x.astype(np.float64) / _SQRT_2))).astype(x.dtype)  # Phi(x)
         return x * cdf, GeluCache("none", x, cdf, None)
@@ -345,6 +360,14 @@ def tanh_backward(dout: np.ndarray, cache):
 # Softmax
 # ----------------------------------------------------------------------------------------
 
+def check_softmax_inputs(x, axis) -> None:
+    """Check the arguments of ``softmax_forward``."""
+    check_float_array("x", x)
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"axis must be in [{-x.ndim}, {x.ndim}) for x of shape {x.shape}, "
+                         f"got {axis}")
+
+
 def softmax_forward(x: np.ndarray, axis: int = -1):
     """Numerically stable softmax along ``axis``. See docs/backprop.md#softmax.
 
@@ -352,10 +375,7 @@ def softmax_forward(x: np.ndarray, axis: int = -1):
     to choose from, e.g. a query that may attend to no key) gives all zeros, not NaN.
     Inputs: x (...). Output: probabilities, same shape. Cache: SoftmaxCache(probs, axis).
     """
-    check_float_array("x", x)
-    if not -x.ndim <= axis < x.ndim:
-        raise ValueError(f"axis must be in [{-x.ndim}, {x.ndim}) for x of shape {x.shape}, "
-                         f"got {axis}")
+    check_softmax_inputs(x, axis)
     # Subtracting the largest entry makes it 0, so exp cannot overflow; an all -inf slice
     # subtracts 0 instead, and its exp is all zeros.
     largest = x.max(axis=axis, keepdims=True)
@@ -381,6 +401,14 @@ def check_dropout_p(p) -> float:
     return check_probability("dropout probability p", p, open_at_one=True)
 
 
+def check_dropout_inputs(x, p, rng, training) -> None:
+    """Check the arguments of ``dropout_forward``: a generator only when it will draw."""
+    check_float_array("x", x)
+    if check_dropout_p(p) > 0.0 and training and not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator when training with p > 0, "
+                        f"got {type(rng).__name__}")
+
+
 def dropout_forward(x: np.ndarray, p: float, rng: np.random.Generator | None,
                     training: bool = True):
     """Zero each unit with probability p and scale the rest by 1/(1-p), so E[out] = x.
@@ -389,13 +417,9 @@ def dropout_forward(x: np.ndarray, p: float, rng: np.random.Generator | None,
     and p > 0). Output: (...). Cache: DropoutCache(keep, scale), or None for the identity.
     See docs/backprop.md#dropout.
     """
-    check_float_array("x", x)
-    check_dropout_p(p)
+    check_dropout_inputs(x, p, rng, training)
     if not training or p == 0.0:
         return x, None
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator when training with p > 0, "
-                        f"got {type(rng).__name__}")
     keep = rng.random(x.shape, dtype=x.dtype) >= p  # (...) bool: 1 byte per unit kept
     scale = x.dtype.type(1.0 / (1.0 - p))
     out = x * keep
