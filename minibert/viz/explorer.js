@@ -408,10 +408,16 @@ var minibertExplore = (function () {
     // Neuron view: q, k, q*k, q.k, /sqrt(D), softmax for one query and head.
     function neuronView() {
       var neuron = data.neuron, layers = neuron.layers, D = model.head_size, T = data.tokens.length;
+      if (layers.indexOf(state.layer) < 0) {  // not carried: the nearest layer that is
+        state.layer = layers.reduce(function (best, l) {
+          return Math.abs(l - state.layer) < Math.abs(best - state.layer) ? l : best;
+        });
+        syncSelectors();
+      }
       var at = layers.indexOf(state.layer);
-      if (at < 0) {
-        note("The neuron view carries layers " + layers.join(", ") + " (the size budget); choose one of them.");
-        return;
+      if (layers.length < L) {
+        note("To stay within the page's size budget, the neuron view carries layer" +
+          (layers.length > 1 ? "s " : " ") + layers.join(", ") + " of 0\u2013" + (L - 1) + ".");
       }
       var queryBar = el("div", {"class": "mbx-bar"}, panel);
       var label = el("label", {}, queryBar, "Query token ");
