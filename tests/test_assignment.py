@@ -82,6 +82,16 @@ def test_student_tree_holds_no_line_of_the_reference_backwards(tree):
     assert checked > 60
 
 
+@pytest.mark.parametrize("task,cache", [
+    ("linear", F.LinearCache), ("embedding", F.EmbeddingCache), ("layernorm", F.LayerNormCache),
+    ("gelu", F.GeluCache), ("softmax", F.SoftmaxCache), ("dropout", F.DropoutCache),
+    ("attention", F.AttentionCache), ("cross_entropy", F.CrossEntropyCache)])
+def test_each_stub_names_every_field_of_its_cache(task, cache):
+    """The stubs describe minibert.functional's caches: a renamed field must show here."""
+    for field in cache._fields:
+        assert field in task_by_name(task).stub, (task, field)
+
+
 @pytest.mark.slow
 def test_solutions_score_full_marks_the_same_under_1_and_2_blas_threads(tree):
     """The CLI with 2 BLAS threads in the caller, against the grader in this process."""
