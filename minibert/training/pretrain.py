@@ -10,6 +10,9 @@ A run is a pure function of its TrainingConfig. A checkpoint holds the weights, 
 optimizer moments, the dropout generator's state and the batch stream's position, so a
 resumed run continues bit-identically. It is written into a staging folder and swapped in
 (``minibert.io.fileio.atomic_folder``), so a run killed at any moment leaves a complete one.
+SIGINT, SIGTERM and SIGHUP do not kill a run mid-step: the step finishes, a checkpoint of
+it is written and ``RunInterrupted`` (a KeyboardInterrupt) is raised. The output folder is
+locked while a run writes into it (``minibert.io.fileio.run_folder``).
 """
 
 from __future__ import annotations
@@ -406,6 +409,10 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
 
     ``resume_command``, when given, is announced at the start as the way to continue the
     run if it is cut short (the command line passes its own invocation with --resume).
+    ``out_dir`` is locked for the run: another live run's folder is refused (FolderInUse,
+    naming its pid), a dead one's taken over. Without ``resume``, what an earlier run wrote
+    there (only minibert's files) is removed; a signal ends the run with a checkpoint of the
+    step it interrupted (RunInterrupted).
     """
     progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
     out_dir = Path(out_dir)
