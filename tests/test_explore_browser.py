@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 import pytest
+from test_explore import network_references
 
 import minibert as mb
 from minibert.viz.explorer import explore, query_key_scores
@@ -59,6 +60,7 @@ def toy():
 def open_page(browser, page, path):
     """Save ``page``, open it as a file:// URL and wait until the script has drawn it."""
     page.save(path)
+    assert not network_references(path.read_text(encoding="utf-8"))
     browser.get(path.as_uri())
     for _ in range(100):
         if browser.find_elements(By.CSS_SELECTOR, "[data-ready='1']"):
@@ -230,6 +232,7 @@ def test_two_notebook_displays_on_one_page_both_draw(browser, toy, tmp_path):
     path = tmp_path / "notebook.html"
     path.write_text("<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>"
                     + "".join(fragments) + "</body></html>", encoding="utf-8")
+    assert not network_references(path.read_text(encoding="utf-8"))
     browser.get(path.as_uri())
     for _ in range(100):
         if len(browser.find_elements(By.CSS_SELECTOR, "[data-ready='1']")) == 2:
