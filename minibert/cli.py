@@ -811,6 +811,25 @@ def _new_output(path: str, overwrite: bool) -> None:
         raise CommandError(f"-o {path!r} already exists; pass --overwrite to replace it")
 
 
+def _model_kind(config_class) -> str:
+    """'an ALBERT model' for AlbertConfig: what a folder holds, in a user's words."""
+    name = {"AlbertConfig": "ALBERT", "DistilBertConfig": "DistilBERT",
+            "ElectraConfig": "ELECTRA"}.get(config_class.__name__,
+                                            config_class.__name__.removesuffix("Config"))
+    return f"{'an' if name[0] in 'AEIOU' else 'a'} {name} model"
+
+
+def _require_bert(folder: str, name: str, command: str) -> None:
+    """Refuse a folder of another family (ALBERT, DistilBERT) for a BERT-only command."""
+    from minibert.config import BertConfig
+    from minibert.io.checkpoint import config_class_of
+
+    config_class = config_class_of(folder)
+    if config_class is not BertConfig:
+        raise CommandError(f"{command} needs a BERT folder; {name!r} holds "
+                           f"{_model_kind(config_class)}")
+
+
 def _require_mlm_head(folder: str, name: str, command: str) -> None:
     """Refuse a BERT folder without trained MLM weights (a classifier, a bare encoder).
 
@@ -818,6 +837,7 @@ def _require_mlm_head(folder: str, name: str, command: str) -> None:
     """
     from minibert.io.checkpoint import checkpoint_summary
 
+    _require_bert(folder, name, command)
     heads = checkpoint_summary(folder)["heads"]
     if "cls.predictions" not in heads:
         shown = ", ".join(heads) or "none"
@@ -841,7 +861,7 @@ def _run_saliency(args) -> int:
         config_class = config_class_of(folder)
         if config_class is not BertConfig:
             raise CommandError(f"--view saliency needs a BERT folder; {args.model!r} holds "
-                               f"a {config_class.__name__[:-len('Config')]} (the other views "
+                               f"{_model_kind(config_class)} (the other views "
                                f"work for it)")
         _require_mlm_head(folder, args.model, "--view saliency")
         with warnings.catch_warnings():
@@ -1009,7 +1029,10 @@ def _run_distil(args) -> int:
         learning_rate=args.lr, dropout=args.dropout, num_documents=args.num_documents,
         seed=args.seed)
     # The teacher is named as the user named it (--teacher is the old spelling of --model).
-    teacher = _model_folder(args.model, "--teacher" if "--teacher" in args.argv else "--model")
+    argument = "--teacher" if "--teacher" in args.argv else "--model"
+    teacher = _model_folder(args.model, argument)
+    with _file_access(f"{argument} must be a readable model folder"):
+        _require_bert(teacher, args.model, f"distil ({argument}, the teacher)")
     with _file_access(f"--out {args.out!r} must be a folder you can write to"):
         metrics = distil(config, teacher, args.out, overwrite=args.overwrite,
                          progress=_progress)

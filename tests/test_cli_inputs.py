@@ -181,6 +181,17 @@ def test_no_prediction_from_an_untrained_mlm_head(classifier, command, tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("command", [["distil", "-o", "student"], ["figures", "-o", "figs"]])
+def test_a_bert_only_command_names_the_family_it_was_given(reference, command, tmp_path):
+    folder = tmp_path / "albert"
+    tokenizer = mb.BertTokenizer.from_pretrained(reference)
+    config = mb.AlbertConfig.preset("tiny", vocab_size=len(tokenizer))
+    mb.AlbertForPreTraining(config).save_pretrained(folder, tokenizer=tokenizer)
+    result = cli(*command, "--model", str(folder), cwd=tmp_path)
+    refused(result, f"needs a BERT folder; {str(folder)!r} holds an ALBERT model")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["albert"]
+
+
 def test_attention_refuses_text_over_the_length_limit(tmp_path):
     text = "the river bank " * 60
     result = cli("attention", text, "--model", "tiny-toy", "-o", str(tmp_path / "a.png"))
