@@ -271,8 +271,8 @@ def _gradcheck_summary(table, failures: list[str]) -> str:
         case, _, _ = row.name.partition(": ")
         cases.setdefault(case, []).append(row)
     failed = {name.split("/", 1)[0] for name in failures}
-    figures = 8 + 2 + 13 + 2 + 12 + 2 + 2  # arrays, max rel_error, max abs diff, ok
-    width = min(max(len("check"), *map(len, cases)), SCREEN_COLUMNS - figures - 2)
+    figures = 2 + 8 + 2 + 13 + 2 + 12 + 2 + 3  # arrays, max rel_error, max abs diff, "yes"
+    width = min(max(len("check"), *map(len, cases)), SCREEN_COLUMNS - figures)
     header = f"{'check':<{width}}  {'arrays':>8}  {'max rel_error':>13}  {'max abs diff':>12}  ok"
     lines = [header, "-" * len(header)]
     for case, rows in cases.items():

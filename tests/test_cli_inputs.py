@@ -254,6 +254,18 @@ def test_gradcheck_fits_a_projector():
     assert len([r for r in rows if r["name"].startswith("linear: ")]) == 3
 
 
+def test_a_long_check_name_is_cut_to_fit():
+    from minibert.cli import _gradcheck_summary
+    from minibert.gradcheck.check import GradCheckRow, GradCheckTable
+
+    name = "AlbertForPreTraining(3 layers sharing 1 block, reference pairs, dropout 0.1)"
+    table = GradCheckTable(rows=[GradCheckRow(f"{name}: albert.embeddings.weight", 2e-9,
+                                              1e-10, 10, 10)])
+    lines = _gradcheck_summary(table, [f"{name}/albert.embeddings.weight"]).splitlines()
+    assert max(map(len, lines)) == 100 and lines[-1].endswith("NO")
+    assert lines[-1].startswith(name[:50]) and "..." in lines[-1]
+
+
 def test_finetune_reads_a_reference_name_and_reports_in_one_closing_line(tmp_path):
     out = tmp_path / "clf"
     result = cli("finetune", "--task", "classify", "--model", "tiny-toy", "--out", str(out),
