@@ -24,7 +24,12 @@ from minibert.family.distilbert import (
     DistilBertForSequenceClassification,
     DistilBertModel,
 )
-from minibert.family.electra import ElectraConfig, ElectraForMaskedLM, ElectraForPreTraining
+from minibert.family.electra import (
+    ElectraConfig,
+    ElectraForMaskedLM,
+    ElectraForPreTraining,
+    ElectraForSequenceClassification,
+)
 from minibert.heads import (
     BertForMaskedLM,
     BertForNextSentencePrediction,
@@ -74,6 +79,7 @@ __all__ = [
     "ElectraConfig",
     "ElectraForMaskedLM",
     "ElectraForPreTraining",
+    "ElectraForSequenceClassification",
     "LinearWarmupDecaySchedule",
     "WarmupStableDecaySchedule",
     "clip_grad_norm",

@@ -4,6 +4,8 @@ transformers is in tests/parity/test_electra_parity.py."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -185,3 +187,30 @@ def test_gradcheck_suite_has_electra_cases():
         table.assert_below(MODEL_TOL)
         assert "electra.embeddings_project.weight" in {row.name for row in table}
     assert names == ["ElectraForPreTraining(E < H)", "ElectraForMaskedLM(E < H)"]
+
+
+def test_sequence_classifier_gradient_check_and_finetune_from_pretraining(tmp_path):
+    rng = np.random.default_rng(6)
+    config = mb.ElectraConfig(**{**SMALL, "hidden_dropout_prob": 0.1})
+    model = mb.ElectraForSequenceClassification(config, seed=0, dtype=np.float64,
+                                                num_labels=3).eval()
+    perturb_parameters(model, rng)
+    input_ids, mask, _ = _batch(rng)
+    labels = np.array([0, 2, 1])
+    table = check_loss(model, lambda: model(input_ids, None, mask, labels=labels).loss,
+                       model.backward, max_entries=8)
+    table.assert_below(MODEL_TOL)
+    assert {"classifier.dense.weight", "classifier.out_proj.weight"} <= {r.name for r in table}
+    # a pretraining folder (the discriminator's) becomes a classifier: encoder kept, head new
+    mb.ElectraForPreTraining(config, seed=1).save_pretrained(tmp_path / "disc")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        loaded = mb.ElectraForSequenceClassification.from_pretrained(tmp_path / "disc",
+                                                                     num_labels=3)
+    messages = " ".join(str(w.message) for w in caught)
+    assert "initialized from seed 0: heads ['classifier.dense', 'classifier.out_proj']" \
+        in messages and "ignored 4 checkpoint weights" in messages  # the RTD head
+    assert loaded.num_labels == 3
+    from minibert.training.finetune import head_class
+
+    assert head_class("classify", tmp_path / "disc") is mb.ElectraForSequenceClassification

@@ -45,21 +45,24 @@ from minibert.base import (
     LazyLogits,
     MaskedLMOutput,
     PretrainedModel,
+    SequenceClassifierOutput,
     ShapeCache,
     make_init,
     preserved_caches,
 )
 from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, check_real, is_int, short_repr
 from minibert.config import PRESETS, BertFields
+from minibert.heads.tasks import LabelledHead, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
 from minibert.io.checkpoint import register_config_class
-from minibert.layers import GELU, Embedding, LayerNorm, Module, get_activation
+from minibert.layers import GELU, CrossEntropyLoss, Embedding, LayerNorm, Module, get_activation
 from minibert.model import BertEmbeddings, BertEncoder, BertModel
 
 __all__ = [
     "ElectraConfig", "ElectraEmbeddings", "ElectraModel", "ElectraDiscriminatorPredictions",
     "ElectraGeneratorPredictions", "ElectraForPreTraining", "ElectraForMaskedLM",
-    "ElectraForPreTrainingOutput", "ElectraPreTrainer", "ElectraPreTrainerOutput",
+    "ElectraForPreTrainingOutput", "ElectraForSequenceClassification", "ElectraPreTrainer",
+    "ElectraPreTrainerOutput",
     "generator_config", "RTD_WEIGHT", "GENERATOR_FOLDER",
 ]
 
@@ -189,7 +192,7 @@ class ElectraModel(PretrainedModel, Module):
     config_class = ElectraConfig
     base_model_prefix = "electra"
     head_prefixes = ("discriminator_predictions.", "generator_predictions.",
-                     "generator_lm_head.")
+                     "generator_lm_head.", "classifier.")
 
     def __init__(self, config: ElectraConfig, seed: int = 0, dtype=np.float32, *,
                  _init: Initializer | None = None) -> None:
@@ -459,6 +462,77 @@ class ElectraForMaskedLM(PretrainedModel, Module):
         d_sequence = np.zeros(self.cache.sequence_shape, dtype=d_gathered.dtype)  # (B, T, H)
         d_sequence[self.cache.positions] = d_gathered  # each position appears once
         self.electra.backward(d_sequence)
+
+
+class ElectraForSequenceClassification(LabelledHead):
+    """The discriminator's encoder + HF's ``ElectraClassificationHead`` on the first token:
+    hidden[:, 0] (B, H) -> dropout -> ``classifier.dense`` (H -> H) -> GELU -> dropout ->
+    ``classifier.out_proj`` (H -> C). Loss: mean cross-entropy. The dropout is
+    ``classifier_dropout`` (config.json) or else hidden_dropout_prob. Labels as in
+    ``BertForSequenceClassification``. ``from_pretrained`` of a pretraining folder (the
+    discriminator's) keeps the encoder and initializes the head from ``seed``.
+    """
+
+    config_class = ElectraConfig
+    base_model_prefix = "electra"
+    head_prefixes = ElectraModel.head_prefixes
+
+    def __init__(self, config: ElectraConfig, seed: int = 0, dtype=np.float32,
+                 num_labels=None, id2label=None) -> None:
+        super().__init__()
+        if not isinstance(config, ElectraConfig):
+            raise TypeError(f"config must be an ElectraConfig, got {type(config).__name__}")
+        config = label_config(config, num_labels, id2label)
+        init = make_init(config, seed, dtype)
+        self.config = config
+        self.dropout_rng = init.dropout_rng
+        self.electra = ElectraModel(config, _init=init)
+        self.classifier = ElectraClassificationHead(init, self._classifier_dropout())
+        self.loss_fct = CrossEntropyLoss()
+
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
+                output_attentions: bool = False,
+                output_hidden_states: bool = False) -> SequenceClassifierOutput:
+        """input_ids etc. int (B, T); labels int (B,) in [0, C) -> logits (B, C), loss."""
+        self.cache = None
+        base = self.electra(input_ids, token_type_ids, attention_mask, output_attentions,
+                            output_hidden_states)
+        logits = self.classifier(base.last_hidden_state[:, 0])  # (B, C)
+        loss = None
+        if labels is not None:
+            loss = self._classifier_loss(logits, labels, ignore=None)
+            self.cache = ShapeCache(base.last_hidden_state.shape)  # (B, T, H)
+        return SequenceClassifierOutput(loss, logits, base.hidden_states, base.attentions)
+
+    def backward(self) -> None:
+        """Add d loss / d parameter into every gradient buffer."""
+        cache = self._pop_cache()
+        d_first = self.classifier.backward(self.loss_fct.backward(1.0))  # (B, H)
+        d_sequence = np.zeros(cache.shape, dtype=d_first.dtype)  # (B, T, H)
+        d_sequence[:, 0] = d_first  # only the first position feeds the classifier
+        self.electra.backward(d_sequence)
+
+
+class ElectraClassificationHead(Module):
+    """dropout, ``dense`` H -> H, GELU (HF's fixed choice), dropout, ``out_proj`` H -> C."""
+
+    def __init__(self, init: Initializer, dropout: float) -> None:
+        super().__init__()
+        hidden = init.config.hidden_size
+        self.dense = init.linear(hidden, hidden)
+        self.activation = GELU("none")
+        self.dropout = init.dropout(dropout)
+        self.second_dropout = init.dropout(dropout)  # the same rate, its own mask cache
+        self.out_proj = init.linear(hidden, init.config.num_labels)
+
+    def forward(self, first: np.ndarray) -> np.ndarray:
+        """(B, H) -> logits (B, C)."""
+        hidden = self.activation(self.dense(self.dropout(first)))  # (B, H)
+        return self.out_proj(self.second_dropout(hidden))
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        d_hidden = self.second_dropout.backward(self.out_proj.backward(dout))
+        return self.dropout.backward(self.dense.backward(self.activation.backward(d_hidden)))
 
 
 # ----------------------------------------------------------------------------------------

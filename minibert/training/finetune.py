@@ -68,6 +68,7 @@ FAMILY_HEADS = {
     "albert": {"classify": ("minibert.family.albert", "AlbertForSequenceClassification")},
     "distilbert": {"classify": ("minibert.family.distilbert",
                                "DistilBertForSequenceClassification")},
+    "electra": {"classify": ("minibert.family.electra", "ElectraForSequenceClassification")},
 }
 MODEL_FILES = ("config.json", "model.safetensors")
 
@@ -326,7 +327,8 @@ def run_finetune(config: FinetuneConfig, model_dir=None, tokenizer=None,
 
         # Adapters on the encoder's query and value; the new task head trains in full.
         apply_lora(model, config.lora_rank, config.lora_alpha, seed=config.seed)
-        head = [name for name in model._modules if name not in ("bert", "albert", "distilbert")]
+        head = [name for name in model._modules
+                if name not in ("bert", "albert", "distilbert", "electra")]
         trained = lora_trainable(model, also=head)
     train_start = time.perf_counter()
     # Overflow or an invalid operation stops the run at once instead of spreading NaNs.

@@ -92,3 +92,41 @@ def test_folders_open_both_ways(cls, hf, tmp_path, padded_batch, to_torch, asser
     twin.save_pretrained(tmp_path / "theirs")
     reloaded = cls.from_pretrained(tmp_path / "theirs", dtype=np.float64)
     assert_matches("reloaded logits", reloaded(**inputs).logits, reference, 1e-12)
+
+
+def test_sequence_classifier_matches_transformers(hf, padded_batch, to_torch, assert_matches):
+    torch = hf.torch
+    model = mb.ElectraForSequenceClassification(mb.ElectraConfig(**CONFIG), seed=0,
+                                                dtype=np.float64, num_labels=3)
+    rng = np.random.default_rng(3)
+    for _, value in model.named_parameters():
+        value += 0.1 * rng.standard_normal(value.shape)
+    model.eval()
+    fields = {k: v for k, v in model.config.to_dict().items() if k != "model_type"}
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        twin = hf.transformers.ElectraForSequenceClassification(
+            hf.transformers.ElectraConfig(**fields, attn_implementation="eager")).double()
+    ours = model.state_dict()
+    assert set(ours) == set(twin.state_dict()) - {"electra.embeddings.position_ids",
+                                                  "electra.embeddings.token_type_ids"}
+    with torch.no_grad():
+        for name, value in twin.state_dict().items():
+            if name in ours:
+                value.copy_(torch.from_numpy(ours[name]))
+    twin.eval()
+    inputs = {k: v for k, v in _batch(padded_batch).items()
+              if k in ("input_ids", "token_type_ids", "attention_mask")}
+    labels = np.array([0, 2, 1])
+    out = model(**inputs, labels=labels)
+    model.zero_grad()
+    model.backward()
+    theirs = twin(**to_torch(inputs), labels=torch.from_numpy(labels))
+    theirs.loss.backward()
+    assert_matches("logits", out.logits, theirs.logits.detach().numpy(), 1e-12)
+    assert abs(out.loss - theirs.loss.item()) <= 1e-12 * theirs.loss.item()
+    grads = dict(model.named_gradients())
+    for name, parameter in twin.named_parameters():
+        if name.endswith("key.bias"):
+            continue  # exactly zero in truth
+        assert_matches(f"grad {name}", grads[name], parameter.grad.numpy(), 1e-10)
