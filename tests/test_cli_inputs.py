@@ -262,7 +262,7 @@ def test_a_long_check_name_is_cut_to_fit():
     table = GradCheckTable(rows=[GradCheckRow(f"{name}: albert.embeddings.weight", 2e-9,
                                               1e-10, 10, 10)])
     lines = _gradcheck_summary(table, [f"{name}/albert.embeddings.weight"]).splitlines()
-    assert max(map(len, lines)) == 100 and lines[-1].endswith("NO")
+    assert max(map(len, lines)) <= 100 and lines[-1].endswith("NO")
     assert lines[-1].startswith(name[:50]) and "..." in lines[-1]
 
 
