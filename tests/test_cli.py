@@ -187,6 +187,23 @@ def test_pretrain_into_a_read_only_folder(tmp_path, unprivileged):
     assert list(folder.iterdir()) == []
 
 
+@pytest.mark.parametrize("command, work", [
+    (["finetune", "--task", "classify", "--model", "tiny-toy"], "task classify"),
+    (["distil", "--model", "tiny-toy"], "student:"),
+])
+def test_a_read_only_out_is_found_before_any_work(tmp_path, unprivileged, command, work):
+    folder = tmp_path / "readonly"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        result = unprivileged(*command, "--out", str(folder / "run"))
+    finally:
+        folder.chmod(0o755)
+    assert result.returncode == 2 and "permission denied" in result.stderr, result.stderr
+    assert "must be a folder you can write to" in result.stderr
+    assert work not in result.stderr and list(folder.iterdir()) == []
+
+
 def test_a_full_disk_leaves_nothing_half_written(model_dir, tmp_path, monkeypatch, capsys):
     def full(fd):
         raise OSError(errno.ENOSPC, "No space left on device")
