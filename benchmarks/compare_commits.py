@@ -35,6 +35,11 @@ try:
 except ImportError:
     from minibert.training.pretrain import TrainingConfig, prepare_data, Trainer
     from minibert.training.optim import clip_grad_norm
+try:  # the training jobs' switch: the fast twins on, as pretrain() runs them
+    from minibert.kernels import set_fast_kernels
+    set_fast_kernels(True)
+except ImportError:  # before the switch moved there, the twins were on by default
+    pass
 config = TrainingConfig(steps=10, eval_every=10**9, log_every=10**9, save_seconds=0)
 data = prepare_data(config, progress=lambda message: None)
 trainer = Trainer(config, data, progress=lambda message: None)

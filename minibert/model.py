@@ -44,6 +44,7 @@ __all__ = [
     "BertPooler",
     "BertModel",
     "BertModelOutput",
+    "padding_key_mask",
 ]
 
 
@@ -237,9 +238,12 @@ class BertLayer(Module):
 class BertEncoder(Module):
     """A stack of BertLayer: ``encoder.layer.0`` ... ``encoder.layer.{L-1}``."""
 
-    def __init__(self, init: Initializer) -> None:
+    def __init__(self, init: Initializer, blocks=None) -> None:
+        """``blocks``: the layers to stack (DistilBERT's); by default L BertLayers."""
         super().__init__()
-        self.layer = ModuleList(BertLayer(init) for _ in range(init.config.num_hidden_layers))
+        if blocks is None:
+            blocks = (BertLayer(init) for _ in range(init.config.num_hidden_layers))
+        self.layer = ModuleList(blocks)
 
     def forward(
         self, hidden_states: np.ndarray, mask: np.ndarray | None, output_hidden_states: bool = False
@@ -282,6 +286,13 @@ class BertPooler(Module):
 # ----------------------------------------------------------------------------------------
 # BertModel
 # ----------------------------------------------------------------------------------------
+
+
+def padding_key_mask(attention_mask: np.ndarray) -> np.ndarray | None:
+    """attention_mask int (B, T), 1 = real token -> bool (B, 1, 1, T): the keys every query
+    may see, padding hidden; None when nothing is padding (no masking work to do)."""
+    key_mask = attention_mask[:, None, None, :].astype(bool)  # (B, 1, 1, T)
+    return None if key_mask.all() else key_mask
 
 
 class BertModel(PretrainedModel, Module):
@@ -367,10 +378,7 @@ class BertModel(PretrainedModel, Module):
         input_ids, token_type_ids, attention_mask = self.check_inputs(
             input_ids, token_type_ids, attention_mask
         )
-        # Keys at padding positions are hidden from every query: (B, 1, 1, T).
-        key_mask = attention_mask[:, None, None, :].astype(bool)
-        if key_mask.all():
-            key_mask = None  # nothing to hide: skip the masking work
+        key_mask = padding_key_mask(attention_mask)  # (B, 1, 1, T) or None
         embedding_output = self.embeddings(input_ids, token_type_ids)  # (B, T, H)
         sequence_output, hidden_states = self.encoder(
             embedding_output, key_mask, output_hidden_states
@@ -382,16 +390,12 @@ class BertModel(PretrainedModel, Module):
             attentions = tuple(block.attention.self.attention_probs for block in self.encoder.layer)
         return BertModelOutput(sequence_output, pooled, hidden_states, attentions)
 
-    def backward(
-        self, d_last_hidden_state: np.ndarray | None, d_pooler_output: np.ndarray | None = None
-    ) -> None:
-        """Add the gradients of sum(last * d_last) + sum(pooled * d_pooled) into every parameter.
-
-        d_last_hidden_state (B, T, H) or None; d_pooler_output (B, H) or None.
-        """
+    def sequence_gradient(self, d_last_hidden_state: np.ndarray | None) -> np.ndarray:
+        """The upstream gradient of last_hidden_state as a fresh (B, T, H) array to add into
+        (zeros for None), checked against the last forward's shape."""
         if self.cache is None:
             raise RuntimeError("backward() needs a forward pass first")
-        shape = self.cache.shape
+        shape = self.cache.shape  # (B, T, H)
         if d_last_hidden_state is None:
             d_sequence = np.zeros(shape, dtype=self.dtype)
         else:
@@ -401,6 +405,16 @@ class BertModel(PretrainedModel, Module):
                     f"got {d_last_hidden_state.shape}"
                 )
             d_sequence = d_last_hidden_state.astype(self.dtype, copy=True)
+        return d_sequence
+
+    def backward(
+        self, d_last_hidden_state: np.ndarray | None, d_pooler_output: np.ndarray | None = None
+    ) -> None:
+        """Add the gradients of sum(last * d_last) + sum(pooled * d_pooled) into every parameter.
+
+        d_last_hidden_state (B, T, H) or None; d_pooler_output (B, H) or None.
+        """
+        d_sequence = self.sequence_gradient(d_last_hidden_state)  # (B, T, H)
         if d_pooler_output is not None:
             if self.pooler is None:
                 raise ValueError("d_pooler_output given but this BertModel has no pooler")

@@ -50,6 +50,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from minibert.base import (
+    BertForPreTrainingOutput,
     BertModelOutput,
     Initializer,
     LazyLogits,
@@ -83,7 +84,7 @@ from minibert.layers import (
     TiedLinear,
     get_activation,
 )
-from minibert.model import BertEmbeddings, BertModel, BertSelfAttention
+from minibert.model import BertEmbeddings, BertModel, BertSelfAttention, padding_key_mask
 
 __all__ = [
     "AlbertConfig",
@@ -440,8 +441,10 @@ class AlbertModel(PretrainedModel, Module):
             self.pooler = init.linear(config.hidden_size, config.hidden_size)
             self.pooler_activation = Tanh()
 
-    # The same checks as BertModel: ids within the tables, shapes, a 0/1 mask.
+    # The same checks as BertModel: ids within the tables, shapes, a 0/1 mask; the same
+    # upstream gradient of the sequence output.
     check_inputs = BertModel.check_inputs
+    sequence_gradient = BertModel.sequence_gradient
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None,
                 output_attentions: bool = False,
@@ -453,9 +456,7 @@ class AlbertModel(PretrainedModel, Module):
         """
         input_ids, token_type_ids, attention_mask = self.check_inputs(
             input_ids, token_type_ids, attention_mask)
-        key_mask = attention_mask[:, None, None, :].astype(bool)  # (B, 1, 1, T)
-        if key_mask.all():
-            key_mask = None
+        key_mask = padding_key_mask(attention_mask)  # (B, 1, 1, T) or None
         embedding_output = self.embeddings(input_ids, token_type_ids)  # (B, T, E)
         sequence_output, hidden_states, attentions = self.encoder(
             embedding_output, key_mask, output_hidden_states, output_attentions)
@@ -471,16 +472,7 @@ class AlbertModel(PretrainedModel, Module):
 
         d_last_hidden_state (B, T, H) or None; d_pooler_output (B, H) or None.
         """
-        if self.cache is None:
-            raise RuntimeError("backward() needs a forward pass first")
-        shape = self.cache.shape
-        if d_last_hidden_state is None:
-            d_sequence = np.zeros(shape, dtype=self.dtype)
-        else:
-            if d_last_hidden_state.shape != shape:
-                raise ValueError(f"d_last_hidden_state must have shape {shape}, "
-                                 f"got {d_last_hidden_state.shape}")
-            d_sequence = d_last_hidden_state.astype(self.dtype, copy=True)
+        d_sequence = self.sequence_gradient(d_last_hidden_state)  # (B, T, H)
         if d_pooler_output is not None:
             if self.pooler is None:
                 raise ValueError("d_pooler_output given but this AlbertModel has no pooler")
@@ -552,36 +544,18 @@ class AlbertSOPHead(Module):
 # ----------------------------------------------------------------------------------------
 
 
-@dataclass
-class AlbertForPreTrainingOutput:
-    """Outputs of AlbertForPreTraining (HF field names plus the two loss parts).
-
-    ``seq_relationship_logits`` and ``next_sentence_loss`` are the same values under
-    BertForPreTrainingOutput's names, which the pretraining loop and its evaluation read.
-    """
-
-    loss: float | None
-    sop_logits: np.ndarray | None  # (B, 2)
-    hidden_states: tuple | None = None
-    attentions: tuple | None = None
-    masked_lm_loss: float | None = None
-    sentence_order_loss: float | None = None
-    masked_lm_logits: np.ndarray | None = None  # (M, V) at the labelled positions only
-    masked_lm_positions: tuple | None = None  # (batch index, position) arrays of those M
-    _prediction_logits: LazyLogits | None = None
+class AlbertForPreTrainingOutput(BertForPreTrainingOutput):
+    """Outputs of AlbertForPreTraining: BertForPreTrainingOutput's fields, with HF's ALBERT
+    names for the pair task: ``sop_logits`` (B, 2) and ``sentence_order_loss`` read
+    ``seq_relationship_logits`` and ``next_sentence_loss``."""
 
     @property
-    def prediction_logits(self) -> np.ndarray:
-        """(B, T, V) MLM logits at every position (computed on first access)."""
-        return self._prediction_logits.get()
+    def sop_logits(self) -> np.ndarray | None:
+        return self.seq_relationship_logits
 
     @property
-    def seq_relationship_logits(self) -> np.ndarray | None:
-        return self.sop_logits
-
-    @property
-    def next_sentence_loss(self) -> float | None:
-        return self.sentence_order_loss
+    def sentence_order_loss(self) -> float | None:
+        return self.next_sentence_loss
 
 
 class SOPCache(NamedTuple):
@@ -660,11 +634,11 @@ class AlbertForPreTraining(_AlbertWithHeads):
             self.cache = SOPCache(mlm_cache, sop_loss is not None)
         return AlbertForPreTrainingOutput(
             loss=float(sum(parts)) if parts else None,
-            sop_logits=sop_logits,
+            seq_relationship_logits=sop_logits,
             hidden_states=base.hidden_states,
             attentions=base.attentions,
             masked_lm_loss=mlm_loss,
-            sentence_order_loss=sop_loss,
+            next_sentence_loss=sop_loss,
             masked_lm_logits=masked_logits,
             masked_lm_positions=None if mlm_cache is None else mlm_cache.positions,
             _prediction_logits=LazyLogits(lambda: predictions.predict(sequence_output)),

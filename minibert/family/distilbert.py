@@ -65,12 +65,11 @@ from minibert.layers import (
     CrossEntropyLoss,
     Embedding,
     Module,
-    ModuleList,
     ReLU,
     TiedLinear,
     get_activation,
 )
-from minibert.model import BertModel, BertSelfAttention
+from minibert.model import BertEncoder, BertModel, BertSelfAttention, padding_key_mask
 
 __all__ = [
     "DistilBertConfig",
@@ -354,28 +353,15 @@ class DistilBertTransformerBlock(Module):
         return self.attention.backward(d_sum) + d_sum
 
 
-class DistilBertTransformer(Module):
-    """A stack of blocks: ``transformer.layer.0`` ... ``transformer.layer.{L-1}``."""
+class DistilBertTransformer(BertEncoder):
+    """A stack of blocks: ``transformer.layer.0`` ... ``transformer.layer.{L-1}``.
+
+    BertEncoder's forward and backward over DistilBERT's blocks.
+    """
 
     def __init__(self, init: Initializer) -> None:
-        super().__init__()
-        self.layer = ModuleList(DistilBertTransformerBlock(init)
-                                for _ in range(init.config.n_layers))
-
-    def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None,
-                output_hidden_states: bool = False):
-        """Returns (last hidden (B, T, H), tuple of L+1 hidden states or None)."""
-        all_hidden = [hidden_states] if output_hidden_states else None
-        for block in self.layer:
-            hidden_states = block(hidden_states, mask)
-            if all_hidden is not None:
-                all_hidden.append(hidden_states)
-        return hidden_states, (tuple(all_hidden) if all_hidden is not None else None)
-
-    def backward(self, dout: np.ndarray) -> np.ndarray:
-        for block in reversed(list(self.layer)):
-            dout = block.backward(dout)
-        return dout
+        super().__init__(init, (DistilBertTransformerBlock(init)
+                                for _ in range(init.config.n_layers)))
 
 
 # ----------------------------------------------------------------------------------------
@@ -432,10 +418,7 @@ class DistilBertModel(_DistilBertCheckpointIO, Module):
                 output_hidden_states: bool = False) -> DistilBertModelOutput:
         """input_ids, attention_mask int (B, T) -> DistilBertModelOutput."""
         input_ids, attention_mask = self.check_inputs(input_ids, attention_mask)
-        # Keys at padding positions are hidden from every query: (B, 1, 1, T).
-        key_mask = attention_mask[:, None, None, :].astype(bool)
-        if key_mask.all():
-            key_mask = None  # nothing to hide: skip the masking work
+        key_mask = padding_key_mask(attention_mask)  # (B, 1, 1, T) or None
         embedding_output = self.embeddings(input_ids)  # (B, T, H)
         sequence_output, hidden_states = self.transformer(embedding_output, key_mask,
                                                           output_hidden_states)
