@@ -59,7 +59,7 @@ def pretrain_command(config: TrainingConfig) -> str:
              "learning_rate": "--lr", "schedule": "--schedule",
              "decay_fraction": "--decay-fraction", "warmup_fraction": "--warmup-fraction",
              "dropout": "--dropout", "eval_every": "--eval-every", "seed": "--seed",
-             "workers": "--workers"}
+             "token_type_init": "--token-type-init", "workers": "--workers"}
     parts = ["minibert pretrain --out DIR"]
     for field, flag in flags.items():
         value = getattr(config, field)

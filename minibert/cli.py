@@ -434,6 +434,11 @@ def _add_pretrain(subparsers) -> None:
                              f"warming up from 0 (default {defaults.warmup_fraction})")
     parser.add_argument("--optimizer", default=defaults.optimizer,
                         help="adamw or adam_weight_decay (BERT's, without bias correction)")
+    parser.add_argument("--token-type-init", default=defaults.token_type_init,
+                        choices=("zero", "normal"),
+                        help="segment embeddings at the start: zero, or normal like the other "
+                             "embeddings (BERT's); zero lets next-sentence prediction start "
+                             f"sooner (docs/results.md) (default {defaults.token_type_init})")
     parser.add_argument("--dynamic-masking", action="store_true",
                         help="re-mask every epoch (RoBERTa) instead of static masks (BERT)")
     parser.add_argument("--num-documents", type=int, default=defaults.num_documents,
@@ -527,7 +532,7 @@ def _run_pretrain(args) -> int:
         batch_size=args.batch_size, max_seq_length=args.max_seq_length,
         vocab_size=args.vocab_size, learning_rate=args.lr, schedule=args.schedule,
         decay_fraction=args.decay_fraction, warmup_fraction=args.warmup_fraction,
-        dropout=args.dropout, optimizer=args.optimizer,
+        dropout=args.dropout, optimizer=args.optimizer, token_type_init=args.token_type_init,
         dynamic_masking=args.dynamic_masking, num_documents=args.num_documents,
         corpus=args.corpus, eval_every=args.eval_every, save_seconds=args.save_seconds,
         save_every=args.save_every, snapshot_every=args.snapshot_every, seed=args.seed,

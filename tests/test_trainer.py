@@ -280,7 +280,8 @@ def test_bad_corpora(tmp_path):
                                           ("warmup_fraction", 0.9), ("save_seconds", -1),
                                           ("save_seconds", float("nan")),
                                           ("save_seconds", "60"), ("optimizer", "sgd"),
-                                          ("max_grad_norm", 0.0), ("weight_decay", -1.0)])
+                                          ("max_grad_norm", 0.0), ("weight_decay", -1.0),
+                                          ("token_type_init", "uniform")])
 def test_config_validation(field, value):
     with pytest.raises((TypeError, ValueError), match=field):
         TrainingConfig(**{field: value})
@@ -452,4 +453,20 @@ def test_sigkill_with_two_workers_then_resume_gives_identical_weights(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     assert "on 2 worker processes" in resumed.stderr
     assert_same_weights(reference, out)
+
+
+def test_token_type_embeddings_start_at_zero_unless_normal():
+    """The recipe's one change to BERT's initialisation (docs/results.md): segment embeddings
+    start at 0; "normal" keeps BERT's N(0, 0.02); the other weights are the same either way."""
+    from minibert.training.pretrain import prepare_data
+
+    config = TrainingConfig(**SMALL)
+    data = prepare_data(config, progress=quiet)
+    name = "bert.embeddings.token_type_embeddings.weight"
+    zero = dict(Trainer(config, data, progress=quiet).model.named_parameters())
+    normal = dict(Trainer(TrainingConfig(**{**SMALL, "token_type_init": "normal"}), data,
+                          progress=quiet).model.named_parameters())
+    assert config.token_type_init == "zero" and not zero[name].any()
+    assert 0.01 < float(normal[name].std()) < 0.03
+    assert all(np.array_equal(zero[k], normal[k]) for k in zero if k != name)
 

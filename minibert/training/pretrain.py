@@ -135,6 +135,11 @@ class Trainer:
         model_class = {"albert": AlbertForPreTraining, "electra": ElectraPreTrainer}.get(
             config.architecture, BertForPreTraining)
         self.model = model_class(_model_config(config, len(data.tokenizer)), seed=config.seed)
+        if config.token_type_init == "zero":
+            # Before the optimizer copies the weights into its flat buffer.
+            for name, weight in self.model.named_parameters():
+                if name.endswith("embeddings.token_type_embeddings.weight"):
+                    weight[...] = 0.0
         warmup = int(config.warmup_fraction * config.steps)
         schedule = make_schedule(config.schedule, config.learning_rate, warmup_steps=warmup,
                                  total_steps=config.steps,

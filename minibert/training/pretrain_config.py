@@ -58,6 +58,12 @@ class TrainingConfig:
     optimizer: str = "adamw"  # "adamw" or "adam_weight_decay" (Google's)
     weight_decay: float = 0.01  # decoupled; not applied to LayerNorm and biases
     max_grad_norm: float = 1.0  # global-norm clipping threshold
+    # The segment (token type) embeddings at the start: "zero", or "normal" like every other
+    # embedding (N(0, initializer_range), BERT's). Random ones give [CLS], which is of
+    # segment A, a head start at attending A alone; every head then stops reading segment B
+    # within a few hundred steps and next-sentence prediction waits, for a time that
+    # depends on the seed, until one reads it again (docs/results.md, the NSP plateau).
+    token_type_init: str = "zero"
     dropout: float = 0.0  # hidden and attention-probability dropout of the model (BERT: 0.1)
     dupe_factor: int = 5  # passes over the corpus when cutting instances (static masks)
     dynamic_masking: bool = False  # re-mask every epoch (RoBERTa) instead of static masks
@@ -88,6 +94,7 @@ class TrainingConfig:
 
     def __post_init__(self) -> None:
         for name, allowed in (("preset", list(PRESETS)), ("architecture", list(ARCHITECTURES)),
+                              ("token_type_init", ["zero", "normal"]),
                               ("objective", list(OBJECTIVES)),
                               ("schedule", list(SCHEDULES)), ("optimizer", list(OPTIMIZERS))):
             if getattr(self, name) not in allowed:
