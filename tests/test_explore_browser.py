@@ -9,6 +9,8 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -48,6 +50,10 @@ def browser():
     driver = webdriver.Chrome(service=webdriver.ChromeService(CHROMEDRIVER), options=options)
     driver.set_network_conditions(offline=True, latency=0, download_throughput=0,
                                   upload_throughput=0)
+    downloads = tempfile.mkdtemp(prefix="mbx-downloads-")
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior",
+                           {"behavior": "allow", "downloadPath": downloads})
+    driver.downloads = Path(downloads)
     yield driver
     driver.quit()
 
@@ -160,14 +166,31 @@ def test_timeline_slider_changes_the_picture(browser, toy_page):
     assert not errors(browser)
 
 
-def test_backward_aggregate_and_downloads_run_cleanly(browser, toy_page):
+def test_backward_and_aggregate_views(browser, toy_page):
     view(browser, "backward")
     assert len(browser.find_elements(By.CSS_SELECTOR, "svg.mbx-heatmap")) == 2
     view(browser, "aggregate")
     choose(browser, "source", "rollout")
+    assert "rollout up to layer" in browser.find_element(By.CSS_SELECTOR, "svg.mbx-heatmap").text
+    assert not errors(browser)
+
+
+def test_download_buttons_write_svg_and_png(browser, toy_page):
+    view(browser, "head")
+    choose(browser, "source", "head")
+    choose(browser, "layer", 1)
+    choose(browser, "head", 1)
     browser.find_element(By.CSS_SELECTOR, "button[name=download-svg]").click()
     browser.find_element(By.CSS_SELECTOR, "button[name=download-png]").click()
-    time.sleep(0.2)
+    svg, png = (browser.downloads / f"minibert-head-1-1.{suffix}" for suffix in ("svg", "png"))
+    for _ in range(100):
+        if svg.is_file() and png.is_file():
+            break
+        time.sleep(0.05)
+    labels = [element.text for element in ET.parse(svg).getroot().iter()
+              if element.tag.endswith("text")]
+    assert "[MASK]" in labels and "layer 1 · head 1" in labels
+    assert png.read_bytes().startswith(b"\x89PNG")
     assert not errors(browser)
 
 

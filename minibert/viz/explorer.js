@@ -550,6 +550,7 @@ var minibertExplore = (function () {
     function serialized(svg) {
       var copy = svg.cloneNode(true);
       copy.setAttribute("style", "background:#fff");
+      copy.setAttribute("font-family", "system-ui, sans-serif");  // the page's CSS stays behind
       return new XMLSerializer().serializeToString(copy);
     }
 
