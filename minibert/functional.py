@@ -28,7 +28,7 @@ from minibert.checks import (
 )
 
 __all__ = [
-    "erf",
+    "erf", "log_softmax",
     "linear_forward", "linear_backward",
     "embedding_forward", "embedding_backward",
     "layernorm_forward", "layernorm_backward",
@@ -516,6 +516,13 @@ def check_cross_entropy_inputs(logits, labels, ignore_index) -> np.ndarray:
     return labels
 
 
+def log_softmax(x: np.ndarray) -> np.ndarray:
+    """log softmax over the last axis, (..., C) -> (..., C): the shift by the row's largest
+    entry keeps exp from overflowing, and the log of the normalizer is taken once per row."""
+    shifted = x - x.max(axis=-1, keepdims=True)  # (..., C)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))  # (..., C)
+
+
 def cross_entropy_forward(logits: np.ndarray, labels, ignore_index: int = IGNORE_INDEX):
     """Mean negative log-likelihood over the labels that are not ``ignore_index``.
 
@@ -526,9 +533,7 @@ def cross_entropy_forward(logits: np.ndarray, labels, ignore_index: int = IGNORE
     labels = check_cross_entropy_inputs(logits, labels, ignore_index)
     valid = labels != ignore_index
     count = int(valid.sum())
-    shifted = logits - logits.max(axis=-1, keepdims=True)  # (..., C)
-    log_norm = np.log(np.exp(shifted).sum(axis=-1, keepdims=True))  # (..., 1)
-    log_probs = shifted - log_norm  # (..., C)
+    log_probs = log_softmax(logits)  # (..., C)
     safe_labels = np.where(valid, labels, 0)  # never index with ignore_index
     picked = np.take_along_axis(log_probs, safe_labels[..., None], axis=-1)[..., 0]  # (...)
     loss = -(picked * valid).sum() / max(count, 1)
@@ -615,11 +620,6 @@ def _scatter_rows(rows: np.ndarray, selected, input_shape: tuple) -> np.ndarray:
     return full
 
 
-def _log_softmax(x: np.ndarray) -> np.ndarray:
-    shifted = x - x.max(axis=-1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
-
-
 def soft_target_kl_forward(student_logits: np.ndarray, teacher_logits: np.ndarray, mask=None,
                            temperature: float = 2.0):
     """DistilBERT's distillation loss: T^2 * mean over selected rows of KL(p_t || p_s).
@@ -640,8 +640,8 @@ def soft_target_kl_forward(student_logits: np.ndarray, teacher_logits: np.ndarra
                                                           teacher_logits, mask)
     temperature = check_real("temperature", temperature, 0, above=True)
     count = student_rows.shape[0]
-    log_student = _log_softmax(student_rows / temperature)  # (M, V) log p_s
-    log_teacher = _log_softmax(teacher_rows / temperature)  # (M, V) log p_t
+    log_student = log_softmax(student_rows / temperature)  # (M, V) log p_s
+    log_teacher = log_softmax(teacher_rows / temperature)  # (M, V) log p_t
     teacher_probs = np.exp(log_teacher)  # (M, V) p_t
     kl_rows = (teacher_probs * (log_teacher - log_student)).sum(axis=-1)  # (M,)
     loss = temperature**2 * kl_rows.sum() / max(count, 1)

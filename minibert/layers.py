@@ -95,23 +95,24 @@ class Module:
         for name, child in self._modules.items():
             yield from child.named_modules(f"{prefix}.{name}" if prefix else name)
 
-    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, np.ndarray]]:
-        """Yield (HF name, array) for every parameter, each array once."""
+    def _named_parameters_and_gradients(self, prefix: str = ""):
+        """Yield (HF name, array, gradient buffer) for every parameter, each array once
+        (a tied array is listed under the first module that holds it)."""
         seen: set[int] = set()
         for module_name, module in self.named_modules(prefix):
             for name, value in module.params.items():
                 if id(value) not in seen:
                     seen.add(id(value))
-                    yield (f"{module_name}.{name}" if module_name else name), value
+                    full_name = f"{module_name}.{name}" if module_name else name
+                    yield full_name, value, module.grads[name]
+
+    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, np.ndarray]]:
+        """Yield (HF name, array) for every parameter, each array once."""
+        return ((name, value) for name, value, _ in self._named_parameters_and_gradients(prefix))
 
     def named_gradients(self, prefix: str = "") -> Iterator[tuple[str, np.ndarray]]:
         """Yield (HF name, gradient buffer), with the same names as ``named_parameters``."""
-        seen: set[int] = set()
-        for module_name, module in self.named_modules(prefix):
-            for name, value in module.params.items():
-                if id(value) not in seen:
-                    seen.add(id(value))
-                    yield (f"{module_name}.{name}" if module_name else name), module.grads[name]
+        return ((name, grad) for name, _, grad in self._named_parameters_and_gradients(prefix))
 
     def parameters(self) -> list[np.ndarray]:
         return [value for _, value in self.named_parameters()]
