@@ -995,3 +995,16 @@ def test_attention_figure_refuses_bad_attentions_and_tokens(batch):
     broken = (np.full_like(attentions[0], np.nan),) + attentions[1:]
     with pytest.raises(ValueError, match="NaN or infinite"):
         viz.attention_figure(broken, TOKENS, "model")
+
+
+@pytest.mark.parametrize("view", ["head", "layer", "model", "token", "average", "rollout"])
+def test_tick_labels_are_at_least_10_pt_for_a_lecture_sized_input(view):
+    # The lecture's sentence pair is 24 tokens: every view labels them at projector size.
+    rng = np.random.default_rng(24)
+    tokens = ["[CLS]"] + [f"w{i}" for i in range(22)] + ["[SEP]"]
+    attentions = softmax_attentions(rng, 2, 1, 2, np.ones((1, 24)))  # 2 layers, 2 heads
+    options = {"head": {"layer": 1, "head": 0}, "layer": {"layer": 0}, "token": {"token": 3}}
+    fig = viz.attention_figure(attentions, tokens, view, **options.get(view, {}))
+    sizes = [label.get_fontsize() for ax in fig.axes
+             for label in ax.get_xticklabels() + ax.get_yticklabels() if label.get_text()]
+    assert sizes and min(sizes) >= 10
