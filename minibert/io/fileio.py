@@ -26,6 +26,11 @@ from typing import IO, Any
 
 from minibert.checks import short_repr
 
+try:
+    import fcntl
+except ImportError:  # Windows: the lock is a file created exclusively, without liveness
+    fcntl = None
+
 __all__ = ["DuplicateKeyError", "FolderInUse", "RUN_FILES", "LOCK_NAME", "atomic_open",
            "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_folder",
            "folder_versions", "remove_folder", "strict_json_loads", "run_folder",
@@ -202,23 +207,57 @@ class FolderInUse(FileExistsError):
     """Another live process holds the run folder's lock."""
 
 
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # it exists, owned by someone else
-    return True
+def _lock_text(fd: int) -> str:
+    os.lseek(fd, 0, os.SEEK_SET)
+    return os.read(fd, 200).decode("utf-8", "replace").strip()
 
 
-def _read_lock(lock: Path) -> tuple[int | None, str]:
-    """(pid, host) written in a lock file; pid None when unreadable (a half-written lock)."""
-    try:
-        pid_text, _, host = lock.read_text(encoding="utf-8").partition(" ")
-        return int(pid_text), host.strip()
-    except (OSError, ValueError):
-        return None, ""
+def _holder(text: str) -> str:
+    """'pid N' (and its host when it is another machine) from a lock file's text."""
+    pid, _, host = text.partition(" ")
+    where = f" on {host}" if host and host != socket.gethostname() else ""
+    return f"pid {pid}{where}" if pid.isdigit() else "pid unknown"
+
+
+def _take_lock(lock: Path, argument: str, path: Path) -> tuple[int, str]:
+    """Hold ``lock`` (flock, released by the kernel when the holder dies); returns the open
+    descriptor and what the previous holder wrote in it ('' when it finished cleanly)."""
+    if fcntl is None:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            raise FolderInUse(f"{argument} {str(path)!r} is in use by a job "
+                              f"({_holder(lock.read_text(encoding='utf-8').strip())}); if "
+                              f"it no longer runs, delete {str(lock)!r}") from None
+        os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
+        return fd, ""
+    for _ in range(100):
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(_lock_text(fd))
+            os.close(fd)
+            raise FolderInUse(f"{argument} {str(path)!r} is in use by a running job "
+                              f"({holder}); wait for it to finish or stop it, or choose "
+                              f"another {argument}") from None
+        except BaseException:
+            os.close(fd)
+            raise
+        try:  # the holder before us may have removed the file after we opened it
+            current = os.path.samestat(os.fstat(fd), os.stat(lock))
+        except FileNotFoundError:
+            current = False
+        if not current:
+            os.close(fd)
+            continue
+        previous = _lock_text(fd)
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
+        return fd, previous
+    raise FolderInUse(f"{argument} {str(path)!r}: could not take its lock {LOCK_NAME}; other "
+                      f"jobs keep taking it")
 
 
 @contextlib.contextmanager
@@ -226,11 +265,13 @@ def run_folder(path: str | os.PathLike, argument: str = "--out",
                notice=None) -> Iterator[Path]:
     """Create (if needed) and lock the output folder ``path`` for the duration of a run.
 
-    The lock is the file ``.minibert.lock`` holding the pid and host of its holder, created
-    exclusively. A second run is refused while the holder lives (FolderInUse naming the
-    pid); a lock whose process died (same host) is taken over, and ``notice`` is told so.
-    Creating the lock also proves that the folder is writable before any work is done. If
-    the body fails and the folder was created here and holds nothing, it is removed again.
+    The lock is the file ``.minibert.lock``, held with ``flock`` (so the kernel releases it
+    when its process dies, however it dies) and holding the pid and host of its holder. A
+    second run is refused while the holder lives (FolderInUse naming the pid); the folder
+    of a run that died is taken over, and ``notice`` is told so. Creating the lock also
+    proves that the folder is writable before any work is done. The lock file is removed
+    at the end; if the body fails and the folder was created here and holds nothing, the
+    folder is removed too.
     """
     path = Path(path)
     if path.exists() and not path.is_dir():
@@ -238,42 +279,28 @@ def run_folder(path: str | os.PathLike, argument: str = "--out",
     created = [p for p in (path, *path.parents) if not p.exists()]
     path.mkdir(parents=True, exist_ok=True)
     lock = path / LOCK_NAME
-    host = socket.gethostname()
     try:
-        for _ in range(3):
-            try:
-                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            except FileExistsError:
-                pid, holder_host = _read_lock(lock)
-                if pid is not None and (holder_host != host or _process_alive(pid)):
-                    where = "" if holder_host == host else f" on {holder_host}"
-                    raise FolderInUse(f"{argument} {str(path)!r} is in use by a running job "
-                                      f"(pid {pid}{where}); wait for it to finish or stop "
-                                      f"it, or choose another {argument}") from None
-                if notice is not None:
-                    notice(f"a job (pid {pid}) that wrote into {str(path)!r} has died; "
-                           f"taking the folder over")
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(lock)
-                continue
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(f"{os.getpid()} {host}\n")
-            break
-        else:
-            raise FolderInUse(f"{argument} {str(path)!r}: could not take its lock "
-                              f"{LOCK_NAME}; another job keeps taking it")
+        fd, previous = _take_lock(lock, argument, path)
     except BaseException:
         _remove_created(created)
         raise
+    if previous and notice is not None:
+        notice(f"a job ({_holder(previous)}) that wrote into {str(path)!r} "
+               f"has died; taking the folder over")
     try:
         yield path
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(lock)
+        _release(lock, fd)
         _remove_created(created)
         raise
+    _release(lock, fd)
+
+
+def _release(lock: Path, fd: int) -> None:
+    # Removed while still held: a job that opened this file meanwhile sees it is gone.
     with contextlib.suppress(FileNotFoundError):
         os.unlink(lock)
+    os.close(fd)
 
 
 def _remove_created(created: list[Path]) -> None:
