@@ -1,7 +1,7 @@
 """minibert: BERT rebuilt in pure NumPy for teaching.
 
-Every layer has an explicit forward and backward pass (``minibert.functional``), proven
-by gradient checks (``minibert.gradcheck``); the layers compose into a real BERT
+Every layer has an explicit forward and backward pass (``minibert.functional``), checked
+against finite differences (``minibert.gradcheck``); the layers compose into a real BERT
 (``minibert.model``, its heads in ``minibert.heads``, what every model shares in
 ``minibert.base``) with HuggingFace's parameter names and numbers. BERT's relatives follow
 from the same layers in ``minibert.family``: ALBERT's factorised, shared layers, DistilBERT

@@ -69,14 +69,16 @@ def draw_figures(model_dir: Path, history: list[dict]) -> list[Path]:
     tokens = tokenizer.convert_ids_to_tokens(encoding["input_ids"][0].tolist())
     common = dict(token_type_ids=encoding["token_type_ids"][0],
                   attention_mask=encoding["attention_mask"][0])
-    last = model.config.num_hidden_layers - 1
+    # The head with a job (the best previous-token head), not a fixed index.
+    layer, head = viz.best_head(viz.head_job_scores(model, tokenizer, [HEATMAP_TEXT]),
+                                "previous token")
     figures = {
         "attention_head.png": viz.attention_figure(out.attentions, tokens, view="head",
-                                                   layer=last, head=0, **common),
+                                                   layer=layer, head=head, **common),
         "attention_layer.png": viz.attention_figure(out.attentions, tokens, view="layer",
-                                                    layer=last, **common),
+                                                    layer=layer, **common),
         "attention_rollout.png": viz.attention_figure(out.attentions, tokens, view="rollout",
-                                                      **common),
+                                                      vmax="auto", **common),
         "training_curves.png": viz.training_curves_figure(history),
     }
     return [viz.save_figure(fig, model_dir / name) for name, fig in figures.items()]

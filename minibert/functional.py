@@ -303,9 +303,10 @@ def check_gelu_inputs(x, approximate) -> None:
 def gelu_forward(x: np.ndarray, approximate: str = "none"):
     """GELU(x) = x * Phi(x). See docs/backprop.md#gelu.
 
-    approximate="none" is the exact erf form (HF "gelu"), Phi(x) = (1 + erf(x / sqrt 2)) / 2,
-    computed with the float64 ``erf`` for float32 input too; "tanh" is
-    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (HF "gelu_new", Google's BERT code).
+    approximate="none" is the exact erf form (HF "gelu", Google's BERT code as first
+    released), Phi(x) = (1 + erf(x / sqrt 2)) / 2, computed with the float64 ``erf`` for
+    float32 input too; "tanh" is 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (HF
+    "gelu_new", the form Google's code switched to later).
     Inputs: x (...). Output: (...). Cache: GeluCache(approximate, x, cdf, tanh_inner).
     """
     check_gelu_inputs(x, approximate)

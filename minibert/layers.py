@@ -461,7 +461,7 @@ class Dropout(Module):
 
 ACTIVATIONS = {
     "gelu": lambda: GELU("none"),  # exact erf form, HF's default
-    "gelu_new": lambda: GELU("tanh"),  # tanh form, Google's original BERT code
+    "gelu_new": lambda: GELU("tanh"),  # tanh form, as Google's BERT code later and OpenAI GPT
     "gelu_pytorch_tanh": lambda: GELU("tanh"),
     "relu": ReLU,
 }
