@@ -9,12 +9,19 @@ arguments and properties here too. Both come from ``minibert.hf_config``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from minibert.checks import exact_float, is_int, is_real, short_repr
-from minibert.hf_config import ClassifierLabels, HFConfigFile
+from minibert.checks import short_repr
+from minibert.hf_config import (
+    ClassifierLabels,
+    HFConfigFile,
+    check_extra,
+    check_pad_token_id,
+    dropout_fields,
+    positive_int_fields,
+    positive_real_fields,
+)
 from minibert.io.checkpoint import register_config_class
 
 __all__ = ["BertConfig", "BertFields", "PRESETS", "HIDDEN_ACTS"]
@@ -59,12 +66,9 @@ class BertFields:
     extra: dict[str, Any] = field(default_factory=dict)  # other config.json keys, kept as-is
 
     def __post_init__(self) -> None:
-        for name in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
-                     "intermediate_size", "max_position_embeddings", "type_vocab_size"):
-            value = getattr(self, name)
-            if not is_int(value) or value <= 0:
-                raise ValueError(f"{name} must be a positive integer, got {short_repr(value)}")
-            setattr(self, name, int(value))  # a NumPy integer would not go into config.json
+        positive_int_fields(self, ("vocab_size", "hidden_size", "num_hidden_layers",
+                                   "num_attention_heads", "intermediate_size",
+                                   "max_position_embeddings", "type_vocab_size"))
         if self.hidden_size % self.num_attention_heads:
             raise ValueError(
                 f"hidden_size ({short_repr(self.hidden_size)}) must be divisible by "
@@ -73,24 +77,10 @@ class BertFields:
         if not isinstance(self.hidden_act, str) or self.hidden_act not in HIDDEN_ACTS:
             raise ValueError(f"hidden_act must be one of {list(HIDDEN_ACTS)}, "
                              f"got {short_repr(self.hidden_act)}")
-        for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
-            value = getattr(self, name)
-            if not is_real(value) or not 0.0 <= value < 1.0:
-                raise ValueError(f"{name} must be a number in [0, 1), got {short_repr(value)}")
-            setattr(self, name, exact_float(name, value))
-        for name in ("initializer_range", "layer_norm_eps"):
-            value = getattr(self, name)
-            if not is_real(value) or not 0 < value < math.inf:
-                raise ValueError(f"{name} must be a finite number > 0, got {short_repr(value)}")
-            setattr(self, name, exact_float(name, value))
-        if self.pad_token_id is not None:
-            if not (is_int(self.pad_token_id) and 0 <= self.pad_token_id < self.vocab_size):
-                raise ValueError(f"pad_token_id must be an integer in [0, vocab_size="
-                                 f"{self.vocab_size}) or None, got {short_repr(self.pad_token_id)}")
-            self.pad_token_id = int(self.pad_token_id)
-        if not isinstance(self.extra, dict):
-            raise TypeError(f"extra must be a dict of other config keys, got "
-                            f"{type(self.extra).__name__} {short_repr(self.extra)}")
+        dropout_fields(self, ("hidden_dropout_prob", "attention_probs_dropout_prob"))
+        positive_real_fields(self, ("initializer_range", "layer_norm_eps"))
+        check_pad_token_id(self)
+        check_extra(self)
         embedding_type = self.extra.get("position_embedding_type", "absolute")
         if embedding_type != "absolute":
             raise ValueError(f"position_embedding_type must be 'absolute' (the only kind "

@@ -16,17 +16,19 @@ the plain dataclass of its fields; the bases come first so that ``ClassifierLabe
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 from collections.abc import Sequence
 from typing import Any
 
-from minibert.checks import check_int, is_int, short_repr
+from minibert.checks import check_int, exact_float, is_int, is_real, short_repr
 from minibert.io.checkpoint import CONFIG_CLASSES
 from minibert.io.fileio import atomic_write_json, read_json_object
 
 __all__ = ["HFConfigFile", "ClassifierLabels", "DEFAULT_LABELS", "LABEL_KEYS", "with_labels",
-           "label_names"]
+           "label_names", "positive_int_fields", "dropout_fields", "positive_real_fields",
+           "check_pad_token_id", "check_extra"]
 
 
 class ClassifierLabels:
@@ -234,3 +236,48 @@ def _check_names(argument: str, names: list) -> None:
     if len(set(names)) != len(names):
         repeated = next(name for name in names if names.count(name) > 1)
         raise ValueError(f"{argument}: label names must be distinct, got {repeated!r} twice")
+
+
+# -- field checks shared by the config dataclasses -------------------------------------------
+
+def positive_int_fields(config, names) -> None:
+    """Each field in ``names`` a positive int (a NumPy integer would not go into config.json)."""
+    for name in names:
+        value = getattr(config, name)
+        if not is_int(value) or value <= 0:
+            raise ValueError(f"{name} must be a positive integer, got {short_repr(value)}")
+        setattr(config, name, int(value))
+
+
+def dropout_fields(config, names) -> None:
+    """Each field in ``names`` a probability in [0, 1), as a float."""
+    for name in names:
+        value = getattr(config, name)
+        if not is_real(value) or not 0.0 <= value < 1.0:
+            raise ValueError(f"{name} must be a number in [0, 1), got {short_repr(value)}")
+        setattr(config, name, exact_float(name, value))
+
+
+def positive_real_fields(config, names) -> None:
+    """Each field in ``names`` a finite number > 0, as a float."""
+    for name in names:
+        value = getattr(config, name)
+        if not is_real(value) or not 0 < value < math.inf:
+            raise ValueError(f"{name} must be a finite number > 0, got {short_repr(value)}")
+        setattr(config, name, exact_float(name, value))
+
+
+def check_pad_token_id(config) -> None:
+    """``pad_token_id`` None or a row of the word table."""
+    if config.pad_token_id is not None:
+        if not (is_int(config.pad_token_id) and 0 <= config.pad_token_id < config.vocab_size):
+            raise ValueError(f"pad_token_id must be an integer in [0, vocab_size="
+                             f"{config.vocab_size}) or None, got {short_repr(config.pad_token_id)}")
+        config.pad_token_id = int(config.pad_token_id)
+
+
+def check_extra(config) -> None:
+    """``extra``, the config.json keys that are not fields, a dict."""
+    if not isinstance(config.extra, dict):
+        raise TypeError(f"extra must be a dict of other config keys, got "
+                        f"{type(config.extra).__name__} {short_repr(config.extra)}")

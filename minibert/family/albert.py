@@ -64,15 +64,11 @@ from minibert.checks import (
     as_int_array,
     check_ids,
     check_real,
-    exact_float,
-    is_int,
-    is_real,
-    short_repr,
 )
 from minibert.config import PRESETS, BertFields
 from minibert.heads.pretraining import BertWithHeads, MaskedLMCache
 from minibert.heads.tasks import PooledClassifier, label_config
-from minibert.hf_config import ClassifierLabels, HFConfigFile
+from minibert.hf_config import ClassifierLabels, HFConfigFile, dropout_fields, positive_int_fields
 from minibert.io.checkpoint import register_config_class
 from minibert.layers import (
     CrossEntropyLoss,
@@ -134,11 +130,7 @@ class _AlbertFields(BertFields):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for name in ("embedding_size", "num_hidden_groups", "inner_group_num"):
-            value = getattr(self, name)
-            if not is_int(value) or value <= 0:
-                raise ValueError(f"{name} must be a positive integer, got {short_repr(value)}")
-            setattr(self, name, int(value))
+        positive_int_fields(self, ("embedding_size", "num_hidden_groups", "inner_group_num"))
         if self.embedding_size > self.hidden_size:
             raise ValueError(
                 f"embedding_size ({self.embedding_size}) must be at most hidden_size "
@@ -149,11 +141,7 @@ class _AlbertFields(BertFields):
                 f"num_hidden_layers ({self.num_hidden_layers}) must be divisible by "
                 f"num_hidden_groups ({self.num_hidden_groups}): each group runs "
                 f"L/G consecutive layers; allowed group counts divide {self.num_hidden_layers}")
-        value = self.classifier_dropout_prob
-        if not is_real(value) or not 0.0 <= value < 1.0:
-            raise ValueError(f"classifier_dropout_prob must be a number in [0, 1), "
-                             f"got {short_repr(value)}")
-        self.classifier_dropout_prob = exact_float("classifier_dropout_prob", value)
+        dropout_fields(self, ("classifier_dropout_prob",))
 
 
 class AlbertConfig(HFConfigFile, ClassifierLabels, _AlbertFields):

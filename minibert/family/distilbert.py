@@ -31,7 +31,6 @@ I feed-forward size (``hidden_dim``), V vocabulary size, M number of selected po
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,15 +50,20 @@ from minibert.checks import (
     IGNORE_INDEX,
     as_int_array,
     check_ids,
-    exact_float,
-    is_int,
-    is_real,
     short_repr,
 )
 from minibert.config import HIDDEN_ACTS
 from minibert.heads.pretraining import MaskedLMCache
 from minibert.heads.tasks import LabelledHead, label_config
-from minibert.hf_config import ClassifierLabels, HFConfigFile
+from minibert.hf_config import (
+    ClassifierLabels,
+    HFConfigFile,
+    check_extra,
+    check_pad_token_id,
+    dropout_fields,
+    positive_int_fields,
+    positive_real_fields,
+)
 from minibert.io.checkpoint import register_config_class
 from minibert.layers import (
     CrossEntropyLoss,
@@ -115,12 +119,8 @@ class _DistilBertFields:
     extra: dict[str, Any] = field(default_factory=dict)  # other config.json keys, kept as-is
 
     def __post_init__(self) -> None:
-        for name in ("vocab_size", "max_position_embeddings", "n_layers", "n_heads", "dim",
-                     "hidden_dim"):
-            value = getattr(self, name)
-            if not is_int(value) or value <= 0:
-                raise ValueError(f"{name} must be a positive integer, got {short_repr(value)}")
-            setattr(self, name, int(value))
+        positive_int_fields(self, ("vocab_size", "max_position_embeddings", "n_layers",
+                                   "n_heads", "dim", "hidden_dim"))
         if self.dim % self.n_heads:
             raise ValueError(f"dim ({self.dim}) must be divisible by n_heads ({self.n_heads}); "
                              f"allowed head counts divide {self.dim}")
@@ -130,24 +130,10 @@ class _DistilBertFields:
         if not isinstance(self.activation, str) or self.activation not in HIDDEN_ACTS:
             raise ValueError(f"activation must be one of {list(HIDDEN_ACTS)}, "
                              f"got {short_repr(self.activation)}")
-        for name in ("dropout", "attention_dropout", "qa_dropout", "seq_classif_dropout"):
-            value = getattr(self, name)
-            if not is_real(value) or not 0.0 <= value < 1.0:
-                raise ValueError(f"{name} must be a number in [0, 1), got {short_repr(value)}")
-            setattr(self, name, exact_float(name, value))
-        value = self.initializer_range
-        if not is_real(value) or not 0 < value < math.inf:
-            raise ValueError(f"initializer_range must be a finite number > 0, got "
-                             f"{short_repr(value)}")
-        self.initializer_range = exact_float("initializer_range", value)
-        if self.pad_token_id is not None:
-            if not (is_int(self.pad_token_id) and 0 <= self.pad_token_id < self.vocab_size):
-                raise ValueError(f"pad_token_id must be an integer in [0, vocab_size="
-                                 f"{self.vocab_size}) or None, got {short_repr(self.pad_token_id)}")
-            self.pad_token_id = int(self.pad_token_id)
-        if not isinstance(self.extra, dict):
-            raise TypeError(f"extra must be a dict of other config keys, got "
-                            f"{type(self.extra).__name__} {short_repr(self.extra)}")
+        dropout_fields(self, ("dropout", "attention_dropout", "qa_dropout", "seq_classif_dropout"))
+        positive_real_fields(self, ("initializer_range",))
+        check_pad_token_id(self)
+        check_extra(self)
         if self.extra.get("tie_word_embeddings", True) is not True:
             raise ValueError(f"tie_word_embeddings must be true (minibert always ties "
                              f"vocab_projector to the word embeddings), got "

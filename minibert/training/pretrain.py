@@ -43,6 +43,7 @@ from minibert.io.fileio import (
     remove_folder,
     run_folder,
 )
+from minibert.kernels import fast_kernels_for_job
 from minibert.training.loop import TrainingDiverged, train_step
 from minibert.training.optim import make_optimizer
 from minibert.training.parallel import DataParallel
@@ -430,7 +431,7 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
                                 f"resume")
     # The folder is locked for the whole run: a second run into it is refused while this
     # one lives (and may take over once it has died).
-    with run_folder(out_dir, notice=progress):
+    with run_folder(out_dir, notice=progress), fast_kernels_for_job(progress):
         return _pretrain_locked(config, out_dir, resume, overwrite, progress, step_hook,
                                 resume_command)
 
