@@ -877,7 +877,7 @@ def test_contextual_similarity_figure_draws_each_pair_and_the_means(contexts):
     np.testing.assert_allclose(
         lines["same sense (mean of 2)"].get_ydata(), (similarity[:, 0, 2] + similarity[:, 1, 3]) / 2
     )
-    assert tick_texts(ax.get_xticklabels()) == ["emb", "1", "2", "3", "4"]
+    assert tick_texts(ax.get_xticklabels()) == ["emb", "0", "1", "2", "3"]  # after layer l, from 0
 
 
 def test_a_zero_vector_gives_similarity_zero_not_nan():

@@ -181,8 +181,9 @@ def contextual_similarity_figure(
                 marker="o" if is_same else "s",
                 label=f"{group} (mean of {len(chosen)})",
             )
-        ax.set_xticks(layers, ["emb"] + [str(layer) for layer in range(1, n_states)])
-        ax.set_xlabel("after encoder layer, counted from 1 (emb = embedding output)")
+        # hidden_states[l + 1] is the output of encoder layer l, counted from 0 as everywhere.
+        ax.set_xticks(layers, ["emb"] + [str(layer) for layer in range(n_states - 1)])
+        ax.set_xlabel("after encoder layer, counted from 0 (emb = embedding output)")
         ax.set_ylabel("cosine similarity")
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
