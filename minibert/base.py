@@ -77,6 +77,20 @@ class PretrainedModel:
     base_model_prefix = "bert"
     head_prefixes = checkpoint.HEAD_PREFIXES
 
+    def adopt_config(self, config, seed: int, dtype, init: Initializer | None = None
+                     ) -> Initializer:
+        """Check that ``config`` is a ``config_class``, keep it as ``self.config``; returns
+        the initializer of the model's layers (``init`` when an enclosing model passes its own).
+        """
+        if not isinstance(config, self.config_class):
+            name = self.config_class.__name__
+            article = "an" if name[0] in "AEIOU" else "a"
+            raise TypeError(f"config must be {article} {name}, got {type(config).__name__}")
+        init = init or make_init(config, seed, dtype)
+        self.config = config
+        self.dropout_rng = init.dropout_rng
+        return init
+
     @classmethod
     def from_pretrained(cls, directory, dtype=np.float32, seed: int = 0, **kwargs):
         """Load a checkpoint folder (config.json + model.safetensors), ours or HF's."""

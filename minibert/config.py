@@ -12,16 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from minibert import hf_config
 from minibert.checks import short_repr
-from minibert.hf_config import (
-    ClassifierLabels,
-    HFConfigFile,
-    check_extra,
-    check_pad_token_id,
-    dropout_fields,
-    positive_int_fields,
-    positive_real_fields,
-)
+from minibert.hf_config import ClassifierLabels, HFConfigFile
 from minibert.io.checkpoint import register_config_class
 
 __all__ = ["BertConfig", "BertFields", "PRESETS", "HIDDEN_ACTS"]
@@ -66,9 +59,9 @@ class BertFields:
     extra: dict[str, Any] = field(default_factory=dict)  # other config.json keys, kept as-is
 
     def __post_init__(self) -> None:
-        positive_int_fields(self, ("vocab_size", "hidden_size", "num_hidden_layers",
-                                   "num_attention_heads", "intermediate_size",
-                                   "max_position_embeddings", "type_vocab_size"))
+        hf_config.positive_int_fields(self, ("vocab_size", "hidden_size", "num_hidden_layers",
+                                             "num_attention_heads", "intermediate_size",
+                                             "max_position_embeddings", "type_vocab_size"))
         if self.hidden_size % self.num_attention_heads:
             raise ValueError(
                 f"hidden_size ({short_repr(self.hidden_size)}) must be divisible by "
@@ -77,10 +70,10 @@ class BertFields:
         if not isinstance(self.hidden_act, str) or self.hidden_act not in HIDDEN_ACTS:
             raise ValueError(f"hidden_act must be one of {list(HIDDEN_ACTS)}, "
                              f"got {short_repr(self.hidden_act)}")
-        dropout_fields(self, ("hidden_dropout_prob", "attention_probs_dropout_prob"))
-        positive_real_fields(self, ("initializer_range", "layer_norm_eps"))
-        check_pad_token_id(self)
-        check_extra(self)
+        hf_config.dropout_fields(self, ("hidden_dropout_prob", "attention_probs_dropout_prob"))
+        hf_config.positive_real_fields(self, ("initializer_range", "layer_norm_eps"))
+        hf_config.check_pad_token_id(self)
+        hf_config.check_extra(self)
         embedding_type = self.extra.get("position_embedding_type", "absolute")
         if embedding_type != "absolute":
             raise ValueError(f"position_embedding_type must be 'absolute' (the only kind "

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minibert.base import BertModelOutput, Initializer, PretrainedModel, ShapeCache, make_init
+from minibert.base import BertModelOutput, Initializer, PretrainedModel, ShapeCache
 from minibert.checks import as_int_array, check_ids
 from minibert.config import BertConfig
 from minibert.layers import (
@@ -310,11 +310,7 @@ class BertModel(PretrainedModel, Module):
         _init: Initializer | None = None,
     ) -> None:
         super().__init__()
-        if not isinstance(config, BertConfig):
-            raise TypeError(f"config must be a BertConfig, got {type(config).__name__}")
-        init = _init or make_init(config, seed, dtype)
-        self.config = config
-        self.dropout_rng = init.dropout_rng
+        init = self.adopt_config(config, seed, dtype, _init)
         self.embeddings = BertEmbeddings(init)
         self.encoder = BertEncoder(init)
         self.pooler = BertPooler(init) if add_pooling_layer else None

@@ -49,6 +49,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from minibert import hf_config
 from minibert.base import (
     BertForPreTrainingOutput,
     BertModelOutput,
@@ -57,7 +58,6 @@ from minibert.base import (
     MaskedLMOutput,
     PretrainedModel,
     ShapeCache,
-    make_init,
     preserved_caches,
 )
 from minibert.checks import (
@@ -68,7 +68,7 @@ from minibert.checks import (
 from minibert.config import PRESETS, BertFields
 from minibert.heads.pretraining import BertWithHeads, MaskedLMCache
 from minibert.heads.tasks import PooledClassifier, label_config
-from minibert.hf_config import ClassifierLabels, HFConfigFile, dropout_fields, positive_int_fields
+from minibert.hf_config import ClassifierLabels, HFConfigFile
 from minibert.io.checkpoint import register_config_class
 from minibert.layers import (
     CrossEntropyLoss,
@@ -130,7 +130,8 @@ class _AlbertFields(BertFields):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        positive_int_fields(self, ("embedding_size", "num_hidden_groups", "inner_group_num"))
+        hf_config.positive_int_fields(self, ("embedding_size", "num_hidden_groups",
+                                             "inner_group_num"))
         if self.embedding_size > self.hidden_size:
             raise ValueError(
                 f"embedding_size ({self.embedding_size}) must be at most hidden_size "
@@ -141,7 +142,7 @@ class _AlbertFields(BertFields):
                 f"num_hidden_layers ({self.num_hidden_layers}) must be divisible by "
                 f"num_hidden_groups ({self.num_hidden_groups}): each group runs "
                 f"L/G consecutive layers; allowed group counts divide {self.num_hidden_layers}")
-        dropout_fields(self, ("classifier_dropout_prob",))
+        hf_config.dropout_fields(self, ("classifier_dropout_prob",))
 
 
 class AlbertConfig(HFConfigFile, ClassifierLabels, _AlbertFields):
@@ -417,11 +418,7 @@ class AlbertModel(PretrainedModel, Module):
     def __init__(self, config: AlbertConfig, seed: int = 0, dtype=np.float32,
                  add_pooling_layer: bool = True, *, _init: Initializer | None = None) -> None:
         super().__init__()
-        if not isinstance(config, AlbertConfig):
-            raise TypeError(f"config must be an AlbertConfig, got {type(config).__name__}")
-        init = _init or make_init(config, seed, dtype)
-        self.config = config
-        self.dropout_rng = init.dropout_rng
+        init = self.adopt_config(config, seed, dtype, _init)
         self.embeddings = AlbertEmbeddings(init)
         self.encoder = AlbertTransformer(init)
         self.pooler = self.pooler_activation = None
@@ -567,11 +564,7 @@ class _AlbertWithHeads(BertWithHeads):
     def _build_albert(self, config: AlbertConfig, seed: int, dtype,
                       add_pooling_layer: bool = True) -> Initializer:
         """Set ``config`` and ``albert``; returns the initializer for the heads."""
-        if not isinstance(config, AlbertConfig):
-            raise TypeError(f"config must be an AlbertConfig, got {type(config).__name__}")
-        init = make_init(config, seed, dtype)
-        self.config = config
-        self.dropout_rng = init.dropout_rng
+        init = self.adopt_config(config, seed, dtype)
         self.albert = AlbertModel(config, add_pooling_layer=add_pooling_layer, _init=init)
         return init
 
@@ -709,8 +702,6 @@ class AlbertForSequenceClassification(PooledClassifier, _AlbertWithHeads):
     def __init__(self, config: AlbertConfig, seed: int = 0, dtype=np.float32, num_labels=None,
                  id2label=None) -> None:
         super().__init__()
-        if not isinstance(config, AlbertConfig):
-            raise TypeError(f"config must be an AlbertConfig, got {type(config).__name__}")
         config = label_config(config, num_labels, id2label)
         init = self._build_albert(config, seed, dtype, add_pooling_layer=True)
         self.dropout = init.dropout(config.classifier_dropout_prob)

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from minibert import hf_config
 from minibert.base import (
     Initializer,
     LazyLogits,
@@ -43,7 +44,6 @@ from minibert.base import (
     PretrainedModel,
     SequenceClassifierOutput,
     ShapeCache,
-    make_init,
     preserved_caches,
 )
 from minibert.checks import (
@@ -55,15 +55,7 @@ from minibert.checks import (
 from minibert.config import HIDDEN_ACTS
 from minibert.heads.pretraining import MaskedLMCache
 from minibert.heads.tasks import LabelledHead, label_config
-from minibert.hf_config import (
-    ClassifierLabels,
-    HFConfigFile,
-    check_extra,
-    check_pad_token_id,
-    dropout_fields,
-    positive_int_fields,
-    positive_real_fields,
-)
+from minibert.hf_config import ClassifierLabels, HFConfigFile
 from minibert.io.checkpoint import register_config_class
 from minibert.layers import (
     CrossEntropyLoss,
@@ -119,8 +111,8 @@ class _DistilBertFields:
     extra: dict[str, Any] = field(default_factory=dict)  # other config.json keys, kept as-is
 
     def __post_init__(self) -> None:
-        positive_int_fields(self, ("vocab_size", "max_position_embeddings", "n_layers",
-                                   "n_heads", "dim", "hidden_dim"))
+        hf_config.positive_int_fields(self, ("vocab_size", "max_position_embeddings", "n_layers",
+                                             "n_heads", "dim", "hidden_dim"))
         if self.dim % self.n_heads:
             raise ValueError(f"dim ({self.dim}) must be divisible by n_heads ({self.n_heads}); "
                              f"allowed head counts divide {self.dim}")
@@ -130,10 +122,11 @@ class _DistilBertFields:
         if not isinstance(self.activation, str) or self.activation not in HIDDEN_ACTS:
             raise ValueError(f"activation must be one of {list(HIDDEN_ACTS)}, "
                              f"got {short_repr(self.activation)}")
-        dropout_fields(self, ("dropout", "attention_dropout", "qa_dropout", "seq_classif_dropout"))
-        positive_real_fields(self, ("initializer_range",))
-        check_pad_token_id(self)
-        check_extra(self)
+        hf_config.dropout_fields(self, ("dropout", "attention_dropout", "qa_dropout",
+                                        "seq_classif_dropout"))
+        hf_config.positive_real_fields(self, ("initializer_range",))
+        hf_config.check_pad_token_id(self)
+        hf_config.check_extra(self)
         if self.extra.get("tie_word_embeddings", True) is not True:
             raise ValueError(f"tie_word_embeddings must be true (minibert always ties "
                              f"vocab_projector to the word embeddings), got "
@@ -372,21 +365,13 @@ class _DistilBertCheckpointIO(PretrainedModel):
     head_prefixes = ("vocab_transform.", "vocab_layer_norm.", "vocab_projector.")
 
 
-def _check_config(config) -> None:
-    if not isinstance(config, DistilBertConfig):
-        raise TypeError(f"config must be a DistilBertConfig, got {type(config).__name__}")
-
-
 class DistilBertModel(_DistilBertCheckpointIO, Module):
     """Embeddings and the transformer stack: HF ``DistilBertModel``."""
 
     def __init__(self, config: DistilBertConfig, seed: int = 0, dtype=np.float32, *,
                  _init: Initializer | None = None) -> None:
         super().__init__()
-        _check_config(config)
-        init = _init or make_init(config, seed, dtype)
-        self.config = config
-        self.dropout_rng = init.dropout_rng
+        init = self.adopt_config(config, seed, dtype, _init)
         self.embeddings = DistilBertEmbeddings(init)
         self.transformer = DistilBertTransformer(init)
 
@@ -461,10 +446,7 @@ class DistilBertForMaskedLM(_DistilBertCheckpointIO, Module):
 
     def __init__(self, config: DistilBertConfig, seed: int = 0, dtype=np.float32) -> None:
         super().__init__()
-        _check_config(config)
-        init = make_init(config, seed, dtype)
-        self.config = config
-        self.dropout_rng = init.dropout_rng
+        init = self.adopt_config(config, seed, dtype)
         self.distilbert = DistilBertModel(config, _init=init)
         self.vocab_transform = init.linear(config.dim, config.dim)
         self.activation = get_activation(config.activation)
@@ -555,11 +537,8 @@ class DistilBertForSequenceClassification(_DistilBertCheckpointIO, LabelledHead)
     def __init__(self, config: DistilBertConfig, seed: int = 0, dtype=np.float32,
                  num_labels=None, id2label=None) -> None:
         super().__init__()
-        _check_config(config)
         config = label_config(config, num_labels, id2label)
-        init = make_init(config, seed, dtype)
-        self.config = config
-        self.dropout_rng = init.dropout_rng
+        init = self.adopt_config(config, seed, dtype)
         self.distilbert = DistilBertModel(config, _init=init)
         # Attribute order = HF's, so named_parameters() lists them in HF's order.
         self.pre_classifier = init.linear(config.dim, config.dim)

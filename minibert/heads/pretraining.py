@@ -28,7 +28,6 @@ from minibert.base import (
     NextSentencePredictorOutput,
     PretrainedModel,
     ShapeCache,
-    make_init,
     preserved_caches,
 )
 from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, check_real
@@ -155,9 +154,7 @@ class BertWithHeads(PretrainedModel, Module):
     def _build_bert(self, config: BertConfig, seed: int, dtype,
                     add_pooling_layer: bool = True) -> Initializer:
         """Set ``config`` and ``bert``; returns the initializer for the heads."""
-        init = make_init(config, seed, dtype)
-        self.config = config
-        self.dropout_rng = init.dropout_rng
+        init = self.adopt_config(config, seed, dtype)
         self.bert = BertModel(config, add_pooling_layer=add_pooling_layer, _init=init)
         return init
 
