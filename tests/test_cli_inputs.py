@@ -159,6 +159,18 @@ def test_bounds_name_the_argument(command, message, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("content, message", [
+    (b"\xff\xfe not utf-8", "is not valid UTF-8: byte 0xff at byte offset 0"),
+    (b"one document only.\nno blank line.\n", "has 1 document; the nsp objective"),
+])
+def test_corpus_errors_name_corpus_and_come_first(tmp_path, content, message):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(content)
+    result = cli("pretrain", "-o", str(tmp_path / "run"), "--corpus", str(corpus))
+    refused(result, f"--corpus {str(corpus)!r}", message)
+    assert "resume" not in result.stderr and not (tmp_path / "run").exists()
+
+
 def test_demo_with_zero_steps_is_one_line(tmp_path):
     result = subprocess.run([sys.executable, "-m", "minibert.demo", "--steps", "0", "--out",
                              str(tmp_path / "demo")], capture_output=True, text=True,
