@@ -71,7 +71,7 @@ class _HelpFormatter(argparse.HelpFormatter):
         text = action.help or ""
         if (action.option_strings and action.default is not None
                 and action.default is not False and action.default != argparse.SUPPRESS
-                and "default" not in text):
+                and "(default" not in text):
             text += (" " if text else "") + "(default: %(default)s)"
         return text
 
@@ -88,7 +88,9 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (exit 2), as every other error."""
 
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault("formatter_class", _HelpFormatter)
+        # argparse's own ArgumentDefaultsHelpFormatter would print "(default: None)"
+        if kwargs.get("formatter_class") in (None, argparse.ArgumentDefaultsHelpFormatter):
+            kwargs["formatter_class"] = _HelpFormatter
         super().__init__(*args, **kwargs)
 
     def add_argument(self, *args, **kwargs):

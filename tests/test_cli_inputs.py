@@ -66,7 +66,7 @@ def test_every_help_shows_every_default_and_no_old_spelling():
         for action in parser._actions:
             if not action.option_strings or action.default in (None, False, "==SUPPRESS=="):
                 continue
-            assert "default" in (action.help or "") or \
+            assert "(default" in (action.help or "") or \
                 f"(default:{action.default})".replace(" ", "") in "".join(text.split()), \
                 (name, action.dest)
         for alias in HIDDEN_ALIASES:
