@@ -627,6 +627,7 @@ def _run_fill_mask(args) -> int:
     from minibert.heads import BertForMaskedLM
     from minibert.io.checkpoint import config_class_of, load_tokenizer
 
+    _bounded(args.top_k, "--top-k", minimum=1)
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
         tokenizer = load_tokenizer(folder)
@@ -788,12 +789,16 @@ def _add_figures(subparsers) -> None:
 def _run_figures(args) -> int:
     _out_path(args.out, "-o")
     _bounded(args.dpi, "--dpi", *DPI_RANGE)
+    formats = tuple(f.strip().lower() for f in args.formats.split(",") if f.strip())
+    allowed = ("png", "svg", "pdf")
+    if not formats or any(f not in allowed for f in formats):
+        raise CommandError(f"--formats must be a comma-separated choice of "
+                           f"{', '.join(allowed)}, got {args.formats[:40]!r}")
     from minibert.viz.lecture_set import write_lecture_figures
 
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
         _require_mlm_head(folder, args.model, "figures")
-    formats = tuple(f.strip().lower() for f in args.formats.split(",") if f.strip())
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise CommandError(f"-o {args.out!r} is a file; expected a folder for the figures")

@@ -151,6 +151,10 @@ def test_an_unusable_out_is_refused_before_any_work(command, marker, tmp_path):
     (["finetune", "--task", "classify", "-o", "run", "--train-size", "10000000"],
      "--train-size must be <= 100,000, got 10,000,000"),
     (["gradcheck", "--seed", "-1"], "--seed must be >= 0, got -1"),
+    (["fill-mask", "a [MASK]", "--model", "tiny-toy", "--top-k", "0"],
+     "--top-k must be >= 1, got 0"),
+    (["figures", "--model", "tiny-toy", "-o", "figs", "--formats", "png,gif"],
+     "--formats must be a comma-separated choice of png, svg, pdf, got 'png,gif'"),
     (["pretrain", "-o", "run", "--steps", "many"], "argument --steps: invalid int value"),
 ])
 def test_bounds_name_the_argument(command, message, tmp_path):
