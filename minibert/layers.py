@@ -245,20 +245,28 @@ class Linear(Module):
 
 
 class TiedLinear(Module):
-    """y = x @ weight.T + bias with a weight that belongs to another module.
+    """y = x @ table.T + bias, the table an Embedding's weight (V, in): the MLM decoder.
 
-    The MLM decoder reuses the word-embedding table: the weight is passed to each forward
-    and its gradient returned, for the caller to add into the owner's buffer.
+    The table is not a child (it is listed once, under the embeddings); the backward adds
+    its gradient into the table's own buffer, where the lookup's gradient also goes. The
+    bias belongs to the head that holds this layer (HF names it ``cls.predictions.bias``).
     """
 
-    def forward(self, x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
-        """x (..., in), weight (out, in), bias (out,) or None -> (..., out)."""
-        out, self.cache = pair_function("linear_forward")(x, weight, bias)
+    def __init__(self, embedding: Embedding) -> None:
+        super().__init__()
+        object.__setattr__(self, "embedding", embedding)  # tied, not a child
+
+    def forward(self, x: np.ndarray, bias: np.ndarray) -> np.ndarray:
+        """x (..., in), bias (V,) -> logits (..., V)."""
+        out, self.cache = pair_function("linear_forward")(x, self.embedding.params["weight"],
+                                                          bias)
         return out
 
     def backward(self, dout: np.ndarray):
-        """dout (..., out) -> (dx (..., in), dweight (out, in), dbias (out,) or None)."""
-        return pair_function("linear_backward")(dout, self.cache)
+        """dout (..., V) -> (dx (..., in), dbias (V,)); adds into the table's gradient."""
+        dx, dweight, dbias = pair_function("linear_backward")(dout, self.cache)
+        self.embedding.grads["weight"] += dweight  # tied: the two uses' gradients add
+        return dx, dbias
 
 
 class QKVProjection(Module):

@@ -297,7 +297,7 @@ def test_tied_gradient_is_the_sum_of_both_uses():
     decoder = Embedding(*word.params["weight"].shape, np.random.default_rng(0),
                         dtype=np.float64)
     decoder.params["weight"][...] = word.params["weight"]
-    object.__setattr__(untied.cls.predictions, "word_embeddings", decoder)
+    object.__setattr__(untied.cls.predictions.decoder, "embedding", decoder)
     untied(**batch)
     untied.zero_grad()
     untied.backward()

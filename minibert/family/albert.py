@@ -487,18 +487,21 @@ class AlbertMLMHead(Module):
         self.LayerNorm = _NarrowInit(init).layer_norm()
         self.dense = init.linear(config.hidden_size, config.embedding_size)
         self.activation = get_activation(config.hidden_act)
-        object.__setattr__(self, "word_embeddings", word_embeddings)  # tied, not a child
-        self.decoder = TiedLinear()
+        self.decoder = TiedLinear(word_embeddings)
+
+    @property
+    def word_embeddings(self) -> Embedding:
+        """The word-embedding module whose table the decoder reads (tied, not a child)."""
+        return self.decoder.embedding
 
     def forward(self, hidden_states: np.ndarray) -> np.ndarray:
         """(..., H) -> logits (..., V)."""
         narrowed = self.LayerNorm(self.activation(self.dense(hidden_states)))  # (..., E)
-        return self.decoder(narrowed, self.word_embeddings.params["weight"], self.params["bias"])
+        return self.decoder(narrowed, self.params["bias"])
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """dout (..., V) -> d hidden_states (..., H)."""
-        d_narrowed, d_decoder_weight, d_bias = self.decoder.backward(dout)
-        self.word_embeddings.grads["weight"] += d_decoder_weight  # tied: gradients add
+        d_narrowed, d_bias = self.decoder.backward(dout)  # adds into the word table
         self.grads["bias"] += d_bias
         return self.dense.backward(self.activation.backward(self.LayerNorm.backward(d_narrowed)))
 

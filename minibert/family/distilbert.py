@@ -421,17 +421,19 @@ class DistilBertVocabProjector(Module):
     def __init__(self, init: Initializer, word_embeddings: Embedding) -> None:
         super().__init__()
         self.add_parameter("bias", np.zeros(init.config.vocab_size, dtype=init.dtype))
-        object.__setattr__(self, "word_embeddings", word_embeddings)  # tied, not a child
-        self.decoder = TiedLinear()
+        self.decoder = TiedLinear(word_embeddings)
+
+    @property
+    def word_embeddings(self) -> Embedding:
+        """The word-embedding module whose table the decoder reads (tied, not a child)."""
+        return self.decoder.embedding
 
     def forward(self, hidden_states: np.ndarray) -> np.ndarray:
         """(..., H) -> logits (..., V)."""
-        return self.decoder(hidden_states, self.word_embeddings.params["weight"],
-                            self.params["bias"])
+        return self.decoder(hidden_states, self.params["bias"])
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        d_hidden, d_weight, d_bias = self.decoder.backward(dout)
-        self.word_embeddings.grads["weight"] += d_weight  # tied: gradients add
+        d_hidden, d_bias = self.decoder.backward(dout)  # adds into the word table
         self.grads["bias"] += d_bias
         return d_hidden
 

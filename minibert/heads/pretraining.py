@@ -79,18 +79,20 @@ class BertLMPredictionHead(Module):
         super().__init__()
         self.transform = BertPredictionHeadTransform(init)
         self.add_parameter("bias", np.zeros(init.config.vocab_size, dtype=init.dtype))
-        object.__setattr__(self, "word_embeddings", word_embeddings)  # tied, not a child
-        self.decoder = TiedLinear()
+        self.decoder = TiedLinear(word_embeddings)
+
+    @property
+    def word_embeddings(self) -> Embedding:
+        """The word-embedding module whose table the decoder reads (tied, not a child)."""
+        return self.decoder.embedding
 
     def forward(self, hidden_states: np.ndarray) -> np.ndarray:
         """(..., H) -> logits (..., V)."""
         transformed = self.transform(hidden_states)
-        return self.decoder(transformed, self.word_embeddings.params["weight"],
-                            self.params["bias"])
+        return self.decoder(transformed, self.params["bias"])
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        d_transformed, d_decoder_weight, d_bias = self.decoder.backward(dout)
-        self.word_embeddings.grads["weight"] += d_decoder_weight  # tied: gradients add
+        d_transformed, d_bias = self.decoder.backward(dout)  # adds into the word table
         self.grads["bias"] += d_bias
         return self.transform.backward(d_transformed)
 
