@@ -48,11 +48,11 @@ $(VENV)/.dev: $(VENV)/.runtime
 	fi
 	touch $@
 
-# BLAS uses every core unless OPENBLAS_NUM_THREADS says otherwise (e.g.
-# OPENBLAS_NUM_THREADS=1 make demo on a machine busy with other work, where more threads
-# than free cores slow every step down).
+# The demo trains on one worker process per core (at most 4), each with one BLAS thread;
+# WORKERS=1 make demo trains in one process, where BLAS uses every core unless
+# OPENBLAS_NUM_THREADS says otherwise.
 demo: $(VENV)/.runtime
-	$(PY) -m minibert.demo --out out/demo
+	$(PY) -m minibert.demo --out out/demo $(if $(WORKERS),--workers $(WORKERS))
 
 # pytest exits 5 when it collected no test: a broken suite, reported as a failure.
 test: $(VENV)/.dev
