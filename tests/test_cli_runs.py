@@ -110,7 +110,10 @@ def test_a_second_run_is_refused_while_the_first_lives_and_takes_over_once_it_di
 @pytest.mark.slow
 def test_overwrite_removes_only_what_minibert_wrote(tmp_path):
     out = tmp_path / "run"
+    out.mkdir()
+    (out / "command.txt").write_text("mine")  # a name minibert uses, in a folder without a model
     assert cli("pretrain", "--out", str(out), "--steps", "2", *TINY).returncode == 0
+    assert (out / "command.txt").read_text() == "mine"  # only --overwrite removes anything
     leftovers = ["fill_mask.json", "fill_mask.txt", "attention_head.png",
                  "training_curves.png", "command.txt"]
     for name in leftovers:

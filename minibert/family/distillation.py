@@ -518,10 +518,10 @@ def distil(config: DistillConfig, teacher_dir: str | os.PathLike, out_dir: str |
     out_dir = Path(out_dir)
     _check_out_dir(out_dir, overwrite)
     with run_folder(out_dir, notice=progress), fast_kernels_for_job(progress):
-        return _distil_locked(config, teacher_dir, out_dir, progress)
+        return _distil_locked(config, teacher_dir, out_dir, overwrite, progress)
 
 
-def _distil_locked(config: DistillConfig, teacher_dir, out_dir: Path,
+def _distil_locked(config: DistillConfig, teacher_dir, out_dir: Path, overwrite: bool,
                    progress: Callable[[str], None]) -> dict:
     start = time.perf_counter()
     teacher, tokenizer = load_teacher(teacher_dir)
@@ -582,7 +582,8 @@ def _distil_locked(config: DistillConfig, teacher_dir, out_dir: Path,
     if final:
         progress("held-out after distillation: " + "  ".join(f"{k} {v:.4f}"
                                                             for k, v in final.items()))
-    clear_run_files(out_dir)
+    if overwrite:
+        clear_run_files(out_dir)  # the previous run's files (only minibert's) go
     student.save_pretrained(out_dir, tokenizer=tokenizer)
     atomic_write_json(out_dir / "metrics.json", metrics)
     atomic_write_json(out_dir / "history.json", history)

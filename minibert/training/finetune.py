@@ -390,7 +390,8 @@ def finetune(task: str, model_dir, out_dir, train_size: int = 200, seed: int = 0
     # Locked (and proven writable) before any work: a second run into out_dir is refused.
     with run_folder(out_dir, notice=progress):
         model, tokenizer, metrics, history = run_finetune(config, model_dir, None, progress)
-        clear_run_files(out_dir)  # the previous run's files (only minibert's) go
+        if overwrite:
+            clear_run_files(out_dir)  # the previous run's files (only minibert's) go
         model.save_pretrained(out_dir, tokenizer=tokenizer)
         atomic_write_json(out_dir / "metrics.json", metrics)
         atomic_write_json(out_dir / "history.json", history)

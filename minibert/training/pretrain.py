@@ -442,10 +442,11 @@ def _pretrain_locked(config: TrainingConfig, out_dir: Path, resume: bool, overwr
                      resume_command: str | None) -> dict:
     job_start = time.perf_counter()
     checkpoint = _check_out_dir(out_dir, config, resume, overwrite)
-    if not resume:
+    if overwrite:
         # Only what a previous run wrote goes (its checkpoint too: a replaced run's
         # checkpoint must never be resumed as if it were this run's); a user's files stay.
         clear_run_files(out_dir)
+    if not resume:
         Trainer.remove_checkpoint(out_dir)
     if config.save_seconds or config.save_every:
         when = (f"every {config.save_seconds:g} s of training" if config.save_seconds
