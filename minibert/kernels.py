@@ -71,9 +71,12 @@ JOB_NOTE = ("fast kernels: on for this job (minibert.kernels, faster twins of th
 
 
 @contextmanager
-def fast_kernels_for_job(progress: Callable[[str], None]):
-    """The twins on for a training job, which says so first through ``progress``."""
-    progress(JOB_NOTE)
+def fast_kernels_for_job(progress: Callable[[str], None] | None = None):
+    """The twins on for a training job. With ``progress`` the job says so at once; a job
+    that checks its inputs first (one line per refusal) passes none and prints
+    ``JOB_NOTE`` itself when its training starts."""
+    if progress is not None:
+        progress(JOB_NOTE)
     with fast_kernels(True):
         yield
 

@@ -489,11 +489,6 @@ class AlbertMLMHead(Module):
         self.activation = get_activation(config.hidden_act)
         self.decoder = TiedLinear(word_embeddings)
 
-    @property
-    def word_embeddings(self) -> Embedding:
-        """The word-embedding module whose table the decoder reads (tied, not a child)."""
-        return self.decoder.embedding
-
     def forward(self, hidden_states: np.ndarray) -> np.ndarray:
         """(..., H) -> logits (..., V)."""
         narrowed = self.LayerNorm(self.activation(self.dense(hidden_states)))  # (..., E)

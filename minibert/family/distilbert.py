@@ -423,11 +423,6 @@ class DistilBertVocabProjector(Module):
         self.add_parameter("bias", np.zeros(init.config.vocab_size, dtype=init.dtype))
         self.decoder = TiedLinear(word_embeddings)
 
-    @property
-    def word_embeddings(self) -> Embedding:
-        """The word-embedding module whose table the decoder reads (tied, not a child)."""
-        return self.decoder.embedding
-
     def forward(self, hidden_states: np.ndarray) -> np.ndarray:
         """(..., H) -> logits (..., V)."""
         return self.decoder(hidden_states, self.params["bias"])

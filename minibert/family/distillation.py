@@ -52,7 +52,7 @@ from minibert.family.distilbert import LAYER_NORM_EPS, DistilBertConfig, DistilB
 from minibert.heads import BertForMaskedLM, BertForPreTraining
 from minibert.io.checkpoint import CONFIG_NAME, WEIGHTS_NAME, load_tokenizer
 from minibert.io.fileio import atomic_write_json, clear_run_files, run_folder
-from minibert.kernels import fast_kernels_for_job
+from minibert.kernels import JOB_NOTE, fast_kernels_for_job
 from minibert.layers import CrossEntropyLoss
 from minibert.training.loop import eval_mode, train_step
 from minibert.training.optim import AdamW
@@ -517,7 +517,7 @@ def distil(config: DistillConfig, teacher_dir: str | os.PathLike, out_dir: str |
     progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
     out_dir = Path(out_dir)
     _check_out_dir(out_dir, overwrite)
-    with run_folder(out_dir, notice=progress), fast_kernels_for_job(progress):
+    with run_folder(out_dir, notice=progress), fast_kernels_for_job():
         return _distil_locked(config, teacher_dir, out_dir, overwrite, progress)
 
 
@@ -535,6 +535,7 @@ def _distil_locked(config: DistillConfig, teacher_dir, out_dir: Path, overwrite:
     progress(f"student: {layers} layer{'s' if layers > 1 else ''} from teacher layers "
              f"{teacher_layers} of {teacher.config.num_hidden_layers}; "
              f"{student.num_parameters():,} parameters (teacher {teacher.num_parameters():,})")
+    progress(JOB_NOTE)
     objective = DistillationObjective(teacher, student, config.temperature, config.alpha_ce,
                                       config.alpha_mlm, config.alpha_cos,
                                       config.restrict_ce_to_mask)

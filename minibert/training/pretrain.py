@@ -43,7 +43,7 @@ from minibert.io.fileio import (
     remove_folder,
     run_folder,
 )
-from minibert.kernels import fast_kernels_for_job
+from minibert.kernels import JOB_NOTE, fast_kernels_for_job
 from minibert.training.loop import TrainingDiverged, train_step
 from minibert.training.optim import make_optimizer
 from minibert.training.parallel import DataParallel
@@ -431,7 +431,7 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
                                 f"resume")
     # The folder is locked for the whole run: a second run into it is refused while this
     # one lives (and may take over once it has died).
-    with run_folder(out_dir, notice=progress), fast_kernels_for_job(progress):
+    with run_folder(out_dir, notice=progress), fast_kernels_for_job():
         return _pretrain_locked(config, out_dir, resume, overwrite, progress, step_hook,
                                 resume_command)
 
@@ -477,6 +477,7 @@ def _pretrain_locked(config: TrainingConfig, out_dir: Path, resume: bool, overwr
              f"parameters; training {config.steps} steps of {config.batch_size} sequences"
              + (f" on {config.workers} worker processes" if config.workers > 1 else
                 " in this process"))
+    progress(JOB_NOTE)
     # Overflow or an invalid operation stops the run at once instead of spreading NaNs.
     with np.errstate(over="raise", invalid="raise", divide="raise"), \
             _deferred_stop_signals() as stop_signals:
