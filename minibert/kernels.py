@@ -13,7 +13,7 @@ backward also accepts its reference's cache.
 Only ``minibert.layers`` chooses between a pair and its twin, and only while the switch is
 on. It is off by default, so a model run in a notebook or a debugger runs the pairs of
 ``functional``; the training jobs (pretraining, fine-tuning, distillation) switch it on
-for their steps and say so in their first progress line::
+for their steps and say so in their progress lines::
 
     import minibert as mb
     with mb.fast_kernels(True):        # the twins inside the block
