@@ -82,13 +82,14 @@ def test_io_imports_nothing_above_it():
     assert not upward
 
 
-SWITCH = {"fast_kernels", "set_fast_kernels", "fast_kernels_enabled", "fast_kernels_for_job"}
+SWITCH = {"fast_kernels", "set_fast_kernels", "fast_kernels_enabled", "fast_kernels_for_job",
+          "JOB_NOTE"}
 
 
 def test_only_layers_chooses_a_fast_twin():
     """Outside layers.py (and the gradient-check suite, which checks the twins themselves)
     a module may use the switch, never a twin; the models, heads and family not even that,
-    but for the distillation job's ``fast_kernels_for_job``."""
+    but for the distillation job's ``fast_kernels_for_job`` and its note."""
     for name in MODULES:
         if name in ("minibert.kernels", "minibert.layers", "minibert.gradcheck.suite"):
             continue
@@ -97,7 +98,7 @@ def test_only_layers_chooses_a_fast_twin():
                 continue
             assert names and set(names) <= SWITCH, (name, names or "the whole module")
             if name.startswith(("minibert.model", "minibert.heads", "minibert.family")):
-                assert set(names) <= {"fast_kernels_for_job"}, (name, names)
+                assert set(names) <= {"fast_kernels_for_job", "JOB_NOTE"}, (name, names)
 
 
 def test_no_module_imports_a_private_name_of_another():
