@@ -47,13 +47,10 @@ from minibert.base import (
     preserved_caches,
 )
 from minibert.checks import (
-    IGNORE_INDEX,
-    as_int_array,
-    check_ids,
     short_repr,
 )
 from minibert.config import HIDDEN_ACTS
-from minibert.heads.pretraining import MaskedLMCache
+from minibert.heads.pretraining import MaskedLMCache, masked_positions
 from minibert.heads.tasks import LabelledHead, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
 from minibert.io.checkpoint import register_config_class
@@ -485,13 +482,8 @@ class DistilBertForMaskedLM(_DistilBertCheckpointIO, Module):
         sequence_output = base.last_hidden_state  # (B, T, H)
         loss = masked_logits = positions = None
         if labels is not None:
-            labels = as_int_array("labels", labels)
-            if labels.shape != sequence_output.shape[:2]:
-                raise ValueError(f"labels must have the shape of input_ids "
-                                 f"{sequence_output.shape[:2]}, got {labels.shape}")
-            check_ids("labels", labels, self.config.vocab_size, "the vocabulary size",
-                      ignore=IGNORE_INDEX)
-            positions = np.nonzero(labels != IGNORE_INDEX)
+            labels, positions = masked_positions(labels, sequence_output.shape[:2],
+                                                 self.config.vocab_size)
             masked_logits = self.lm_head_forward(sequence_output[positions])  # (M, V)
             loss = float(self.mlm_loss(masked_logits, labels[positions]))
             self.cache = MaskedLMCache(positions, sequence_output.shape)

@@ -46,6 +46,7 @@ __all__ = [
     "BertForMaskedLM",
     "BertForNextSentencePrediction",
     "MaskedLMCache",
+    "masked_positions",
     "PreTrainingCache",
     "MLM_DECODER_ALIASES",
 ]
@@ -142,6 +143,16 @@ class PreTrainingCache(NamedTuple):
     nsp: bool  # whether it had next-sentence labels (the loss layer keeps its own cache)
 
 
+def masked_positions(labels, shape: tuple, vocab_size: int):
+    """MLM labels int (B, T), checked where they enter -> (labels, the (batch index,
+    position) arrays of the M positions with a target, i.e. a label other than -100)."""
+    labels = as_int_array("labels", labels)
+    if labels.shape != shape:
+        raise ValueError(f"labels must have the shape of input_ids {shape}, got {labels.shape}")
+    check_ids("labels", labels, vocab_size, "the vocabulary size", ignore=IGNORE_INDEX)
+    return labels, np.nonzero(labels != IGNORE_INDEX)
+
+
 class BertWithHeads(PretrainedModel, Module):
     """Shared plumbing of the models that hold a ``bert`` and heads on top of it.
 
@@ -172,13 +183,8 @@ class BertWithHeads(PretrainedModel, Module):
 
         The loss is ``self.mlm_loss``'s, a CrossEntropyLoss of the model.
         """
-        labels = as_int_array("labels", labels)
-        if labels.shape != sequence_output.shape[:2]:
-            raise ValueError(f"labels must have the shape of input_ids "
-                             f"{sequence_output.shape[:2]}, got {labels.shape}")
-        check_ids("labels", labels, self.config.vocab_size, "the vocabulary size",
-                  ignore=IGNORE_INDEX)
-        positions = np.nonzero(labels != IGNORE_INDEX)
+        labels, positions = masked_positions(labels, sequence_output.shape[:2],
+                                             self.config.vocab_size)
         logits = head(sequence_output[positions])  # (M, V)
         loss = self.mlm_loss(logits, labels[positions])
         return float(loss), logits, MaskedLMCache(positions, sequence_output.shape)
