@@ -1,7 +1,8 @@
 """The machinery every model here shares: BERT, its task heads and its relatives.
 
 - ``Initializer``: the seeded factory of a model's layers (BERT's initialization scheme),
-  made by ``make_init(config, seed, dtype)``;
+  made by ``make_init(config, seed, dtype)``; ``EmbeddingWidthInitializer`` the same at
+  the embedding width E;
 - ``PretrainedModel``: ``from_pretrained`` / ``save_pretrained`` (the files themselves
   are read and written by ``minibert.io.checkpoint``);
 - ``ShapeCache``, ``LazyLogits`` and ``preserved_caches``: what a forward keeps, logits
@@ -25,7 +26,8 @@ from minibert.io import checkpoint
 from minibert.layers import Dropout, Embedding, LayerNorm, Linear, Module
 
 __all__ = [
-    "Initializer", "make_init", "PretrainedModel", "ShapeCache", "LazyLogits",
+    "Initializer", "EmbeddingWidthInitializer", "make_init", "PretrainedModel", "ShapeCache",
+    "LazyLogits",
     "preserved_caches", "BertModelOutput", "BertForPreTrainingOutput", "MaskedLMOutput",
     "NextSentencePredictorOutput", "SequenceClassifierOutput", "TokenClassifierOutput",
     "QuestionAnsweringModelOutput",
@@ -55,6 +57,25 @@ class Initializer:
 
     def dropout(self, p: float) -> Dropout:
         return Dropout(p, self.dropout_rng)
+
+
+class EmbeddingWidthInitializer(Initializer):
+    """A model's initializer with the embedding width E (``config.embedding_size``) in
+    place of H, for the embedding tables and their LayerNorm (ALBERT, ELECTRA).
+
+    It draws from the same generators, so the whole model still comes from one seed.
+    """
+
+    def __init__(self, init: Initializer) -> None:
+        super().__init__(init.config, init.rng, init.dropout_rng, init.dtype)
+
+    def embedding(self, rows: int, padding_idx: int | None = None) -> Embedding:
+        return Embedding(rows, self.config.embedding_size, self.rng,
+                         self.config.initializer_range, dtype=self.dtype, padding_idx=padding_idx)
+
+    def layer_norm(self) -> LayerNorm:
+        return LayerNorm(self.config.embedding_size, self.config.layer_norm_eps,
+                         dtype=self.dtype)
 
 
 def make_init(config, seed: int, dtype) -> Initializer:

@@ -53,6 +53,7 @@ from minibert import hf_config
 from minibert.base import (
     BertForPreTrainingOutput,
     BertModelOutput,
+    EmbeddingWidthInitializer,
     Initializer,
     LazyLogits,
     MaskedLMOutput,
@@ -73,7 +74,6 @@ from minibert.io.checkpoint import register_config_class
 from minibert.layers import (
     CrossEntropyLoss,
     Embedding,
-    LayerNorm,
     Module,
     ModuleList,
     Tanh,
@@ -213,24 +213,6 @@ class AlbertConfig(HFConfigFile, ClassifierLabels, _AlbertFields):
 register_config_class(AlbertConfig)
 
 
-class _NarrowInit(Initializer):
-    """The model's initializer with E in place of H, for the tables and their LayerNorm.
-
-    It draws from the same generators, so the whole model still comes from one seed.
-    """
-
-    def __init__(self, init: Initializer) -> None:
-        super().__init__(init.config, init.rng, init.dropout_rng, init.dtype)
-
-    def embedding(self, rows: int, padding_idx: int | None = None) -> Embedding:
-        return Embedding(rows, self.config.embedding_size, self.rng,
-                         self.config.initializer_range, dtype=self.dtype, padding_idx=padding_idx)
-
-    def layer_norm(self) -> LayerNorm:
-        return LayerNorm(self.config.embedding_size, self.config.layer_norm_eps,
-                         dtype=self.dtype)
-
-
 class AlbertEmbeddings(BertEmbeddings):
     """BERT's embeddings at width E: word + position + token_type, LayerNorm(E), dropout.
 
@@ -239,7 +221,7 @@ class AlbertEmbeddings(BertEmbeddings):
     """
 
     def __init__(self, init: Initializer) -> None:
-        super().__init__(_NarrowInit(init))
+        super().__init__(EmbeddingWidthInitializer(init))
 
 
 # ----------------------------------------------------------------------------------------
@@ -484,7 +466,7 @@ class AlbertMLMHead(Module):
         config = init.config
         # Attribute order = HF's (bias, LayerNorm, dense) for named_parameters().
         self.add_parameter("bias", np.zeros(config.vocab_size, dtype=init.dtype))
-        self.LayerNorm = _NarrowInit(init).layer_norm()
+        self.LayerNorm = EmbeddingWidthInitializer(init).layer_norm()
         self.dense = init.linear(config.hidden_size, config.embedding_size)
         self.activation = get_activation(config.hidden_act)
         self.decoder = TiedLinear(word_embeddings)

@@ -41,6 +41,7 @@ import numpy as np
 from minibert import functional as F
 from minibert.base import (
     BertModelOutput,
+    EmbeddingWidthInitializer,
     Initializer,
     LazyLogits,
     MaskedLMOutput,
@@ -55,7 +56,7 @@ from minibert.config import PRESETS, BertFields
 from minibert.heads.tasks import LabelledHead, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
 from minibert.io.checkpoint import register_config_class
-from minibert.layers import GELU, CrossEntropyLoss, Embedding, LayerNorm, Module, get_activation
+from minibert.layers import GELU, CrossEntropyLoss, Embedding, Module, get_activation
 from minibert.model import BertEmbeddings, BertEncoder, BertModel
 
 __all__ = [
@@ -161,28 +162,12 @@ def generator_config(discriminator: ElectraConfig, size: float = 0.25) -> Electr
 # ----------------------------------------------------------------------------------------
 
 
-class _EmbeddingWidthInit(Initializer):
-    """The model's initializer with E in place of H for the tables and their LayerNorm
-    (same generators, so the whole model still comes from one seed)."""
-
-    def __init__(self, init: Initializer) -> None:
-        super().__init__(init.config, init.rng, init.dropout_rng, init.dtype)
-
-    def embedding(self, rows: int, padding_idx: int | None = None) -> Embedding:
-        return Embedding(rows, self.config.embedding_size, self.rng,
-                         self.config.initializer_range, dtype=self.dtype, padding_idx=padding_idx)
-
-    def layer_norm(self) -> LayerNorm:
-        return LayerNorm(self.config.embedding_size, self.config.layer_norm_eps,
-                         dtype=self.dtype)
-
-
 class ElectraEmbeddings(BertEmbeddings):
     """BERT's embeddings at width E: word + position + token_type, LayerNorm(E), dropout.
     ids (B, T) -> (B, T, E); forward and backward are BertEmbeddings'."""
 
     def __init__(self, init: Initializer) -> None:
-        super().__init__(_EmbeddingWidthInit(init))
+        super().__init__(EmbeddingWidthInitializer(init))
 
 
 class ElectraModel(PretrainedModel, Module):
@@ -276,7 +261,7 @@ class ElectraGeneratorPredictions(Module):
         super().__init__()
         config = init.config
         self.activation = GELU("none")
-        self.LayerNorm = _EmbeddingWidthInit(init).layer_norm()
+        self.LayerNorm = EmbeddingWidthInitializer(init).layer_norm()
         self.dense = init.linear(config.hidden_size, config.embedding_size)
 
     def forward(self, hidden_states: np.ndarray) -> np.ndarray:
