@@ -140,9 +140,5 @@ class BertConfig(HFConfigFile, ClassifierLabels, BertFields):
         """
         return self.num_parameters_estimate() - (self.hidden_size ** 2 + self.hidden_size)
 
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "model_type")
-        return f"BertConfig({fields})"
-
 
 register_config_class(BertConfig)

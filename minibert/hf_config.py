@@ -97,6 +97,10 @@ class HFConfigFile:
                  for f in dataclasses.fields(self) if f.name != "extra"}
         return {**self.extra, **known, "model_type": self.model_type}
 
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "model_type")
+        return f"{type(self).__name__}({fields})"
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]):
         """The config of an HF-style dict; keys that are not fields go to ``extra``."""

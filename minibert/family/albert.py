@@ -200,10 +200,6 @@ class AlbertConfig(HFConfigFile, ClassifierLabels, _AlbertFields):
         """The fewest numbers a checkpoint of this config holds: the encoder without pooler."""
         return self.num_parameters_estimate() - (self.hidden_size ** 2 + self.hidden_size)
 
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "model_type")
-        return f"AlbertConfig({fields})"
-
 
 # ----------------------------------------------------------------------------------------
 # Embeddings: tables of width E

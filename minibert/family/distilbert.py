@@ -195,10 +195,6 @@ class DistilBertConfig(HFConfigFile, ClassifierLabels, _DistilBertFields):
         """The fewest numbers a checkpoint of this config holds: the whole DistilBertModel."""
         return self.num_parameters_estimate()
 
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "model_type")
-        return f"DistilBertConfig({fields})"
-
 
 register_config_class(DistilBertConfig)
 

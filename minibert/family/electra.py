@@ -136,10 +136,6 @@ class ElectraConfig(HFConfigFile, ClassifierLabels, _ElectraFields):
         """The fewest numbers a checkpoint of this config holds: the whole encoder."""
         return self.num_parameters_estimate()
 
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "model_type")
-        return f"ElectraConfig({fields})"
-
 
 register_config_class(ElectraConfig)
 
