@@ -48,6 +48,17 @@ def _padding_mask(rng, batch, seq_len):
     return (np.arange(seq_len)[None, :] < lengths[:, None]).astype(np.int64)
 
 
+def _masked_lm_batch(rng, vocab_size: int, batch: int = 3, seq: int = 8):
+    """input_ids (B, T), padded attention_mask (B, T) and MLM labels (B, T): about 30% of
+    the real tokens are targets (-100 elsewhere), position 1 always, so no row is empty."""
+    input_ids = rng.integers(1, vocab_size, size=(batch, seq))
+    attention_mask = _padding_mask(rng, batch, seq)
+    labels = np.where(rng.random((batch, seq)) < 0.3, input_ids, IGNORE_INDEX)
+    labels[attention_mask == 0] = IGNORE_INDEX
+    labels[:, 1] = input_ids[:, 1]  # at least one target per row
+    return input_ids, attention_mask, labels
+
+
 def _function_specs(seed: int):
     """(name, forward, backward, inputs, kwargs) of every case for the functional pairs."""
     rng = np.random.default_rng(seed)
@@ -181,14 +192,10 @@ def model_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTabl
             model = BertForPreTraining(config, seed=seed, dtype=np.float64)
             perturb_parameters(model, rng)
             model.train(dropout > 0)
-            batch, seq = 3, 8
-            input_ids = rng.integers(1, config.vocab_size, size=(batch, seq))
-            attention_mask = _padding_mask(rng, batch, seq)
+            input_ids, attention_mask, labels = _masked_lm_batch(rng, config.vocab_size)
+            batch, seq = input_ids.shape
             token_type_ids = (np.arange(seq)[None, :] >= seq // 2).astype(np.int64).repeat(
                 batch, 0) * attention_mask
-            labels = np.where(rng.random((batch, seq)) < 0.3, input_ids, IGNORE_INDEX)
-            labels[attention_mask == 0] = IGNORE_INDEX
-            labels[:, 1] = input_ids[:, 1]  # at least one target per row
             next_sentence_label = rng.integers(0, 2, size=batch)
 
             def loss() -> float:
@@ -216,13 +223,8 @@ def albert_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTab
                                   intermediate_size=12, max_position_embeddings=16)
             model = AlbertForPreTraining(config, seed=seed, dtype=np.float64).eval()
             perturb_parameters(model, rng)
-            batch, seq = 3, 8
-            input_ids = rng.integers(1, config.vocab_size, size=(batch, seq))
-            attention_mask = _padding_mask(rng, batch, seq)
-            labels = np.where(rng.random((batch, seq)) < 0.3, input_ids, IGNORE_INDEX)
-            labels[attention_mask == 0] = IGNORE_INDEX
-            labels[:, 1] = input_ids[:, 1]  # at least one target per row
-            sentence_order_label = rng.integers(0, 2, size=batch)
+            input_ids, attention_mask, labels = _masked_lm_batch(rng, config.vocab_size)
+            sentence_order_label = rng.integers(0, 2, size=len(input_ids))
 
             def loss() -> float:
                 return model(input_ids, None, attention_mask, labels=labels,
@@ -250,15 +252,13 @@ def electra_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTa
                                    hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
             model = cls(config, seed=seed, dtype=np.float64).eval()
             perturb_parameters(model, rng)
-            batch, seq = 3, 8
-            input_ids = rng.integers(1, config.vocab_size, size=(batch, seq))
-            attention_mask = _padding_mask(rng, batch, seq)
             if cls is ElectraForPreTraining:
+                batch, seq = 3, 8
+                input_ids = rng.integers(1, config.vocab_size, size=(batch, seq))
+                attention_mask = _padding_mask(rng, batch, seq)
                 labels = rng.integers(0, 2, size=(batch, seq))  # 1 = replaced
             else:
-                labels = np.where(rng.random((batch, seq)) < 0.3, input_ids, IGNORE_INDEX)
-                labels[attention_mask == 0] = IGNORE_INDEX
-                labels[:, 1] = input_ids[:, 1]  # at least one target per row
+                input_ids, attention_mask, labels = _masked_lm_batch(rng, config.vocab_size)
 
             def loss() -> float:
                 return model(input_ids, None, attention_mask, labels=labels).loss
