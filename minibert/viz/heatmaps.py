@@ -479,6 +479,9 @@ def attention_figure(
     def display_of(matrices: np.ndarray) -> AttentionDisplay:
         return for_display(matrices, example, hide_special, merge_pieces, span, special_tokens)
 
+    # How the single and grid views draw their heatmaps (the same for every view).
+    drawing = {"cmap": cmap, "vmax": vmax, "annotate": annotate, "max_labels": max_labels,
+               "max_size": max_size}
     with lecture_style():
         if view == "head":
             display = display_of(example.attentions[layer, head])
@@ -488,11 +491,7 @@ def attention_figure(
                 title or f"layer {layer} · head {head}",
                 f"out.attentions[{layer}][:, {head}] · {_size_words(n_layers, n_heads)}",
                 "attention probability",
-                cmap,
-                vmax,
-                annotate,
-                max_labels,
-                max_size,
+                **drawing,
             )
         if view == "layer":
             display = display_of(example.attentions[layer])
@@ -502,11 +501,7 @@ def attention_figure(
                 [f"head {h}" for h in range(n_heads)],
                 title or f"layer {layer}: its {n_heads} heads (counted from 0)",
                 "attention probability",
-                cmap,
-                vmax,
-                annotate,
-                max_labels,
-                max_size,
+                **drawing,
             )
         if view == "model":
             display = display_of(example.attentions)
@@ -532,11 +527,7 @@ def attention_figure(
                     title or f"layer {layer} · mean of its {n_heads} heads",
                     f"out.attentions[{layer}].mean(axis=1) · {_size_words(n_layers, n_heads)}",
                     "mean attention over heads",
-                    cmap,
-                    vmax,
-                    annotate,
-                    max_labels,
-                    max_size,
+                    **drawing,
                 )
             display = display_of(averaged)
             return _grid(
@@ -545,11 +536,7 @@ def attention_figure(
                 [f"layer {l}" for l in range(n_layers)],
                 title or f"Mean of {n_heads} heads in each layer, layers 0 to {n_layers - 1}",
                 "mean attention over heads",
-                cmap,
-                vmax,
-                annotate,
-                max_labels,
-                max_size,
+                **drawing,
             )
         last = n_layers - 1 if layer is None else layer
         display = display_of(attention_rollout(example.attentions)[last])
@@ -559,9 +546,5 @@ def attention_figure(
             title or f"Attention rollout through layers 0 to {last}",
             f"attention_rollout(...)[{last}] · {_size_words(n_layers, n_heads)}",
             "rollout weight",
-            cmap,
-            vmax,
-            annotate,
-            max_labels,
-            max_size,
+            **drawing,
         )
