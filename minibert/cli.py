@@ -1064,6 +1064,15 @@ def _run_distil(args) -> int:
 
 # -- embed, search ---------------------------------------------------------------------------
 
+def _add_sentence_model_arguments(parser) -> None:
+    """--model and --max-seq-length, as embed and search both read them."""
+    parser.add_argument("--model", required=True, metavar="DIR",
+                        help="a BERT folder with vocab.txt (e.g. all-MiniLM-L6-v2's, or "
+                             "tiny-toy)")
+    parser.add_argument("--max-seq-length", type=int, default=256,
+                        help="tokens per text after truncation")
+
+
 def _add_embed(subparsers) -> None:
     parser = subparsers.add_parser(
         "embed", help="sentence embeddings: one unit vector per text (mean pooling, normalised)",
@@ -1071,11 +1080,7 @@ def _add_embed(subparsers) -> None:
                     "states over the real tokens, scaled to length 1) and print the vectors.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("texts", nargs="+", metavar="TEXT", help="the texts to embed")
-    parser.add_argument("--model", required=True, metavar="DIR",
-                        help="a BERT folder with vocab.txt (e.g. all-MiniLM-L6-v2's, or "
-                             "tiny-toy)")
-    parser.add_argument("--max-seq-length", type=int, default=256,
-                        help="tokens per text after truncation")
+    _add_sentence_model_arguments(parser)
     parser.add_argument("--json", action="store_true",
                         help="print JSON: a list of {text, embedding}")
     parser.set_defaults(handler=_run_embed)
@@ -1114,11 +1119,7 @@ def _add_search(subparsers) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("texts", nargs="+", metavar="TEXT", help="the texts to rank")
     parser.add_argument("--query", required=True, help="the text to search for")
-    parser.add_argument("--model", required=True, metavar="DIR",
-                        help="a BERT folder with vocab.txt (e.g. all-MiniLM-L6-v2's, or "
-                             "tiny-toy)")
-    parser.add_argument("--max-seq-length", type=int, default=256,
-                        help="tokens per text after truncation")
+    _add_sentence_model_arguments(parser)
     parser.add_argument("--json", action="store_true",
                         help="print JSON: a list of {rank, score, text}, best first")
     parser.set_defaults(handler=_run_search)
