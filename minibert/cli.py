@@ -395,6 +395,15 @@ def _run_info(args) -> int:
 
 # -- pretrain --------------------------------------------------------------------------------
 
+def _add_training_output_options(parser, metrics: str = "the metrics") -> None:
+    """--overwrite and --json, as the training commands (pretrain, finetune, distil) read them."""
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace a model already in --out (only the files minibert wrote "
+                             "there are removed)")
+    parser.add_argument("--json", action="store_true",
+                        help=f"print {metrics} as JSON (as in OUT/metrics.json)")
+
+
 def _add_pretrain(subparsers) -> None:
     from minibert.training.pretrain import TrainingConfig
     from minibert.training.pretrain_config import MAX_DEFAULT_WORKERS, default_workers
@@ -480,11 +489,7 @@ def _add_pretrain(subparsers) -> None:
                         help="continue the interrupted run in --out from its checkpoint "
                              "(with the same settings; the run prints this command at its "
                              "start)")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace a model already in --out (only the files minibert wrote "
-                             "there are removed)")
-    parser.add_argument("--json", action="store_true",
-                        help="print the final metrics as JSON (as in OUT/metrics.json)")
+    _add_training_output_options(parser, "the final metrics")
     parser.set_defaults(handler=_run_pretrain)
 
 
@@ -931,11 +936,7 @@ def _add_finetune(subparsers) -> None:
                              "model's max_position_embeddings)")
     parser.add_argument("--seed", type=int, default=defaults.seed,
                         help="seeds the examples, the head, dropout and the batch order")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace a model already in --out (only the files minibert wrote "
-                             "there are removed)")
-    parser.add_argument("--json", action="store_true",
-                        help="print the metrics as JSON (as in OUT/metrics.json)")
+    _add_training_output_options(parser)
     parser.add_argument("--lora", type=int, default=None, metavar="R",
                         help="train LoRA adapters of rank R on query and value (and the "
                              "head) instead of every weight; merged into the saved model")
@@ -1014,11 +1015,7 @@ def _add_distil(subparsers) -> None:
                         help="toy-corpus training documents")
     parser.add_argument("--seed", type=int, default=defaults.seed,
                         help="seeds the corpus, the masks, the batches and dropout")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace a model already in --out (only the files minibert wrote "
-                             "there are removed)")
-    parser.add_argument("--json", action="store_true",
-                        help="print the metrics as JSON (as in OUT/metrics.json)")
+    _add_training_output_options(parser)
     parser.set_defaults(handler=_run_distil)
 
 
