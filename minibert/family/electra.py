@@ -295,15 +295,28 @@ class ElectraLMHead(Module):
 # ----------------------------------------------------------------------------------------
 
 
-def _initializer(config, seed: int, dtype, dropout_rng) -> Initializer:
-    """make_init's, with the dropout masks drawn from ``dropout_rng`` when one is given
-    (the pretraining job's single generator, saved in its checkpoints)."""
-    if not isinstance(config, ElectraConfig):
-        raise TypeError(f"config must be an ElectraConfig, got {type(config).__name__}")
-    init = make_init(config, seed, dtype)
-    if dropout_rng is not None:
-        init.dropout_rng = dropout_rng
-    return init
+class _ElectraPretrainingModel(PretrainedModel, Module):
+    """What the discriminator and the generator share: ELECTRA's checkpoint names and an
+    encoder built from one seed."""
+
+    config_class = ElectraConfig
+    base_model_prefix = "electra"
+    head_prefixes = ElectraModel.head_prefixes
+
+    def _build_electra(self, config: ElectraConfig, seed: int, dtype,
+                       dropout_rng: np.random.Generator | None) -> Initializer:
+        """Set ``config`` and ``electra``; returns the initializer for the heads: make_init's,
+        with the dropout masks drawn from ``dropout_rng`` when one is given (the
+        pretraining job's single generator, saved in its checkpoints)."""
+        if not isinstance(config, ElectraConfig):
+            raise TypeError(f"config must be an ElectraConfig, got {type(config).__name__}")
+        init = make_init(config, seed, dtype)
+        if dropout_rng is not None:
+            init.dropout_rng = dropout_rng
+        self.config = config
+        self.electra = ElectraModel(config, _init=init)
+        self.dropout_rng = init.dropout_rng
+        return init
 
 
 @dataclass
@@ -320,7 +333,7 @@ class _DiscriminatorCache(NamedTuple):
     bce: F.BinaryCrossEntropyCache
 
 
-class ElectraForPreTraining(PretrainedModel, Module):
+class ElectraForPreTraining(_ElectraPretrainingModel):
     """The discriminator: ELECTRA's encoder and a replaced-token detector on every token.
 
     ``labels`` (B, T): 1 where the token was replaced, 0 where it is the original; the
@@ -328,17 +341,10 @@ class ElectraForPreTraining(PretrainedModel, Module):
     every position when no mask is given), as HF.
     """
 
-    config_class = ElectraConfig
-    base_model_prefix = "electra"
-    head_prefixes = ElectraModel.head_prefixes
-
     def __init__(self, config: ElectraConfig, seed: int = 0, dtype=np.float32, *,
                  _dropout_rng: np.random.Generator | None = None) -> None:
         super().__init__()
-        init = _initializer(config, seed, dtype, _dropout_rng)
-        self.config = config
-        self.electra = ElectraModel(config, _init=init)
-        self.dropout_rng = init.dropout_rng
+        init = self._build_electra(config, seed, dtype, _dropout_rng)
         self.discriminator_predictions = ElectraDiscriminatorPredictions(init)
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
@@ -376,7 +382,7 @@ class _GeneratorCache(NamedTuple):
     sequence_shape: tuple  # (B, T, H)
 
 
-class ElectraForMaskedLM(PretrainedModel, Module):
+class ElectraForMaskedLM(_ElectraPretrainingModel):
     """The generator: ELECTRA's encoder and an MLM head whose decoder is the word table.
 
     With ``labels`` (B, T; -100 = not predicted) only the labelled positions go through
@@ -384,17 +390,10 @@ class ElectraForMaskedLM(PretrainedModel, Module):
     pretraining job samples from. ``logits`` (B, T, V) is computed on first access.
     """
 
-    config_class = ElectraConfig
-    base_model_prefix = "electra"
-    head_prefixes = ElectraModel.head_prefixes
-
     def __init__(self, config: ElectraConfig, seed: int = 0, dtype=np.float32, *,
                  _dropout_rng: np.random.Generator | None = None) -> None:
         super().__init__()
-        init = _initializer(config, seed, dtype, _dropout_rng)
-        self.config = config
-        self.electra = ElectraModel(config, _init=init)
-        self.dropout_rng = init.dropout_rng
+        init = self._build_electra(config, seed, dtype, _dropout_rng)
         self.generator_predictions = ElectraGeneratorPredictions(init)
         self.generator_lm_head = ElectraLMHead(init, self.electra.embeddings.word_embeddings)
 
