@@ -542,11 +542,7 @@ class DistilBertForSequenceClassification(_DistilBertCheckpointIO, LabelledHead)
         first = base.last_hidden_state[:, 0]  # (B, H): the [CLS] position
         hidden = self.dropout(self.activation(self.pre_classifier(first)))  # (B, H)
         logits = self.classifier(hidden)  # (B, C)
-        loss = None
-        if labels is not None:
-            loss = self._classifier_loss(logits, labels, ignore=None)
-            self.cache = ShapeCache(base.last_hidden_state.shape)  # (B, T, H)
-        return SequenceClassifierOutput(loss, logits, base.hidden_states, base.attentions)
+        return self._first_token_classifier_output(logits, labels, base)
 
     def backward(self) -> None:
         """Add d loss / d parameter into every gradient buffer."""

@@ -478,11 +478,7 @@ class ElectraForSequenceClassification(LabelledHead):
         base = self.electra(input_ids, token_type_ids, attention_mask, output_attentions,
                             output_hidden_states)
         logits = self.classifier(base.last_hidden_state[:, 0])  # (B, C)
-        loss = None
-        if labels is not None:
-            loss = self._classifier_loss(logits, labels, ignore=None)
-            self.cache = ShapeCache(base.last_hidden_state.shape)  # (B, T, H)
-        return SequenceClassifierOutput(loss, logits, base.hidden_states, base.attentions)
+        return self._first_token_classifier_output(logits, labels, base)
 
     def backward(self) -> None:
         """Add d loss / d parameter into every gradient buffer."""

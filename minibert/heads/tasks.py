@@ -155,6 +155,17 @@ class LabelledHead(BertWithHeads):
         self.cache = ShapeCache(logits.shape)  # a loss to differentiate: backward may run
         return float(loss)
 
+    def _first_token_classifier_output(self, logits: np.ndarray, labels, base
+                                       ) -> SequenceClassifierOutput:
+        """The output of a classifier on the first ([CLS]) hidden state (ELECTRA's,
+        DistilBERT's): logits (B, C), the loss given labels (B,), then the cache keeps
+        the (B, T, H) shape the backward puts d[CLS] into."""
+        loss = None
+        if labels is not None:
+            loss = self._classifier_loss(logits, labels, ignore=None)
+            self.cache = ShapeCache(base.last_hidden_state.shape)  # (B, T, H)
+        return SequenceClassifierOutput(loss, logits, base.hidden_states, base.attentions)
+
 
 # ----------------------------------------------------------------------------------------
 # Sequence classification
