@@ -55,15 +55,12 @@ from minibert.base import (
     BertModelOutput,
     EmbeddingWidthInitializer,
     Initializer,
-    LazyLogits,
     MaskedLMOutput,
     PretrainedModel,
     ShapeCache,
     preserved_caches,
 )
 from minibert.checks import (
-    as_int_array,
-    check_ids,
     check_real,
 )
 from minibert.config import PRESETS, BertFields
@@ -568,38 +565,13 @@ class AlbertForPreTraining(_AlbertWithHeads):
                 output_hidden_states: bool = False) -> AlbertForPreTrainingOutput:
         """input_ids etc. int (B, T); labels int (B, T) with -100 where no target;
         sentence_order_label int (B,), 0 = A then B (in order), 1 = swapped."""
-        self.cache = None
-        base = self.albert(input_ids, token_type_ids, attention_mask, output_attentions,
-                           output_hidden_states)
-        sequence_output, pooled = base.last_hidden_state, base.pooler_output
-        predictions = self.predictions
-        mlm_loss = masked_logits = mlm_cache = None
-        if labels is not None:
-            mlm_loss, masked_logits, mlm_cache = self._mlm_forward(predictions, sequence_output,
-                                                                   labels)
-        sop_logits = self.sop_classifier(pooled)  # (B, 2)
-        sop_loss = None
-        if sentence_order_label is not None:
-            label = as_int_array("sentence_order_label", sentence_order_label)
-            if label.shape != (pooled.shape[0],):
-                raise ValueError(f"sentence_order_label must have shape (B,) = "
-                                 f"({pooled.shape[0]},), got {label.shape}")
-            check_ids("sentence_order_label", label, 2, "0 = A then B, 1 = swapped")
-            sop_loss = float(self.sop_loss(sop_logits, label))
-        parts = [p for p in (mlm_loss, sop_loss) if p is not None]
-        if parts:
-            self.cache = SOPCache(mlm_cache, sop_loss is not None)
-        return AlbertForPreTrainingOutput(
-            loss=float(sum(parts)) if parts else None,
-            seq_relationship_logits=sop_logits,
-            hidden_states=base.hidden_states,
-            attentions=base.attentions,
-            masked_lm_loss=mlm_loss,
-            next_sentence_loss=sop_loss,
-            masked_lm_logits=masked_logits,
-            masked_lm_positions=None if mlm_cache is None else mlm_cache.positions,
-            _prediction_logits=LazyLogits(lambda: predictions.predict(sequence_output)),
-        )
+        base = self._encode(input_ids, token_type_ids, attention_mask, output_attentions,
+                            output_hidden_states)
+        sop_loss, sop_logits = self._sentence_pair_forward(
+            self.sop_classifier, self.sop_loss, base.pooler_output, sentence_order_label,
+            "sentence_order_label", "0 = A then B, 1 = swapped")
+        return self._pretraining_output(AlbertForPreTrainingOutput, SOPCache, base,
+                                        self.predictions, labels, sop_loss, sop_logits)
 
     def backward(self, mlm_weight: float = 1.0, sop_weight: float = 1.0) -> None:
         """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps).
@@ -615,8 +587,8 @@ class AlbertForPreTraining(_AlbertWithHeads):
         if cache.mlm is not None:
             d_sequence = self._mlm_backward(self.predictions, cache.mlm, mlm_weight)
         if cache.sop:
-            d_logits = self.sop_loss.backward(sop_weight)  # (B, 2)
-            d_pooled = self.sop_classifier.backward(d_logits)
+            d_pooled = self._sentence_pair_backward(self.sop_classifier, self.sop_loss,
+                                                    sop_weight)
         self.albert.backward(d_sequence, d_pooled)
 
 
@@ -632,24 +604,13 @@ class AlbertForMaskedLM(_AlbertWithHeads):
     def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
                 output_attentions: bool = False,
                 output_hidden_states: bool = False) -> MaskedLMOutput:
-        self.cache = None
-        base = self.albert(input_ids, token_type_ids, attention_mask, output_attentions,
-                           output_hidden_states)
-        sequence_output = base.last_hidden_state
-        predictions = self.predictions
-        loss = masked_logits = positions = None
-        if labels is not None:
-            loss, masked_logits, self.cache = self._mlm_forward(predictions, sequence_output,
-                                                                labels)
-            positions = self.cache.positions
-        return MaskedLMOutput(loss, base.hidden_states, base.attentions, masked_logits,
-                              positions, LazyLogits(lambda: predictions.predict(sequence_output)))
+        base = self._encode(input_ids, token_type_ids, attention_mask, output_attentions,
+                            output_hidden_states)
+        return self._masked_lm_output(self.predictions, base, labels)
 
     def backward(self, mlm_weight: float = 1.0) -> None:
         """Add the gradient of ``mlm_weight * loss`` into every gradient buffer."""
-        mlm_weight = check_real("mlm_weight", mlm_weight)
-        cache = self._pop_cache()
-        self.albert.backward(self._mlm_backward(self.predictions, cache, mlm_weight))
+        self.albert.backward(self._masked_lm_backward(self.predictions, mlm_weight))
 
 
 

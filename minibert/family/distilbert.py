@@ -536,9 +536,7 @@ class DistilBertForSequenceClassification(_DistilBertCheckpointIO, LabelledHead)
                 output_attentions: bool = False,
                 output_hidden_states: bool = False) -> SequenceClassifierOutput:
         """input_ids, attention_mask int (B, T); labels int (B,) in [0, C) -> logits (B, C)."""
-        self.cache = None
-        base = self.distilbert(input_ids, attention_mask, output_attentions,
-                               output_hidden_states)
+        base = self._encode(input_ids, attention_mask, output_attentions, output_hidden_states)
         first = base.last_hidden_state[:, 0]  # (B, H): the [CLS] position
         hidden = self.dropout(self.activation(self.pre_classifier(first)))  # (B, H)
         logits = self.classifier(hidden)  # (B, C)

@@ -474,8 +474,7 @@ class ElectraForSequenceClassification(LabelledHead):
                 output_attentions: bool = False,
                 output_hidden_states: bool = False) -> SequenceClassifierOutput:
         """input_ids etc. int (B, T); labels int (B,) in [0, C) -> logits (B, C), loss."""
-        self.cache = None
-        base = self.electra(input_ids, token_type_ids, attention_mask, output_attentions,
+        base = self._encode(input_ids, token_type_ids, attention_mask, output_attentions,
                             output_hidden_states)
         logits = self.classifier(base.last_hidden_state[:, 0])  # (B, C)
         return self._first_token_classifier_output(logits, labels, base)

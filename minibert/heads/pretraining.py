@@ -171,6 +171,15 @@ class BertWithHeads(PretrainedModel, Module):
         self.bert = BertModel(config, add_pooling_layer=add_pooling_layer, _init=init)
         return init
 
+    def _encoder(self) -> Module:
+        """The encoder: the attribute named by ``base_model_prefix`` ("bert", "albert", ...)."""
+        return getattr(self, self.base_model_prefix)
+
+    def _encode(self, *inputs):
+        """Forget the last forward's loss cache, then run the encoder on ``inputs``."""
+        self.cache = None
+        return self._encoder()(*inputs)
+
     def _pop_cache(self, needs: str = "labels"):
         """The loss cache of the last forward, cleared (one backward per forward)."""
         if self.cache is None:
@@ -197,22 +206,79 @@ class BertWithHeads(PretrainedModel, Module):
         d_sequence[cache.positions] = d_gathered  # each position appears once
         return d_sequence
 
+    def _masked_lm_output(self, predictions: BertLMPredictionHead, base, labels
+                          ) -> MaskedLMOutput:
+        """The output of an MLM-only model: the loss and logits at the labelled positions
+        when ``labels`` are given (their cache is the model's); all logits on demand."""
+        sequence_output = base.last_hidden_state  # (B, T, H)
+        loss = masked_logits = positions = None
+        if labels is not None:
+            loss, masked_logits, self.cache = self._mlm_forward(predictions, sequence_output,
+                                                                labels)
+            positions = self.cache.positions
+        return MaskedLMOutput(loss, base.hidden_states, base.attentions, masked_logits,
+                              positions, LazyLogits(lambda: predictions.predict(sequence_output)))
+
+    def _masked_lm_backward(self, predictions: BertLMPredictionHead,
+                            mlm_weight: float) -> np.ndarray:
+        """d sequence_output (B, T, H) of ``mlm_weight * loss`` of an MLM-only model."""
+        mlm_weight = check_real("mlm_weight", mlm_weight)
+        return self._mlm_backward(predictions, self._pop_cache(), mlm_weight)
+
+    def _sentence_pair_forward(self, linear: Linear, loss_layer: CrossEntropyLoss, pooled,
+                               label, name: str, meaning: str):
+        """The sentence-pair task on the pooled [CLS] (BERT's NSP, ALBERT's SOP): logits
+        (B, 2), and the loss of ``loss_layer`` when ``label`` (B,) is given (checked here,
+        where it enters; ``meaning`` says what 0 and 1 stand for). Returns (loss or None,
+        logits)."""
+        logits = linear(pooled)  # (B, 2)
+        if label is None:
+            return None, logits
+        label = as_int_array(name, label)
+        if label.shape != (pooled.shape[0],):
+            raise ValueError(f"{name} must have shape (B,) = ({pooled.shape[0]},), "
+                             f"got {label.shape}")
+        check_ids(name, label, 2, meaning)
+        return float(loss_layer(logits, label)), logits
+
     def _nsp_forward(self, linear: Linear, pooled, next_sentence_label):
         """Returns (loss or None, logits (B, 2)); the loss is ``self.nsp_loss``'s."""
-        logits = linear(pooled)  # (B, 2)
-        if next_sentence_label is None:
-            return None, logits
-        label = as_int_array("next_sentence_label", next_sentence_label)
-        if label.shape != (pooled.shape[0],):
-            raise ValueError(
-                f"next_sentence_label must have shape (B,) = ({pooled.shape[0]},), "
-                f"got {label.shape}"
-            )
-        check_ids("next_sentence_label", label, 2, "0 = B follows A, 1 = B is random")
-        return float(self.nsp_loss(logits, label)), logits
+        return self._sentence_pair_forward(linear, self.nsp_loss, pooled, next_sentence_label,
+                                           "next_sentence_label",
+                                           "0 = B follows A, 1 = B is random")
+
+    def _pretraining_output(self, output_class, cache_class, base,
+                            predictions: BertLMPredictionHead, labels, pair_loss, pair_logits):
+        """MLM on ``base`` (given ``labels``) beside the sentence-pair task's loss and logits
+        (B, 2): the loss is the sum of the parts that have labels; ``cache_class``(MLM cache,
+        whether the pair task has a loss) is what the backward reads."""
+        sequence_output = base.last_hidden_state  # (B, T, H)
+        mlm_loss = masked_logits = mlm_cache = None
+        if labels is not None:
+            mlm_loss, masked_logits, mlm_cache = self._mlm_forward(predictions, sequence_output,
+                                                                   labels)
+        parts = [p for p in (mlm_loss, pair_loss) if p is not None]
+        if parts:
+            self.cache = cache_class(mlm_cache, pair_loss is not None)
+        return output_class(
+            loss=float(sum(parts)) if parts else None,
+            seq_relationship_logits=pair_logits,
+            hidden_states=base.hidden_states,
+            attentions=base.attentions,
+            masked_lm_loss=mlm_loss,
+            next_sentence_loss=pair_loss,
+            masked_lm_logits=masked_logits,
+            masked_lm_positions=None if mlm_cache is None else mlm_cache.positions,
+            _prediction_logits=LazyLogits(lambda: predictions.predict(sequence_output)),
+        )
+
+    def _sentence_pair_backward(self, linear: Linear, loss_layer: CrossEntropyLoss,
+                                dloss: float) -> np.ndarray:
+        """d pooled (B, H) of ``dloss * loss`` of the sentence-pair task."""
+        return linear.backward(loss_layer.backward(dloss))  # (B, 2) -> (B, H)
 
     def _nsp_backward(self, linear: Linear, dloss: float) -> np.ndarray:
-        return linear.backward(self.nsp_loss.backward(dloss))
+        return self._sentence_pair_backward(linear, self.nsp_loss, dloss)
 
 
 # HF also lists the MLM decoder under these keys: the tied word embeddings and the head's bias.
@@ -244,47 +310,17 @@ class BertForPreTraining(WithMLMDecoder):
         self.mlm_loss = CrossEntropyLoss()
         self.nsp_loss = CrossEntropyLoss()
 
-    def forward(
-        self,
-        input_ids,
-        token_type_ids=None,
-        attention_mask=None,
-        labels=None,
-        next_sentence_label=None,
-        output_attentions: bool = False,
-        output_hidden_states: bool = False,
-    ) -> BertForPreTrainingOutput:
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
+                next_sentence_label=None, output_attentions: bool = False,
+                output_hidden_states: bool = False) -> BertForPreTrainingOutput:
         """input_ids etc. int (B, T); labels int (B, T) with -100 where no target;
         next_sentence_label int (B,), 0 = B follows A, 1 = B is random."""
-        self.cache = None
-        base = self.bert(
-            input_ids, token_type_ids, attention_mask, output_attentions, output_hidden_states
-        )
-        sequence_output, pooled = base.last_hidden_state, base.pooler_output
-        predictions = self.cls.predictions
-        mlm_loss = masked_logits = mlm_cache = None
-        if labels is not None:
-            mlm_loss, masked_logits, mlm_cache = self._mlm_forward(
-                predictions, sequence_output, labels
-            )
-        nsp_loss, nsp_logits = self._nsp_forward(
-            self.cls.seq_relationship, pooled, next_sentence_label
-        )
-        parts = [p for p in (mlm_loss, nsp_loss) if p is not None]
-        loss = float(sum(parts)) if parts else None
-        if parts:
-            self.cache = PreTrainingCache(mlm_cache, nsp_loss is not None)
-        return BertForPreTrainingOutput(
-            loss=loss,
-            seq_relationship_logits=nsp_logits,
-            hidden_states=base.hidden_states,
-            attentions=base.attentions,
-            masked_lm_loss=mlm_loss,
-            next_sentence_loss=nsp_loss,
-            masked_lm_logits=masked_logits,
-            masked_lm_positions=None if mlm_cache is None else mlm_cache.positions,
-            _prediction_logits=LazyLogits(lambda: predictions.predict(sequence_output)),
-        )
+        base = self._encode(input_ids, token_type_ids, attention_mask, output_attentions,
+                            output_hidden_states)
+        nsp_loss, nsp_logits = self._nsp_forward(self.cls.seq_relationship, base.pooler_output,
+                                                 next_sentence_label)
+        return self._pretraining_output(BertForPreTrainingOutput, PreTrainingCache, base,
+                                        self.cls.predictions, labels, nsp_loss, nsp_logits)
 
     def backward(self, mlm_weight: float = 1.0, nsp_weight: float = 1.0) -> None:
         """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps).
@@ -314,40 +350,16 @@ class BertForMaskedLM(WithMLMDecoder):
         self.cls = BertOnlyMLMHead(init, self.bert.embeddings.word_embeddings)
         self.mlm_loss = CrossEntropyLoss()
 
-    def forward(
-        self,
-        input_ids,
-        token_type_ids=None,
-        attention_mask=None,
-        labels=None,
-        output_attentions: bool = False,
-        output_hidden_states: bool = False,
-    ) -> MaskedLMOutput:
-        self.cache = None
-        base = self.bert(
-            input_ids, token_type_ids, attention_mask, output_attentions, output_hidden_states
-        )
-        sequence_output = base.last_hidden_state
-        predictions = self.cls.predictions
-        loss = masked_logits = positions = None
-        if labels is not None:
-            loss, masked_logits, self.cache = self._mlm_forward(predictions, sequence_output,
-                                                                labels)
-            positions = self.cache.positions
-        return MaskedLMOutput(
-            loss,
-            base.hidden_states,
-            base.attentions,
-            masked_logits,
-            positions,
-            LazyLogits(lambda: predictions.predict(sequence_output)),
-        )
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
+                output_attentions: bool = False,
+                output_hidden_states: bool = False) -> MaskedLMOutput:
+        base = self._encode(input_ids, token_type_ids, attention_mask, output_attentions,
+                            output_hidden_states)
+        return self._masked_lm_output(self.cls.predictions, base, labels)
 
     def backward(self, mlm_weight: float = 1.0) -> None:
         """Add the gradient of ``mlm_weight * loss`` into every gradient buffer."""
-        mlm_weight = check_real("mlm_weight", mlm_weight)
-        cache = self._pop_cache()
-        self.bert.backward(self._mlm_backward(self.cls.predictions, cache, mlm_weight))
+        self.bert.backward(self._masked_lm_backward(self.cls.predictions, mlm_weight))
 
 
 class BertForNextSentencePrediction(BertWithHeads):
@@ -359,20 +371,12 @@ class BertForNextSentencePrediction(BertWithHeads):
         self.cls = BertOnlyNSPHead(init)
         self.nsp_loss = CrossEntropyLoss()
 
-    def forward(
-        self,
-        input_ids,
-        token_type_ids=None,
-        attention_mask=None,
-        labels=None,
-        output_attentions: bool = False,
-        output_hidden_states: bool = False,
-    ) -> NextSentencePredictorOutput:
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
+                output_attentions: bool = False,
+                output_hidden_states: bool = False) -> NextSentencePredictorOutput:
         """labels int (B,): 0 = B follows A, 1 = B is random."""
-        self.cache = None
-        base = self.bert(
-            input_ids, token_type_ids, attention_mask, output_attentions, output_hidden_states
-        )
+        base = self._encode(input_ids, token_type_ids, attention_mask, output_attentions,
+                            output_hidden_states)
         loss, logits = self._nsp_forward(self.cls.seq_relationship, base.pooler_output, labels)
         self.cache = None if loss is None else ShapeCache(logits.shape)
         return NextSentencePredictorOutput(loss, logits, base.hidden_states, base.attentions)

@@ -179,16 +179,12 @@ class PooledClassifier(LabelledHead):
     the attribute named by the class's ``base_model_prefix`` ("bert" or "albert").
     """
 
-    def _encoder(self):
-        return getattr(self, getattr(self, "base_model_prefix", "bert"))
-
     def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
                 output_attentions: bool = False,
                 output_hidden_states: bool = False) -> SequenceClassifierOutput:
         """input_ids etc. int (B, T); labels int (B,) in [0, C) -> logits (B, C), loss."""
-        self.cache = None
-        base = self._encoder()(input_ids, token_type_ids, attention_mask, output_attentions,
-                               output_hidden_states)
+        base = self._encode(input_ids, token_type_ids, attention_mask, output_attentions,
+                            output_hidden_states)
         logits = self.classifier(self.dropout(base.pooler_output))  # (B, C)
         loss = None if labels is None else self._classifier_loss(logits, labels, ignore=None)
         return SequenceClassifierOutput(loss, logits, base.hidden_states, base.attentions)
@@ -241,9 +237,8 @@ class BertForTokenClassification(LabelledHead):
                 output_attentions: bool = False,
                 output_hidden_states: bool = False) -> TokenClassifierOutput:
         """input_ids etc. int (B, T); labels int (B, T) in [0, C) or -100 -> logits (B, T, C)."""
-        self.cache = None
-        base = self.bert(input_ids, token_type_ids, attention_mask, output_attentions,
-                         output_hidden_states)
+        base = self._encode(input_ids, token_type_ids, attention_mask, output_attentions,
+                            output_hidden_states)
         logits = self.classifier(self.dropout(base.last_hidden_state))  # (B, T, C)
         loss = None
         if labels is not None:
