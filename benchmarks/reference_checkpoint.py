@@ -59,13 +59,16 @@ def pretrain_command(config: TrainingConfig) -> str:
              "learning_rate": "--lr", "schedule": "--schedule",
              "decay_fraction": "--decay-fraction", "warmup_fraction": "--warmup-fraction",
              "dropout": "--dropout", "eval_every": "--eval-every", "seed": "--seed",
-             "token_type_init": "--token-type-init", "workers": "--workers"}
+             "token_type_init": "--token-type-init", "workers": "--workers",
+             "balance_next_sentence": "--balance-next-sentence"}
     parts = ["minibert pretrain --out DIR"]
     for field, flag in flags.items():
         value = getattr(config, field)
         # Every recipe field is written out, even at its default, so the command stays true
         # when a default changes; eval_every only when it differs (it changes no weight).
-        if field != "eval_every" or value != getattr(defaults, field):
+        if isinstance(value, bool):
+            parts.append(flag if value else f"--no-{flag[2:]}")
+        elif field != "eval_every" or value != getattr(defaults, field):
             parts.append(f"{flag} {value}")
     return " ".join(parts)
 

@@ -458,6 +458,12 @@ def _add_pretrain(subparsers) -> None:
                         help="segment embeddings at the start: zero, or normal like the other "
                              "embeddings (BERT's); zero lets next-sentence prediction start "
                              f"sooner (docs/results.md) (default {defaults.token_type_init})")
+    parser.add_argument("--balance-next-sentence", default=defaults.balance_next_sentence,
+                        action=argparse.BooleanOptionalAction,
+                        help="nsp: drop NotNext instances until the labels are 50/50 (the "
+                             "paper's split); --no-balance-next-sentence keeps Google's cut "
+                             "(62%% NotNext at T=32), after which next-sentence prediction "
+                             "starts late for some seeds (docs/results.md)")
     parser.add_argument("--dynamic-masking", action="store_true",
                         help="re-mask every epoch (RoBERTa) instead of static masks (BERT)")
     parser.add_argument("--num-documents", type=int, default=defaults.num_documents,
@@ -548,6 +554,7 @@ def _run_pretrain(args) -> int:
         vocab_size=args.vocab_size, learning_rate=args.lr, schedule=args.schedule,
         decay_fraction=args.decay_fraction, warmup_fraction=args.warmup_fraction,
         dropout=args.dropout, optimizer=args.optimizer, token_type_init=args.token_type_init,
+        balance_next_sentence=args.balance_next_sentence,
         dynamic_masking=args.dynamic_masking, num_documents=args.num_documents,
         corpus=args.corpus, eval_every=args.eval_every, save_seconds=args.save_seconds,
         save_every=args.save_every, snapshot_every=args.snapshot_every, seed=args.seed,

@@ -23,6 +23,7 @@ from minibert.data.masking import BRANCHES, PretrainingVocab, mask_tokens
 from minibert.data.pretraining import (
     PretrainingDataConfig,
     PretrainingInstance,
+    balance_next_sentence_labels,
     create_instances_from_ids,
     create_pretraining_instances,
     tokenize_documents,
@@ -176,6 +177,46 @@ def test_nsp_hands_back_the_sentences_a_random_b_displaced(documents, tokenizer)
         origin(word) for document in documents for sentence in document for word in sentence.split()
     }
     assert covered == every_token
+
+
+def test_balanced_nsp_drops_only_surplus_notnext_and_keeps_googles_pairs(documents, tokenizer):
+    # Short sequences: many chunks of one sentence, which Google's cut always pairs with a
+    # random B, so NotNext is the majority until the surplus is dropped.
+    google = create_pretraining_instances(documents, tokenizer, config(objective="nsp"))
+    balanced = create_pretraining_instances(
+        documents, tokenizer, config(objective="nsp", balance_next_sentence=True)
+    )
+    google_labels = np.array([instance.next_sentence_label for instance in google])
+    labels = np.array([instance.next_sentence_label for instance in balanced])
+    assert google_labels.mean() > 0.55  # NotNext is the majority as cut
+    assert (labels == 0).sum() == (labels == 1).sum() == (google_labels == 0).sum()
+    # The same cut, the same masks: every IsNext instance survives and every balanced
+    # instance is one Google's cut made (only NotNext ones are missing).
+    assert {i for i in balanced if i.next_sentence_label == 0} == {
+        i for i in google if i.next_sentence_label == 0
+    }
+    assert set(balanced) <= set(google)
+    again = create_pretraining_instances(
+        documents, tokenizer, config(objective="nsp", balance_next_sentence=True)
+    )
+    assert balanced == again
+    # "sop" is 50/50 by construction: the setting changes nothing there.
+    assert create_pretraining_instances(
+        documents, tokenizer, config(objective="sop", balance_next_sentence=True)
+    ) == create_pretraining_instances(documents, tokenizer, config(objective="sop"))
+
+
+def test_balance_next_sentence_labels_keeps_order_and_drops_the_commoner_label():
+    def instance(k, label):
+        return PretrainingInstance((2, 5 + k, 3, 6, 3), (0, 0, 0, 1, 1), label, k, k + 1)
+
+    labels = [0, 0, 1, 0, 0, 0, 1]  # IsNext the majority this time
+    instances = [instance(k, label) for k, label in enumerate(labels)]
+    kept = balance_next_sentence_labels(instances, np.random.default_rng(3))
+    assert [i.next_sentence_label for i in kept].count(0) == 2
+    assert [i.next_sentence_label for i in kept].count(1) == 2
+    assert [i.a_document for i in kept] == sorted(i.a_document for i in kept)
+    assert balance_next_sentence_labels(kept, np.random.default_rng(4)) == kept
 
 
 def test_sop_pairs_are_consecutive_and_swapped_half_the_time(documents, tokenizer):
@@ -635,6 +676,7 @@ def test_iterator_rejects_bad_input_and_foreign_state(masked_instances, tokenize
         ({"dupe_factor": True}, TypeError, "dupe_factor"),
         ({"random_seed": -1}, ValueError, "random_seed"),
         ({"do_whole_word_mask": 1}, TypeError, "do_whole_word_mask"),
+        ({"balance_next_sentence": "yes"}, TypeError, "balance_next_sentence"),
     ],
 )
 def test_config_rejects_bad_values(changes, error, match):

@@ -86,14 +86,17 @@ def data_config(config: TrainingConfig) -> PretrainingDataConfig:
         max_seq_length=config.max_seq_length, masked_lm_prob=config.masked_lm_prob,
         max_predictions_per_seq=config.max_predictions_per_seq, dupe_factor=config.dupe_factor,
         random_seed=config.seed, objective=config.objective,
-        dynamic_masking=config.dynamic_masking)
+        dynamic_masking=config.dynamic_masking,
+        balance_next_sentence=config.balance_next_sentence)
 
 
 def heldout_instances(heldout_docs: list, tokenizer: BertTokenizer,
                       config: PretrainingDataConfig) -> list:
-    """One static pass over the held-out documents, with a seed of its own."""
+    """One static pass over the held-out documents, with a seed of its own, cut Google's way
+    (labels as they fall, whatever the training instances do)."""
     heldout_config = dataclasses.replace(config, dupe_factor=1, dynamic_masking=False,
-                                         random_seed=config.random_seed + 1)
+                                         random_seed=config.random_seed + 1,
+                                         balance_next_sentence=False)
     return create_pretraining_instances(heldout_docs, tokenizer, heldout_config)
 
 
