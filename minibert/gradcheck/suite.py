@@ -179,6 +179,20 @@ def module_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTab
         prepared(BertPredictionHeadTransform(init)), {"hidden_states": x})
 
 
+def _check_model_loss(model, fast: bool, seed: int, **inputs) -> GradCheckTable:
+    """check_loss of ``model(**inputs).loss`` with the fast twins on or off."""
+    def loss() -> float:
+        return model(**inputs).loss
+
+    with K.fast_kernels(fast):
+        return check_loss(model, loss, model.backward, seed=seed, max_entries=24)
+
+
+def _path_note(fast: bool) -> str:
+    """What a case name adds when the model runs the reference pairs alone."""
+    return "" if fast else ", reference pairs"
+
+
 def model_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
     """(name, thunk) for BertForPreTraining end to end: dropout off and on with the fast
     twins (the model's default), and dropout off with the reference pairs alone."""
@@ -197,16 +211,11 @@ def model_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTabl
             token_type_ids = (np.arange(seq)[None, :] >= seq // 2).astype(np.int64).repeat(
                 batch, 0) * attention_mask
             next_sentence_label = rng.integers(0, 2, size=batch)
+            return _check_model_loss(model, fast, seed, input_ids=input_ids,
+                                     token_type_ids=token_type_ids, attention_mask=attention_mask,
+                                     labels=labels, next_sentence_label=next_sentence_label)
 
-            def loss() -> float:
-                return model(input_ids, token_type_ids, attention_mask, labels=labels,
-                             next_sentence_label=next_sentence_label).loss
-
-            with K.fast_kernels(fast):
-                return check_loss(model, loss, model.backward, seed=seed, max_entries=24)
-
-        path = "" if fast else ", reference pairs"
-        yield f"BertForPreTraining(dropout={dropout}{path})", run
+        yield f"BertForPreTraining(dropout={dropout}{_path_note(fast)})", run
 
 
 def albert_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
@@ -225,16 +234,11 @@ def albert_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTab
             perturb_parameters(model, rng)
             input_ids, attention_mask, labels = _masked_lm_batch(rng, config.vocab_size)
             sentence_order_label = rng.integers(0, 2, size=len(input_ids))
+            return _check_model_loss(model, fast, seed, input_ids=input_ids,
+                                     attention_mask=attention_mask, labels=labels,
+                                     sentence_order_label=sentence_order_label)
 
-            def loss() -> float:
-                return model(input_ids, None, attention_mask, labels=labels,
-                             sentence_order_label=sentence_order_label).loss
-
-            with K.fast_kernels(fast):
-                return check_loss(model, loss, model.backward, seed=seed, max_entries=24)
-
-        path = "" if fast else ", reference pairs"
-        yield f"AlbertForPreTraining(3 layers sharing 1 block{path})", run
+        yield f"AlbertForPreTraining(3 layers sharing 1 block{_path_note(fast)})", run
 
 
 def electra_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
