@@ -12,6 +12,7 @@ import json
 
 import numpy as np
 import pytest
+from small_models import ALBERT_SHARING, SMALL_ALBERT, small_albert_config
 
 import minibert as mb
 from minibert import kernels as K
@@ -35,19 +36,8 @@ from minibert.io import safetensors
 from minibert.layers import Module
 from minibert.training.pretrain import TrainingConfig, pretrain
 
-# V=41, E=6, H=8, N=2 heads of D=4, I=12: every axis distinct, E < H.
-SMALL = dict(vocab_size=41, embedding_size=6, hidden_size=8, num_attention_heads=2,
-             intermediate_size=12, max_position_embeddings=16)
-SHARING = {
-    "one-group": dict(num_hidden_layers=3, num_hidden_groups=1, inner_group_num=1),
-    "groups-and-inner": dict(num_hidden_layers=4, num_hidden_groups=2, inner_group_num=2),
-}
 FAST = [True, False]
 FAST_IDS = ["fast", "reference"]
-
-
-def small_config(sharing="one-group", **overrides) -> AlbertConfig:
-    return AlbertConfig(**{**SMALL, **SHARING[sharing], **overrides})
 
 
 def padding_mask(rng, batch, seq_len):
@@ -92,7 +82,7 @@ def model_gradcheck(model, batch, fast):
 @pytest.mark.parametrize("sharing", ["one-group",
                                      pytest.param("groups-and-inner", marks=pytest.mark.slow)])
 def test_whole_pretraining_model_gradcheck(sharing, fast):
-    model = perturbed_model(small_config(sharing))
+    model = perturbed_model(small_albert_config(sharing))
     table = model_gradcheck(model, pretraining_batch(model.config), fast)
     table.assert_below(MODEL_TOL)
     names = {row.name for row in table}
@@ -103,14 +93,14 @@ def test_whole_pretraining_model_gradcheck(sharing, fast):
 
 def test_whole_model_gradcheck_with_dropout():
     # Every dropout on (hidden, attention, SOP head); the checker replays the same masks.
-    config = small_config(hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1,
-                          classifier_dropout_prob=0.2)
+    config = small_albert_config(hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1,
+                                 classifier_dropout_prob=0.2)
     model = perturbed_model(config, seed=3).train()
     model_gradcheck(model, pretraining_batch(config, seed=3), True).assert_below(MODEL_TOL)
 
 
 def test_masked_lm_gradcheck():
-    model = perturbed_model(small_config(), seed=5, cls=AlbertForMaskedLM)
+    model = perturbed_model(small_albert_config(), seed=5, cls=AlbertForMaskedLM)
     batch = pretraining_batch(model.config, seed=5)
     del batch["sentence_order_label"]
     model_gradcheck(model, batch, True).assert_below(MODEL_TOL)
@@ -151,7 +141,7 @@ def _init(config, seed=0):
 
 @pytest.mark.parametrize("fast", FAST, ids=FAST_IDS)
 def test_factorised_embedding_gradcheck(fast):
-    config = small_config()
+    config = small_albert_config()
     init = _init(config)
     module = FactorisedEmbedding(AlbertEmbeddings(init), AlbertTransformer(init)
                                  .embedding_hidden_mapping_in)
@@ -167,9 +157,9 @@ def test_factorised_embedding_gradcheck(fast):
 
 
 @pytest.mark.parametrize("fast", FAST, ids=FAST_IDS)
-@pytest.mark.parametrize("sharing", list(SHARING))
+@pytest.mark.parametrize("sharing", list(ALBERT_SHARING))
 def test_shared_encoder_gradcheck(sharing, fast):
-    config = small_config(sharing)
+    config = small_albert_config(sharing)
     module = LastHiddenState(AlbertTransformer(_init(config)))
     perturb_parameters(module, np.random.default_rng(1))
     rng = np.random.default_rng(2)
@@ -185,7 +175,7 @@ def test_shared_encoder_gradcheck(sharing, fast):
 @pytest.mark.parametrize("fast", FAST, ids=FAST_IDS)
 @pytest.mark.parametrize("cls", [AlbertAttention, AlbertLayer])
 def test_block_pieces_gradcheck(cls, fast):
-    config = small_config()
+    config = small_albert_config()
     module = cls(_init(config))
     perturb_parameters(module, np.random.default_rng(1))
     rng = np.random.default_rng(2)
@@ -202,7 +192,7 @@ SHARED_WEIGHT = "albert.encoder.albert_layer_groups.0.albert_layers.0.ffn.weight
 
 
 def _broken_check(monkeypatch, break_it):
-    model = perturbed_model(small_config())
+    model = perturbed_model(small_albert_config())
     encoder = model.albert.encoder
     monkeypatch.setattr(encoder, "_backward_one_use", break_it(encoder))
     table = model_gradcheck(model, pretraining_batch(model.config), True)
@@ -243,9 +233,9 @@ def test_shared_gradient_is_the_sum_over_unshared_copies(fast):
     # copy of the shared group's weights and it computes the same function, and the
     # shared gradient must be the sum of its L groups' gradients.
     layers = 3
-    shared = perturbed_model(small_config(num_hidden_layers=layers))
-    unshared = AlbertForPreTraining(small_config(num_hidden_layers=layers,
-                                                 num_hidden_groups=layers), dtype=np.float64)
+    shared = perturbed_model(small_albert_config(num_hidden_layers=layers))
+    unshared = AlbertForPreTraining(small_albert_config(num_hidden_layers=layers,
+                                                        num_hidden_groups=layers), dtype=np.float64)
     group_prefix = "albert.encoder.albert_layer_groups."
     weights = dict(shared.named_parameters())
     copies = {}
@@ -282,7 +272,7 @@ def test_shared_gradient_is_the_sum_over_unshared_copies(fast):
 
 @pytest.mark.parametrize("fast", FAST, ids=FAST_IDS)
 def test_padding_changes_nothing_at_real_positions(fast):
-    model = perturbed_model(small_config("groups-and-inner"), seed=6).eval()  # no dropout
+    model = perturbed_model(small_albert_config("groups-and-inner"), seed=6).eval()  # no dropout
     rng = np.random.default_rng(6)
     real = 5
     ids = rng.integers(1, model.config.vocab_size, size=(2, real))
@@ -317,7 +307,7 @@ def test_padding_changes_nothing_at_real_positions(fast):
 
 
 def test_outputs_and_counts():
-    config = small_config("groups-and-inner")
+    config = small_albert_config("groups-and-inner")
     model = AlbertForPreTraining(config, dtype=np.float64).eval()
     batch = pretraining_batch(config)
     out = model(**batch, output_attentions=True, output_hidden_states=True)
@@ -336,12 +326,12 @@ def test_outputs_and_counts():
     base = AlbertModel(config)
     assert base.num_parameters() == config.num_parameters_estimate()
     assert sum(1 for n in names if n.endswith("attention.query.weight")) == 4
-    more_layers = AlbertModel(small_config("groups-and-inner", num_hidden_layers=8))
+    more_layers = AlbertModel(small_albert_config("groups-and-inner", num_hidden_layers=8))
     assert more_layers.num_parameters() == base.num_parameters()  # layers are free
 
 
 def test_state_dict_round_trip_and_fast_equals_reference():
-    config = small_config()
+    config = small_albert_config()
     model = perturbed_model(config, seed=7).eval()
     fresh = AlbertForPreTraining(config, seed=8, dtype=np.float64).eval()
     missing, unexpected = fresh.load_state_dict(model.state_dict(), strict=True)
@@ -357,7 +347,7 @@ def test_state_dict_round_trip_and_fast_equals_reference():
 
 
 def test_save_and_load_pretrained(tmp_path):
-    config = small_config("groups-and-inner")
+    config = small_albert_config("groups-and-inner")
     model = perturbed_model(config, seed=9)
     model.save_pretrained(tmp_path)
     saved = json.loads((tmp_path / "config.json").read_text())
@@ -389,7 +379,7 @@ def test_config_defaults_and_preset():
 
 
 def test_config_dict_and_json_round_trip(tmp_path):
-    config = small_config("groups-and-inner")
+    config = small_albert_config("groups-and-inner")
     data = config.to_dict()
     assert data["model_type"] == "albert" and data["num_hidden_groups"] == 2
     assert AlbertConfig.from_dict(data) == config
@@ -419,12 +409,12 @@ def test_config_dict_and_json_round_trip(tmp_path):
 ])
 def test_config_refuses_bad_fields(fields, error, message):
     with pytest.raises(error, match=message):
-        AlbertConfig(**{**SMALL, **fields})
+        AlbertConfig(**{**SMALL_ALBERT, **fields})
 
 
 def test_config_refuses_other_model_types_and_presets():
     with pytest.raises(ValueError, match="model_type must be 'albert'.*got 'bert'"):
-        AlbertConfig.from_dict({**small_config().to_dict(), "model_type": "bert"})
+        AlbertConfig.from_dict({**small_albert_config().to_dict(), "model_type": "bert"})
     with pytest.raises(ValueError, match="preset must be one of"):
         AlbertConfig.preset("xxlarge")
     with pytest.raises(TypeError, match="config must be an AlbertConfig, got BertConfig"):
@@ -432,11 +422,11 @@ def test_config_refuses_other_model_types_and_presets():
     with pytest.raises(TypeError, match="config must be an AlbertConfig, got BertConfig"):
         AlbertForPreTraining(mb.BertConfig.preset("tiny"))
     with pytest.raises(TypeError, match="config must be a BertConfig, got AlbertConfig"):
-        mb.BertModel(small_config())
+        mb.BertModel(small_albert_config())
 
 
 def test_bad_inputs_fail_clearly():
-    model = AlbertForPreTraining(small_config())
+    model = AlbertForPreTraining(small_albert_config())
     batch = pretraining_batch(model.config)
     with pytest.raises(IndexError, match="input_ids"):
         model(np.array([[1, 41]]))
@@ -458,7 +448,7 @@ def test_bad_inputs_fail_clearly():
 
 
 def test_pad_row_gets_no_gradient_from_the_lookup():
-    model = AlbertModel(small_config(), dtype=np.float64)
+    model = AlbertModel(small_albert_config(), dtype=np.float64)
     assert np.all(model.embeddings.word_embeddings.params["weight"][0] == 0.0)
     batch = pretraining_batch(model.config)
     out = model(batch["input_ids"], batch["token_type_ids"], batch["attention_mask"])
@@ -558,7 +548,7 @@ def test_gradcheck_suite_has_albert_cases():
 
 
 def test_backward_weights_scale_the_two_loss_parts():
-    config = small_config()
+    config = small_albert_config()
     model = perturbed_model(config, seed=11).eval()
     batch = pretraining_batch(config, seed=11)
     labels_only = {k: v for k, v in batch.items() if k != "sentence_order_label"}

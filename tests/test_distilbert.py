@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+from small_models import small_distilbert_config
 
 import minibert as mb
 from minibert import functional as F
@@ -28,13 +29,6 @@ from minibert.family.distilbert import (
 )
 from minibert.gradcheck import check_function, check_loss, check_module
 from minibert.gradcheck.suite import MODEL_TOL, SINGLE_LAYER_TOL, function_cases
-
-SMALL = dict(vocab_size=37, max_position_embeddings=16, n_layers=2, n_heads=2, dim=12,
-             hidden_dim=20, dropout=0.0, attention_dropout=0.0)
-
-
-def small_config(**overrides) -> DistilBertConfig:
-    return DistilBertConfig(**{**SMALL, **overrides})
 
 
 def perturbed(model, seed=1, scale=0.2):
@@ -85,7 +79,7 @@ def test_parameter_count_of_distilbert_base():
 
 @pytest.mark.parametrize("sinusoidal", [False, True])
 def test_parameter_count_estimate_equals_the_model(sinusoidal):
-    config = small_config(sinusoidal_pos_embds=sinusoidal)
+    config = small_distilbert_config(sinusoidal_pos_embds=sinusoidal)
     model = DistilBertModel(config)
     assert model.num_parameters() == config.num_parameters_estimate()
     head = DistilBertForMaskedLM(config)
@@ -94,7 +88,8 @@ def test_parameter_count_estimate_equals_the_model(sinusoidal):
 
 
 def test_config_round_trip_keeps_unknown_keys(tmp_path):
-    config = small_config(activation="relu", extra={"architectures": ["X"], "foo": [1, 2]})
+    config = small_distilbert_config(activation="relu",
+                                     extra={"architectures": ["X"], "foo": [1, 2]})
     path = tmp_path / "config.json"
     config.to_json_file(path)
     data = json.loads(path.read_text())
@@ -133,7 +128,7 @@ def test_config_refuses_a_bert_config_json(tmp_path):
 
 @pytest.mark.parametrize("fast", [True, False], ids=["fast", "reference"])
 def test_blocks_gradcheck(fast):
-    config = small_config()
+    config = small_distilbert_config()
     init = make_init(config, 0, np.float64)
     rng = np.random.default_rng(0)
     x = rng.standard_normal((2, 5, config.dim))
@@ -149,7 +144,7 @@ def test_blocks_gradcheck(fast):
 @pytest.mark.parametrize("fast, dropout", [(True, 0.0), (False, 0.0), (True, 0.1)],
                          ids=["fast", "reference", "fast+dropout"])
 def test_masked_lm_whole_model_gradcheck(fast, dropout):
-    config = small_config(dropout=dropout, attention_dropout=dropout, activation="gelu")
+    config = small_distilbert_config(dropout=dropout, attention_dropout=dropout, activation="gelu")
     model = perturbed(DistilBertForMaskedLM(config, dtype=np.float64))
     model.train(dropout > 0)
     input_ids, attention_mask, labels = padded_batch(config)
@@ -169,7 +164,7 @@ def test_masked_lm_whole_model_gradcheck(fast, dropout):
 
 @pytest.mark.parametrize("fast", [True, False], ids=["fast", "reference"])
 def test_base_model_gradcheck_with_random_upstream_gradient(fast):
-    config = small_config(activation="gelu_new")
+    config = small_distilbert_config(activation="gelu_new")
     model = perturbed(DistilBertModel(config, dtype=np.float64))
     model.eval()
     input_ids, attention_mask, _ = padded_batch(config, seed=3)
@@ -196,7 +191,7 @@ def test_sinusoidal_position_table():
         angle = np.arange(5) / 10000 ** (2 * k / 6)
         np.testing.assert_allclose(table[:, 2 * k], np.sin(angle), rtol=0, atol=1e-15)
         np.testing.assert_allclose(table[:, 2 * k + 1], np.cos(angle), rtol=0, atol=1e-15)
-    model = DistilBertModel(small_config(sinusoidal_pos_embds=True), dtype=np.float64)
+    model = DistilBertModel(small_distilbert_config(sinusoidal_pos_embds=True), dtype=np.float64)
     weight = model.embeddings.position_embeddings.params["weight"]
     assert np.array_equal(weight, sinusoidal_position_table(16, 12))
 
@@ -204,7 +199,7 @@ def test_sinusoidal_position_table():
 # -- invariances -------------------------------------------------------------------------------
 
 def test_padding_changes_nothing_at_real_positions():
-    config = small_config()
+    config = small_distilbert_config()
     model = perturbed(DistilBertForMaskedLM(config, dtype=np.float64)).eval()
     input_ids, _, labels = padded_batch(config, lengths=(7,))
     short = model(input_ids, labels=labels, output_attentions=True,
@@ -225,7 +220,7 @@ def test_padding_changes_nothing_at_real_positions():
 
 
 def test_fast_kernels_and_reference_pairs_agree():
-    config = small_config()
+    config = small_distilbert_config()
     model = perturbed(DistilBertForMaskedLM(config, dtype=np.float64)).eval()
     input_ids, attention_mask, labels = padded_batch(config)
     results = []
@@ -243,11 +238,11 @@ def test_fast_kernels_and_reference_pairs_agree():
 # -- state dicts and checkpoints ---------------------------------------------------------------
 
 def test_state_dict_lists_the_tied_alias_and_loads_strictly():
-    model = perturbed(DistilBertForMaskedLM(small_config()))
+    model = perturbed(DistilBertForMaskedLM(small_distilbert_config()))
     state = model.state_dict()
     assert state["vocab_projector.weight"] is state["distilbert.embeddings.word_embeddings.weight"]
     assert "vocab_projector.weight" not in dict(model.named_parameters())
-    other = DistilBertForMaskedLM(small_config(), seed=7)
+    other = DistilBertForMaskedLM(small_distilbert_config(), seed=7)
     other.load_state_dict({k: v.copy() for k, v in state.items()}, strict=True)
     for name, value in model.named_parameters():
         assert np.array_equal(dict(other.named_parameters())[name], value)
@@ -256,7 +251,7 @@ def test_state_dict_lists_the_tied_alias_and_loads_strictly():
 
 
 def test_save_and_from_pretrained_round_trip(tmp_path):
-    config = small_config()
+    config = small_distilbert_config()
     model = perturbed(DistilBertForMaskedLM(config)).eval()
     model.save_pretrained(tmp_path)
     saved = json.loads((tmp_path / "config.json").read_text())
@@ -277,7 +272,7 @@ def test_save_and_from_pretrained_round_trip(tmp_path):
 
 
 def test_inputs_are_checked():
-    model = DistilBertForMaskedLM(small_config())
+    model = DistilBertForMaskedLM(small_distilbert_config())
     with pytest.raises(IndexError):
         model(np.array([[1, 99]]))
     with pytest.raises(ValueError, match="longer than max_position_embeddings=16"):

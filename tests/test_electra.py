@@ -8,17 +8,13 @@ import warnings
 
 import numpy as np
 import pytest
+from small_models import small_electra_config
 
 import minibert as mb
 from minibert.checks import IGNORE_INDEX
 from minibert.family.electra import ElectraPreTrainer, generator_config
 from minibert.gradcheck import check_loss
 from minibert.gradcheck.suite import MODEL_TOL, perturb_parameters
-
-# V=41, E=6, H=8, N=2 heads of D=4, I=12: every axis distinct, E < H (embeddings_project).
-SMALL = dict(vocab_size=41, embedding_size=6, hidden_size=8, num_hidden_layers=2,
-             num_attention_heads=2, intermediate_size=12, max_position_embeddings=16,
-             hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
 
 
 def _batch(rng):
@@ -32,7 +28,7 @@ def _batch(rng):
 
 
 def _trainer(rtd_weight, seed=0):
-    config = mb.ElectraConfig(**SMALL)
+    config = small_electra_config()
     trainer = ElectraPreTrainer(config, generator_config(config, 0.5), seed=seed,
                                 dtype=np.float64, rtd_weight=rtd_weight).eval()
     perturb_parameters(trainer, np.random.default_rng(1))
@@ -102,7 +98,7 @@ def test_sampling_follows_the_generator_and_is_reproducible():
 
 
 def test_checkpoint_round_trip(tmp_path):
-    model = mb.ElectraForMaskedLM(mb.ElectraConfig(**SMALL), seed=0)
+    model = mb.ElectraForMaskedLM(small_electra_config(), seed=0)
     model.save_pretrained(tmp_path)
     loaded = mb.ElectraForMaskedLM.from_pretrained(tmp_path)
     for (name, a), (_, b) in zip(model.named_parameters(), loaded.named_parameters(),
@@ -112,15 +108,15 @@ def test_checkpoint_round_trip(tmp_path):
 
 
 def test_bad_input_is_one_clear_line():
-    config = mb.ElectraConfig(**SMALL)
-    bigger = mb.ElectraConfig(**{**SMALL, "hidden_size": 12, "num_attention_heads": 2})
+    config = small_electra_config()
+    bigger = small_electra_config(hidden_size=12, num_attention_heads=2)
     with pytest.raises(ValueError, match="generator's hidden_size \\(12\\) is larger than "
                                          "the discriminator's \\(8\\)"):
         ElectraPreTrainer(config, bigger)
     with pytest.raises(ValueError, match="embedding_size must be equal"):
-        ElectraPreTrainer(config, mb.ElectraConfig(**{**SMALL, "embedding_size": 4}))
+        ElectraPreTrainer(config, small_electra_config(embedding_size=4))
     with pytest.raises(ValueError, match="embedding_size must be a positive integer"):
-        mb.ElectraConfig(**{**SMALL, "embedding_size": 0})
+        small_electra_config(embedding_size=0)
     with pytest.raises(ValueError, match="labels must hold only 0 and 1"):
         mb.ElectraForPreTraining(config)(np.ones((1, 3), dtype=int), labels=[[0, 2, 1]])
 
@@ -169,8 +165,8 @@ def test_pretrain_electra_writes_both_folders_and_resumes_bit_identically(tmp_pa
 def test_info_names_electra_heads(tmp_path):
     from minibert.io.checkpoint import checkpoint_summary
 
-    mb.ElectraForPreTraining(mb.ElectraConfig(**SMALL)).save_pretrained(tmp_path / "d")
-    mb.ElectraForMaskedLM(mb.ElectraConfig(**SMALL)).save_pretrained(tmp_path / "g")
+    mb.ElectraForPreTraining(small_electra_config()).save_pretrained(tmp_path / "d")
+    mb.ElectraForMaskedLM(small_electra_config()).save_pretrained(tmp_path / "g")
     assert checkpoint_summary(tmp_path / "d")["heads"] == ["discriminator_predictions"]
     assert checkpoint_summary(tmp_path / "g")["heads"] == ["generator_lm_head",
                                                             "generator_predictions"]
@@ -191,7 +187,7 @@ def test_gradcheck_suite_has_electra_cases():
 
 def test_sequence_classifier_gradient_check_and_finetune_from_pretraining(tmp_path):
     rng = np.random.default_rng(6)
-    config = mb.ElectraConfig(**{**SMALL, "hidden_dropout_prob": 0.1})
+    config = small_electra_config(hidden_dropout_prob=0.1)
     model = mb.ElectraForSequenceClassification(config, seed=0, dtype=np.float64,
                                                 num_labels=3).eval()
     perturb_parameters(model, rng)
