@@ -200,9 +200,10 @@ def _heatmap(
 
 
 def _single_heatmap(
-    matrix, display, title, subtitle, colorbar_label, cmap, vmax, annotate, max_labels, max_size
+    display, title, subtitle, colorbar_label, cmap, vmax, annotate, max_labels, max_size
 ) -> Figure:
     """One (K, K) heatmap: the title in words, the array it shows in small type below it."""
+    matrix = display.matrices  # (K, K)
     side = len(display.labels) * _CELL_INCHES
     wanted = (side + 3.5, side + 2.5)  # room for labels, titles and the colour bar
     width, height = figure_size(*wanted, max_size)
@@ -221,7 +222,6 @@ def _single_heatmap(
 
 
 def _grid(
-    matrices,
     display,
     panel_titles,
     title,
@@ -238,6 +238,7 @@ def _grid(
     ``max_labels``, in the font size that fits a panel. The "compressed" layout packs the
     square panels and their title together, so no blank band opens under the title.
     """
+    matrices = display.matrices  # (panels, K, K)
     n_panels, size = matrices.shape[0], len(display.labels)
     n_cols = math.ceil(math.sqrt(n_panels))
     n_rows = math.ceil(n_panels / n_cols)
@@ -274,12 +275,13 @@ def _grid(
     return fig
 
 
-def _model_grid(matrices, display, title, cmap, vmax, max_size) -> Figure:
+def _model_grid(display, title, cmap, vmax, max_size) -> Figure:
     """Layers as rows, heads as columns: the (L, N) small multiples, no token labels.
 
     The margins are fixed in inches instead of solved by a layout engine, which would take
     longer than drawing the 144 panels of BERT-base.
     """
+    matrices = display.matrices  # (L, N, K, K)
     n_layers, n_heads = matrices.shape[:2]
     panel = min(2.0, max(0.8, len(display.labels) * 0.08))
     left, right, top, bottom, gap = 1.0, 1.9, 0.8, 0.2, 0.08  # inches
@@ -482,37 +484,21 @@ def attention_figure(
     # How the single and grid views draw their heatmaps (the same for every view).
     drawing = {"cmap": cmap, "vmax": vmax, "annotate": annotate, "max_labels": max_labels,
                "max_size": max_size}
+    size = _size_words(n_layers, n_heads)  # "2 layers × 4 heads, counted from 0"
     with lecture_style():
         if view == "head":
-            display = display_of(example.attentions[layer, head])
-            return _single_heatmap(
-                display.matrices,
-                display,
-                title or f"layer {layer} · head {head}",
-                f"out.attentions[{layer}][:, {head}] · {_size_words(n_layers, n_heads)}",
-                "attention probability",
-                **drawing,
-            )
+            return _single_heatmap(display_of(example.attentions[layer, head]),
+                                   title or f"layer {layer} · head {head}",
+                                   f"out.attentions[{layer}][:, {head}] · {size}",
+                                   "attention probability", **drawing)
         if view == "layer":
-            display = display_of(example.attentions[layer])
-            return _grid(
-                display.matrices,
-                display,
-                [f"head {h}" for h in range(n_heads)],
-                title or f"layer {layer}: its {n_heads} heads (counted from 0)",
-                "attention probability",
-                **drawing,
-            )
+            return _grid(display_of(example.attentions[layer]),
+                         [f"head {h}" for h in range(n_heads)],
+                         title or f"layer {layer}: its {n_heads} heads (counted from 0)",
+                         "attention probability", **drawing)
         if view == "model":
-            display = display_of(example.attentions)
-            return _model_grid(
-                display.matrices,
-                display,
-                title or f"All {_size_words(n_layers, n_heads)}",
-                cmap,
-                vmax,
-                max_size,
-            )
+            return _model_grid(display_of(example.attentions), title or f"All {size}", cmap,
+                               vmax, max_size)
         if view == "token":
             display = display_of(example.attentions)
             index = find_token(display, token)
@@ -520,31 +506,16 @@ def attention_figure(
         if view == "average":
             averaged = head_average(example.attentions)  # (L, T, T)
             if layer is not None:
-                display = display_of(averaged[layer])
-                return _single_heatmap(
-                    display.matrices,
-                    display,
-                    title or f"layer {layer} · mean of its {n_heads} heads",
-                    f"out.attentions[{layer}].mean(axis=1) · {_size_words(n_layers, n_heads)}",
-                    "mean attention over heads",
-                    **drawing,
-                )
-            display = display_of(averaged)
-            return _grid(
-                display.matrices,
-                display,
-                [f"layer {l}" for l in range(n_layers)],
-                title or f"Mean of {n_heads} heads in each layer, layers 0 to {n_layers - 1}",
-                "mean attention over heads",
-                **drawing,
-            )
+                return _single_heatmap(display_of(averaged[layer]),
+                                       title or f"layer {layer} · mean of its {n_heads} heads",
+                                       f"out.attentions[{layer}].mean(axis=1) · {size}",
+                                       "mean attention over heads", **drawing)
+            return _grid(display_of(averaged), [f"layer {l}" for l in range(n_layers)],
+                         title or f"Mean of {n_heads} heads in each layer, layers 0 to "
+                                  f"{n_layers - 1}",
+                         "mean attention over heads", **drawing)
         last = n_layers - 1 if layer is None else layer
-        display = display_of(attention_rollout(example.attentions)[last])
-        return _single_heatmap(
-            display.matrices,
-            display,
-            title or f"Attention rollout through layers 0 to {last}",
-            f"attention_rollout(...)[{last}] · {_size_words(n_layers, n_heads)}",
-            "rollout weight",
-            **drawing,
-        )
+        return _single_heatmap(display_of(attention_rollout(example.attentions)[last]),
+                               title or f"Attention rollout through layers 0 to {last}",
+                               f"attention_rollout(...)[{last}] · {size}", "rollout weight",
+                               **drawing)
