@@ -19,8 +19,8 @@ import numpy as np
 
 __all__ = [
     "IGNORE_INDEX", "is_int", "is_real", "check_int", "check_real", "check_bool",
-    "check_probability", "check_float_array", "as_int_array", "check_ids", "short_repr",
-    "exact_float",
+    "check_probability", "check_str", "check_float_array", "as_int_array", "check_ids",
+    "short_repr", "exact_float",
 ]
 
 # The label of positions that carry no target (no MLM prediction, a [CLS]/[SEP]/padding
@@ -103,6 +103,14 @@ def check_bool(name: str, value) -> bool:
         raise TypeError(f"{name} must be True or False, got {type(value).__name__} "
                         f"{short_repr(value)}")
     return bool(value)
+
+
+def check_str(name: str, value) -> str:
+    """``value`` if it is a str; otherwise a TypeError naming the argument, its type and value."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}: "
+                        f"{short_repr(value, 80)}")
+    return value
 
 
 def check_float_array(name: str, x) -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minibert.checks import check_int
+from minibert.checks import check_int, check_str
 from minibert.data.templates import (
     FEMALE_NAMES,
     MALE_NAMES,
@@ -175,10 +175,7 @@ def write_corpus(documents: list[list[str]], path: str | os.PathLike) -> None:
                 f"documents[{d}] must be a non-empty list of sentences, got {document!r:.80}"
             )
         for s, sentence in enumerate(document):
-            if not isinstance(sentence, str):
-                raise TypeError(
-                    f"documents[{d}][{s}] must be a str, got {type(sentence).__name__}"
-                )
+            check_str(f"documents[{d}][{s}]", sentence)
             if not sentence.strip() or "\n" in sentence or "\r" in sentence:
                 raise ValueError(
                     f"documents[{d}][{s}] must be one non-blank line, got {sentence!r:.80}"

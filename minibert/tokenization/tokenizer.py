@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from minibert.checks import check_int, is_int
+from minibert.checks import check_int, check_str, is_int
 from minibert.io.fileio import atomic_write_json, atomic_write_text, open_to_read, read_json_object
 from minibert.tokenization.basic import BasicTokenizer
 from minibert.tokenization.wordpiece import WordpieceTokenizer
@@ -488,8 +488,7 @@ class BertTokenizer:
         max_length: int | None = None,
     ) -> list[int]:
         """The ``input_ids`` of one text (or pair) as a list, e.g. ``[101, 7592, 102]``."""
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
+        check_str("text", text)
         encoding = self(
             text,
             text_pair,
@@ -793,10 +792,7 @@ def _check_texts(name: str, value, is_batch: bool) -> list[str]:
             f"{name} must be a list of str for a batch, got {type(value).__name__}: {value!r:.80}"
         )
     for index, item in enumerate(value):
-        if not isinstance(item, str):
-            raise TypeError(
-                f"{name}[{index}] must be a str, got {type(item).__name__}: {item!r:.80}"
-            )
+        check_str(f"{name}[{index}]", item)
     return list(value)
 
 

@@ -39,7 +39,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from minibert.checks import check_int
+from minibert.checks import check_int, check_str
 from minibert.tokenization.basic import BasicTokenizer
 
 __all__ = ["Merge", "WordPieceTrainer"]
@@ -131,10 +131,7 @@ class WordPieceTrainer:
             raise TypeError("texts must be an iterable of str, got a single str")
         chunk_counts: Counter[str] = Counter()
         for index, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise TypeError(
-                    f"texts[{index}] must be a str, got {type(text).__name__}: {text!r:.80}"
-                )
+            check_str(f"texts[{index}]", text)
             for segment, is_special, _ in self.basic_tokenizer.split_special_tokens(text):
                 if not is_special:
                     chunk_counts.update(self.basic_tokenizer.clean_text(segment).split())
