@@ -55,7 +55,6 @@ from minibert.base import (
     BertModelOutput,
     EmbeddingWidthInitializer,
     Initializer,
-    MaskedLMOutput,
     PretrainedModel,
     ShapeCache,
     preserved_caches,
@@ -64,7 +63,7 @@ from minibert.checks import (
     check_real,
 )
 from minibert.config import PRESETS, BertFields
-from minibert.heads.pretraining import BertWithHeads, MaskedLMCache
+from minibert.heads.pretraining import BertWithHeads, MaskedLMCache, MaskedLMModel
 from minibert.heads.tasks import PooledClassifier, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
 from minibert.io.checkpoint import register_config_class
@@ -592,7 +591,7 @@ class AlbertForPreTraining(_AlbertWithHeads):
         self.albert.backward(d_sequence, d_pooled)
 
 
-class AlbertForMaskedLM(_AlbertWithHeads):
+class AlbertForMaskedLM(_AlbertWithHeads, MaskedLMModel):
     """ALBERT (no pooler, as HF) with the MLM head only."""
 
     def __init__(self, config: AlbertConfig, seed: int = 0, dtype=np.float32) -> None:
@@ -601,16 +600,9 @@ class AlbertForMaskedLM(_AlbertWithHeads):
         self.predictions = AlbertMLMHead(init, self.albert.embeddings.word_embeddings)
         self.mlm_loss = CrossEntropyLoss()
 
-    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
-                output_attentions: bool = False,
-                output_hidden_states: bool = False) -> MaskedLMOutput:
-        base = self._encode(input_ids, token_type_ids, attention_mask, output_attentions,
-                            output_hidden_states)
-        return self._masked_lm_output(self.predictions, base, labels)
-
-    def backward(self, mlm_weight: float = 1.0) -> None:
-        """Add the gradient of ``mlm_weight * loss`` into every gradient buffer."""
-        self.albert.backward(self._masked_lm_backward(self.predictions, mlm_weight))
+    @property
+    def mlm_predictions(self) -> AlbertMLMHead:
+        return self.predictions
 
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "BertOnlyNSPHead",
     "BertWithHeads",
     "BertForPreTraining",
+    "MaskedLMModel",
     "BertForMaskedLM",
     "BertForNextSentencePrediction",
     "MaskedLMCache",
@@ -341,7 +342,30 @@ class BertForPreTraining(WithMLMDecoder):
         self.bert.backward(d_sequence, d_pooled)
 
 
-class BertForMaskedLM(WithMLMDecoder):
+class MaskedLMModel(BertWithHeads):
+    """An encoder (no pooler, as HF) with the MLM head alone; loss = MLM cross-entropy.
+
+    BERT's and ALBERT's ``*ForMaskedLM`` differ only in their encoder and in where their
+    head sits (``cls.predictions``, ``predictions``): a subclass builds both and names
+    the head in its ``mlm_predictions`` property.
+    """
+
+    mlm_predictions: BertLMPredictionHead
+
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
+                output_attentions: bool = False,
+                output_hidden_states: bool = False) -> MaskedLMOutput:
+        """input_ids etc. int (B, T); labels int (B, T) with -100 where no target."""
+        base = self._encode(input_ids, token_type_ids, attention_mask, output_attentions,
+                            output_hidden_states)
+        return self._masked_lm_output(self.mlm_predictions, base, labels)
+
+    def backward(self, mlm_weight: float = 1.0) -> None:
+        """Add the gradient of ``mlm_weight * loss`` into every gradient buffer."""
+        self._encoder().backward(self._masked_lm_backward(self.mlm_predictions, mlm_weight))
+
+
+class BertForMaskedLM(WithMLMDecoder, MaskedLMModel):
     """BERT (no pooler, as HF) with the MLM head only."""
 
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
@@ -350,16 +374,9 @@ class BertForMaskedLM(WithMLMDecoder):
         self.cls = BertOnlyMLMHead(init, self.bert.embeddings.word_embeddings)
         self.mlm_loss = CrossEntropyLoss()
 
-    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
-                output_attentions: bool = False,
-                output_hidden_states: bool = False) -> MaskedLMOutput:
-        base = self._encode(input_ids, token_type_ids, attention_mask, output_attentions,
-                            output_hidden_states)
-        return self._masked_lm_output(self.cls.predictions, base, labels)
-
-    def backward(self, mlm_weight: float = 1.0) -> None:
-        """Add the gradient of ``mlm_weight * loss`` into every gradient buffer."""
-        self.bert.backward(self._masked_lm_backward(self.cls.predictions, mlm_weight))
+    @property
+    def mlm_predictions(self) -> BertLMPredictionHead:
+        return self.cls.predictions
 
 
 class BertForNextSentencePrediction(BertWithHeads):
