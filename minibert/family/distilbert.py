@@ -130,6 +130,13 @@ class _DistilBertFields:
                              f"{short_repr(self.extra['tie_word_embeddings'])}")
 
 
+def _bert_name(field: str) -> property:
+    """A read-only property under BERT's name that reads DistilBERT's ``field``, so that
+    the code shared with BERT (attention, the encoder) reads either config."""
+    return property(lambda config: getattr(config, field),
+                    doc=f"BERT's name for DistilBERT's ``{field}``.")
+
+
 class DistilBertConfig(HFConfigFile, ClassifierLabels, _DistilBertFields):
     """Hyperparameters of a DistilBERT (HF ``DistilBertConfig`` names and defaults).
 
@@ -143,33 +150,13 @@ class DistilBertConfig(HFConfigFile, ClassifierLabels, _DistilBertFields):
     model_type = "distilbert"
 
     # -- BERT's names for the same sizes ---------------------------------------------------
-    @property
-    def hidden_size(self) -> int:
-        return self.dim
-
-    @property
-    def num_hidden_layers(self) -> int:
-        return self.n_layers
-
-    @property
-    def num_attention_heads(self) -> int:
-        return self.n_heads
-
-    @property
-    def intermediate_size(self) -> int:
-        return self.hidden_dim
-
-    @property
-    def hidden_act(self) -> str:
-        return self.activation
-
-    @property
-    def hidden_dropout_prob(self) -> float:
-        return self.dropout
-
-    @property
-    def attention_probs_dropout_prob(self) -> float:
-        return self.attention_dropout
+    hidden_size = _bert_name("dim")
+    num_hidden_layers = _bert_name("n_layers")
+    num_attention_heads = _bert_name("n_heads")
+    intermediate_size = _bert_name("hidden_dim")
+    hidden_act = _bert_name("activation")
+    hidden_dropout_prob = _bert_name("dropout")
+    attention_probs_dropout_prob = _bert_name("attention_dropout")
 
     @property
     def layer_norm_eps(self) -> float:
