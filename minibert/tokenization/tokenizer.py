@@ -100,6 +100,13 @@ class _Sequence(NamedTuple):
         return _Sequence(self.ids[:length], self.offsets[:length], self.word_ids[:length])
 
 
+def _special_token_id(attribute: str) -> property:
+    """A read-only property: the vocabulary id of the special token named by ``attribute``
+    (``unk_token_id`` reads ``unk_token``), as HF's tokenizers have them."""
+    return property(lambda tokenizer: tokenizer.vocab[getattr(tokenizer, attribute)],
+                    doc=f"The id of ``{attribute}`` in the vocabulary.")
+
+
 class BertTokenizer:
     """BERT's WordPiece tokenizer over a fixed vocabulary.
 
@@ -232,25 +239,11 @@ class BertTokenizer:
         """A copy of the vocabulary, token -> id."""
         return dict(self.vocab)
 
-    @property
-    def unk_token_id(self) -> int:
-        return self.vocab[self.unk_token]
-
-    @property
-    def sep_token_id(self) -> int:
-        return self.vocab[self.sep_token]
-
-    @property
-    def pad_token_id(self) -> int:
-        return self.vocab[self.pad_token]
-
-    @property
-    def cls_token_id(self) -> int:
-        return self.vocab[self.cls_token]
-
-    @property
-    def mask_token_id(self) -> int:
-        return self.vocab[self.mask_token]
+    unk_token_id = _special_token_id("unk_token")
+    sep_token_id = _special_token_id("sep_token")
+    pad_token_id = _special_token_id("pad_token")
+    cls_token_id = _special_token_id("cls_token")
+    mask_token_id = _special_token_id("mask_token")
 
     def __repr__(self) -> str:
         return (
