@@ -17,7 +17,7 @@ from minibert.checks import short_repr
 from minibert.hf_config import ClassifierLabels, HFConfigFile
 from minibert.io.checkpoint import register_config_class
 
-__all__ = ["BertConfig", "BertFields", "PRESETS", "HIDDEN_ACTS"]
+__all__ = ["BertConfig", "BertFields", "PRESETS", "preset_sizes", "HIDDEN_ACTS"]
 
 HIDDEN_ACTS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu")
 
@@ -39,6 +39,13 @@ PRESETS: dict[str, dict[str, int]] = {
 }
 
 
+def preset_sizes(name: str) -> dict[str, int]:
+    """The sizes (L, H, N, I) of the preset ``name``; ValueError naming the presets otherwise."""
+    if name not in PRESETS:
+        raise ValueError(f"preset must be one of {list(PRESETS)}, got {name!r}")
+    return dict(PRESETS[name])
+
+
 @dataclass
 class BertFields:
     """The fields of ``BertConfig``, checked on construction (see ``BertConfig`` below)."""
@@ -57,6 +64,11 @@ class BertFields:
     layer_norm_eps: float = 1e-12  # added to the variance inside every LayerNorm
     pad_token_id: int = 0  # id of [PAD]; its embedding row starts at 0 and gets no gradient
     extra: dict[str, Any] = field(default_factory=dict)  # other config.json keys, kept as-is
+
+    @property
+    def head_size(self) -> int:
+        """D = H / N."""
+        return self.hidden_size // self.num_attention_heads
 
     def __post_init__(self) -> None:
         hf_config.positive_int_fields(self, ("vocab_size", "hidden_size", "num_hidden_layers",
@@ -107,18 +119,11 @@ class BertConfig(HFConfigFile, ClassifierLabels, BertFields):
 
     model_type = "bert"
 
-    @property
-    def head_size(self) -> int:
-        """D = H / N."""
-        return self.hidden_size // self.num_attention_heads
-
     # -- presets ---------------------------------------------------------------------------
     @classmethod
     def preset(cls, name: str, **overrides) -> BertConfig:
         """A named size ("tiny", "mini", "small", "base", "large"), with optional overrides."""
-        if name not in PRESETS:
-            raise ValueError(f"preset must be one of {list(PRESETS)}, got {name!r}")
-        return cls(**{**PRESETS[name], **overrides})
+        return cls(**{**preset_sizes(name), **overrides})
 
     def num_parameters_estimate(self) -> int:
         """Parameters of a BertModel (with pooler) of this size, computed from the config."""

@@ -62,7 +62,7 @@ from minibert.base import (
 from minibert.checks import (
     check_real,
 )
-from minibert.config import PRESETS, BertFields
+from minibert.config import BertFields, preset_sizes
 from minibert.heads.pretraining import BertWithHeads, MaskedLMCache, MaskedLMModel
 from minibert.heads.tasks import PooledClassifier, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
@@ -156,11 +156,6 @@ class AlbertConfig(HFConfigFile, ClassifierLabels, _AlbertFields):
 
     model_type = "albert"
 
-    @property
-    def head_size(self) -> int:
-        """D = H / N."""
-        return self.hidden_size // self.num_attention_heads
-
     def group_of_layer(self, layer: int) -> int:
         """The group layer ``layer`` runs: l * G // L (G consecutive runs of L/G layers)."""
         return layer * self.num_hidden_groups // self.num_hidden_layers
@@ -171,9 +166,7 @@ class AlbertConfig(HFConfigFile, ClassifierLabels, _AlbertFields):
 
         The tiny preset is L=2, H=128, N=2, I=512, E=64, one shared group.
         """
-        if name not in PRESETS:
-            raise ValueError(f"preset must be one of {list(PRESETS)}, got {name!r}")
-        sizes = {**PRESETS[name], "embedding_size": ALBERT_EMBEDDING_SIZES[name]}
+        sizes = {**preset_sizes(name), "embedding_size": ALBERT_EMBEDDING_SIZES[name]}
         return cls(**{**sizes, **overrides})
 
     def num_parameters_estimate(self) -> int:

@@ -52,7 +52,7 @@ from minibert.base import (
     preserved_caches,
 )
 from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, check_real, is_int, short_repr
-from minibert.config import PRESETS, BertFields
+from minibert.config import BertFields, preset_sizes
 from minibert.heads.tasks import LabelledHead, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
 from minibert.io.checkpoint import register_config_class
@@ -108,17 +108,10 @@ class ElectraConfig(HFConfigFile, ClassifierLabels, _ElectraFields):
 
     model_type = "electra"
 
-    @property
-    def head_size(self) -> int:
-        """D = H / N."""
-        return self.hidden_size // self.num_attention_heads
-
     @classmethod
     def preset(cls, name: str, **overrides) -> ElectraConfig:
         """BertConfig's preset sizes (L, H, N, I) with E from ``ELECTRA_EMBEDDING_SIZES``."""
-        if name not in PRESETS:
-            raise ValueError(f"preset must be one of {list(PRESETS)}, got {name!r}")
-        return cls(**{**PRESETS[name], "embedding_size": ELECTRA_EMBEDDING_SIZES[name],
+        return cls(**{**preset_sizes(name), "embedding_size": ELECTRA_EMBEDDING_SIZES[name],
                       **overrides})
 
     def num_parameters_estimate(self) -> int:
