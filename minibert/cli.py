@@ -249,17 +249,21 @@ def _check_text_arguments(argv: list[str]) -> None:
                                f"must be UTF-8")
 
 
+def _subcommand(subparsers, name: str, run: Callable[..., int],
+                summary: str) -> argparse.ArgumentParser:
+    """Add the subcommand ``name``: ``summary`` in the list of commands, the docstring of
+    ``run`` (the function that carries it out) as its --help description."""
+    parser = subparsers.add_parser(name, help=summary, description=run.__doc__)
+    parser.set_defaults(handler=run)
+    return parser
+
+
 # -- gradcheck -------------------------------------------------------------------------------
 
 
 def _add_gradcheck(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "gradcheck",
-        help="check every backward pass against finite differences (float64)",
-        description="Run the float64 gradient check of every functional pair, every layer, "
-        "BERT's blocks, the whole BertForPreTraining and AlbertForPreTraining, and print "
-        "one line per check (--full: one per array).",
-    )
+    parser = _subcommand(subparsers, "gradcheck", _run_gradcheck,
+                         "check every backward pass against finite differences (float64)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (>= 0)")
     parser.add_argument(
         "--no-model", action="store_true", help="skip the whole-model checks (the slowest part)"
@@ -268,7 +272,6 @@ def _add_gradcheck(subparsers) -> None:
                         help="print every array's row (wide: the names are parameter paths)")
     parser.add_argument("--json", action="store_true",
                         help="print every array's row as JSON, full precision")
-    parser.set_defaults(handler=_run_gradcheck)
 
 
 SCREEN_COLUMNS = 100  # what a projector shows without wrapping
@@ -296,6 +299,9 @@ def _gradcheck_summary(table, failures: list[str]) -> str:
 
 
 def _run_gradcheck(args) -> int:
+    """Run the float64 gradient check of every functional pair, every layer, BERT's blocks,
+    the whole BertForPreTraining and AlbertForPreTraining, and print one line per check
+    (--full: one per array)."""
     from minibert.gradcheck.suite import MODEL_TOL, SINGLE_LAYER_TOL, run_all
 
     _bounded(args.seed, "--seed", minimum=0)
@@ -330,22 +336,19 @@ def _run_gradcheck(args) -> int:
 
 
 def _add_info(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "info",
-        help="describe a checkpoint folder: config, parameter counts, dtype, heads",
-        description="Read a checkpoint folder (config.json + model.safetensors) without "
-        "loading its weights, and print its configuration, parameter counts by "
-        "module, dtypes and which heads it has.",
-    )
+    parser = _subcommand(subparsers, "info", _run_info,
+                         "describe a checkpoint folder: config, parameter counts, dtype, heads")
     parser.add_argument("folder", metavar="DIR", nargs="?",
                         help="the same as --model (kept for the commands written before it)")
     parser.add_argument("--model", metavar="DIR|NAME",
                         help="checkpoint folder, or tiny-toy (the shipped reference checkpoint)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
-    parser.set_defaults(handler=_run_info)
 
 
 def _run_info(args) -> int:
+    """Read a checkpoint folder (config.json + model.safetensors) without loading its
+    weights, and print its configuration, parameter counts by module, dtypes and which heads
+    it has."""
     import json
 
     from minibert.io.checkpoint import checkpoint_summary
@@ -409,11 +412,8 @@ def _add_pretrain(subparsers) -> None:
     from minibert.training.pretrain_config import MAX_DEFAULT_WORKERS, default_workers
 
     defaults = TrainingConfig()
-    parser = subparsers.add_parser(
-        "pretrain", help="pretrain a BERT with MLM + NSP on the toy corpus or a text file",
-        description="Pretrain BertForPreTraining from scratch. Writes OUT/config.json, "
-                    "model.safetensors, vocab.txt (loadable with from_pretrained), "
-                    "metrics.json and history.json.")
+    parser = _subcommand(subparsers, "pretrain", _run_pretrain,
+                         "pretrain a BERT with MLM + NSP on the toy corpus or a text file")
     parser.add_argument("-o", "--out", required=True, metavar="DIR",
                         help="output folder (created; locked while the run writes into it)")
     parser.add_argument("--preset", default=defaults.preset,
@@ -496,7 +496,6 @@ def _add_pretrain(subparsers) -> None:
                              "(with the same settings; the run prints this command at its "
                              "start)")
     _add_training_output_options(parser, "the final metrics")
-    parser.set_defaults(handler=_run_pretrain)
 
 
 def _check_corpus(path: str, objective: str) -> None:
@@ -539,6 +538,8 @@ def _pretrain_workers(args) -> int:
 
 
 def _run_pretrain(args) -> int:
+    """Pretrain BertForPreTraining from scratch. Writes OUT/config.json, model.safetensors,
+    vocab.txt (loadable with from_pretrained), metrics.json and history.json."""
     from minibert.training.pretrain import TrainingConfig, checkpoint_step, pretrain
 
     _out_path(args.out)
@@ -622,10 +623,8 @@ def _report(metrics: dict, out: str, as_json: bool, metrics_file: str) -> None:
 # -- fill-mask -------------------------------------------------------------------------------
 
 def _add_fill_mask(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "fill-mask", help="predict the [MASK] tokens of a text with a pretrained model",
-        description="Print the top-k predictions for every [MASK] in TEXT, in the format of "
-                    "HF's fill-mask pipeline (score, token, token_str, sequence).")
+    parser = _subcommand(subparsers, "fill-mask", _run_fill_mask,
+                         "predict the [MASK] tokens of a text with a pretrained model")
     parser.add_argument("text", help='text with one or more "[MASK]", at most the model\'s '
                                      "max_position_embeddings tokens (128 for pretrain's "
                                      "models) with [CLS] and [SEP]")
@@ -634,10 +633,11 @@ def _add_fill_mask(subparsers) -> None:
                              "or tiny-toy, the reference checkpoint shipped with minibert")
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.set_defaults(handler=_run_fill_mask)
 
 
 def _run_fill_mask(args) -> int:
+    """Print the top-k predictions for every [MASK] in TEXT, in the format of HF's fill-mask
+    pipeline (score, token, token_str, sequence)."""
     import json
     import warnings
 
@@ -676,11 +676,8 @@ def _run_fill_mask(args) -> int:
 # -- attention -------------------------------------------------------------------------------
 
 def _add_attention(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "attention", help="draw attention heatmaps of a model on a text (PNG, SVG or PDF)",
-        description="Run a model on TEXT (and --pair) and draw its attention: one head, "
-                    "one layer's heads, the whole model, one token's view, the head "
-                    "average or attention rollout. Layers and heads count from 0.")
+    parser = _subcommand(subparsers, "attention", _run_attention,
+                         "draw attention heatmaps of a model on a text (PNG, SVG or PDF)")
     parser.add_argument("text", help="sentence A")
     parser.add_argument("--model", required=True, metavar="DIR",
                         help="a model folder with config.json, model.safetensors, vocab.txt, "
@@ -712,11 +709,13 @@ def _add_attention(subparsers) -> None:
                              "comes from the extension (.png, .svg, .pdf)")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace the output file if it exists")
-    parser.set_defaults(handler=_run_attention)
 
 
 def _run_attention(args) -> int:
     # The checks that need no model come first, before matplotlib is imported.
+    """Run a model on TEXT (and --pair) and draw its attention: one head, one layer's heads,
+    the whole model, one token's view, the head average or attention rollout. Layers and
+    heads count from 0."""
     _out_path(args.out, "-o")
     _bounded(args.dpi, "--dpi", *DPI_RANGE)
     _bounded(args.max_seq_length, "--max-seq-length", minimum=3)
@@ -788,12 +787,8 @@ def _run_attention(args) -> int:
 # -- figures ---------------------------------------------------------------------------------
 
 def _add_figures(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "figures", help="write a lecture's figures (attention, saliency, curves, board pictures)",
-        description="Draw every figure of a lecture for one model: head, layer, model and "
-                    "rollout views on a 'bank' pair, saliency of a fill-mask prediction, the "
-                    "training curves (when the folder has history.json) and the board "
-                    "pictures; each as PNG and SVG.")
+    parser = _subcommand(subparsers, "figures", _run_figures,
+                         "write a lecture's figures (attention, saliency, curves, board pictures)")
     parser.add_argument("--model", required=True, metavar="DIR",
                         help="a model folder with vocab.txt, or tiny-toy (the reference)")
     parser.add_argument("-o", "--out", "--output", required=True, metavar="DIR",
@@ -803,10 +798,12 @@ def _add_figures(subparsers) -> None:
                         help=f"resolution of the PNGs, {DPI_RANGE[0]} to {DPI_RANGE[1]}")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace figures already in the output folder")
-    parser.set_defaults(handler=_run_figures)
 
 
 def _run_figures(args) -> int:
+    """Draw every figure of a lecture for one model: head, layer, model and rollout views on
+    a 'bank' pair, saliency of a fill-mask prediction, the training curves (when the folder
+    has history.json) and the board pictures; each as PNG and SVG."""
     _out_path(args.out, "-o")
     _bounded(args.dpi, "--dpi", *DPI_RANGE)
     formats = tuple(f.strip().lower() for f in args.formats.split(",") if f.strip())
@@ -913,12 +910,8 @@ def _add_finetune(subparsers) -> None:
     from minibert.training.finetune import FinetuneConfig
 
     defaults = FinetuneConfig()
-    parser = subparsers.add_parser(
-        "finetune", help="fine-tune a pretrained (or fresh) BERT on a toy task",
-        description="Fine-tune on a labelled toy task drawn from the toy world: classify "
-                    "(topic of a sentence), tag (BIO entities) or qa (extractive questions, "
-                    "some unanswerable). Writes OUT/config.json, model.safetensors, "
-                    "vocab.txt, metrics.json and history.json.")
+    parser = _subcommand(subparsers, "finetune", _run_finetune,
+                         "fine-tune a pretrained (or fresh) BERT on a toy task")
     parser.add_argument("--task", required=True, help="classify, tag or qa")
     parser.add_argument("--model", metavar="DIR|NAME",
                         help="pretrained folder with vocab.txt (e.g. from pretrain or "
@@ -949,10 +942,12 @@ def _add_finetune(subparsers) -> None:
                              "head) instead of every weight; merged into the saved model")
     parser.add_argument("--lora-alpha", type=float, default=defaults.lora_alpha,
                         help="LoRA's update is scaled by alpha / R")
-    parser.set_defaults(handler=_run_finetune)
 
 
 def _run_finetune(args) -> int:
+    """Fine-tune on a labelled toy task drawn from the toy world: classify (topic of a
+    sentence), tag (BIO entities) or qa (extractive questions, some unanswerable). Writes
+    OUT/config.json, model.safetensors, vocab.txt, metrics.json and history.json."""
     from minibert.training.finetune import finetune
 
     _out_path(args.out)
@@ -979,13 +974,8 @@ def _add_distil(subparsers) -> None:
     from minibert.family.distillation import DistillConfig
 
     defaults = DistillConfig()
-    parser = subparsers.add_parser(
-        "distil", help="distil a BERT teacher into a DistilBERT student (Sanh et al. 2019)",
-        description="Initialise a DistilBERT from a BERT MLM checkpoint (every other layer, "
-                    "embeddings and MLM head copied) and train it on the toy corpus's MLM "
-                    "batches with alpha_ce * T^2 KL + alpha_mlm * MLM + alpha_cos * cosine. "
-                    "Writes OUT/config.json, model.safetensors, vocab.txt, metrics.json, "
-                    "history.json.")
+    parser = _subcommand(subparsers, "distil", _run_distil,
+                         "distil a BERT teacher into a DistilBERT student (Sanh et al. 2019)")
     parser.add_argument("--model", "--teacher", required=True, metavar="DIR|NAME",
                         help="the teacher: a BERT checkpoint folder with its MLM head and "
                              "vocab.txt, or tiny-toy (the reference checkpoint)")
@@ -1023,7 +1013,6 @@ def _add_distil(subparsers) -> None:
     parser.add_argument("--seed", type=int, default=defaults.seed,
                         help="seeds the corpus, the masks, the batches and dropout")
     _add_training_output_options(parser)
-    parser.set_defaults(handler=_run_distil)
 
 
 def _layer_list(text: str | None, argument: str) -> tuple[int, ...] | None:
@@ -1038,6 +1027,10 @@ def _layer_list(text: str | None, argument: str) -> tuple[int, ...] | None:
 
 
 def _run_distil(args) -> int:
+    """Initialise a DistilBERT from a BERT MLM checkpoint (every other layer, embeddings and
+    MLM head copied) and train it on the toy corpus's MLM batches with alpha_ce * T^2 KL +
+    alpha_mlm * MLM + alpha_cos * cosine. Writes OUT/config.json, model.safetensors,
+    vocab.txt, metrics.json, history.json."""
     from minibert.family.distillation import DistillConfig, distil
 
     _out_path(args.out)
@@ -1076,16 +1069,12 @@ def _add_sentence_model_arguments(parser) -> None:
 
 
 def _add_embed(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "embed", help="sentence embeddings: one unit vector per text (mean pooling, normalised)",
-        description="Embed each TEXT as all-MiniLM-L6-v2 does (the mean of the last hidden "
-                    "states over the real tokens, scaled to length 1) and print the vectors.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = _subcommand(subparsers, "embed", _run_embed,
+                         "sentence embeddings: one unit vector per text (mean pooling, normalised)")
     parser.add_argument("texts", nargs="+", metavar="TEXT", help="the texts to embed")
     _add_sentence_model_arguments(parser)
     parser.add_argument("--json", action="store_true",
                         help="print JSON: a list of {text, embedding}")
-    parser.set_defaults(handler=_run_embed)
 
 
 def _sentence_model(args):
@@ -1097,6 +1086,8 @@ def _sentence_model(args):
 
 
 def _run_embed(args) -> int:
+    """Embed each TEXT as all-MiniLM-L6-v2 does (the mean of the last hidden states over the
+    real tokens, scaled to length 1) and print the vectors."""
     import json
 
     from minibert.sentence import sentence_embeddings
@@ -1114,20 +1105,18 @@ def _run_embed(args) -> int:
 
 
 def _add_search(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "search", help="rank texts by cosine similarity to a query (sentence embeddings)",
-        description="Embed --query and every TEXT, and print the texts best first with "
-                    "their cosine similarity to the query.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = _subcommand(subparsers, "search", _run_search,
+                         "rank texts by cosine similarity to a query (sentence embeddings)")
     parser.add_argument("texts", nargs="+", metavar="TEXT", help="the texts to rank")
     parser.add_argument("--query", required=True, help="the text to search for")
     _add_sentence_model_arguments(parser)
     parser.add_argument("--json", action="store_true",
                         help="print JSON: a list of {rank, score, text}, best first")
-    parser.set_defaults(handler=_run_search)
 
 
 def _run_search(args) -> int:
+    """Embed --query and every TEXT, and print the texts best first with their cosine
+    similarity to the query."""
     import json
 
     from minibert.sentence import rank, sentence_embeddings
@@ -1149,13 +1138,8 @@ def _run_search(args) -> int:
 # -- explore ---------------------------------------------------------------------------------
 
 def _add_explore(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "explore", help="write an interactive, self-contained HTML page of a model's attention",
-        description="Run a model on TEXT (and PAIR) and write one HTML page that works "
-                    "offline: head view, model view with head-job scores, neuron view (q, k, "
-                    "q.k, softmax), backward view (gradients of an output with respect to "
-                    "every attention probability), aggregation and, with --timeline, the "
-                    "attention snapshots of training. Layers and heads count from 0.")
+    parser = _subcommand(subparsers, "explore", _run_explore,
+                         "write an interactive, self-contained HTML page of a model's attention")
     parser.add_argument("text", help="sentence A (put [MASK] in it for the MLM backward view)")
     parser.add_argument("pair", nargs="?", default=None, help="sentence B (optional)")
     parser.add_argument("--model", required=True, metavar="DIR|NAME",
@@ -1175,10 +1159,13 @@ def _add_explore(subparsers) -> None:
                         help="the page to write (.html)")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace the output file if it exists")
-    parser.set_defaults(handler=_run_explore)
 
 
 def _run_explore(args) -> int:
+    """Run a model on TEXT (and PAIR) and write one HTML page that works offline: head view,
+    model view with head-job scores, neuron view (q, k, q.k, softmax), backward view
+    (gradients of an output with respect to every attention probability), aggregation and,
+    with --timeline, the attention snapshots of training. Layers and heads count from 0."""
     from minibert.viz.explorer import explore, load_model
 
     _out_path(args.out, "-o")
@@ -1201,11 +1188,8 @@ def _run_explore(args) -> int:
 # -- assignment ------------------------------------------------------------------------------
 
 def _add_assignment(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "assignment", help="write the graded backward-pass assignment or the bug lab; grade it",
-        description="create DIR writes a student workspace (one stub per task, public tests); "
-                    "grade DIR grades it task by task, each in its own process with a time "
-                    "limit. See docs/assignments.md.")
+    parser = _subcommand(subparsers, "assignment", _run_assignment,
+                         "write the graded backward-pass assignment or the bug lab; grade it")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     create = actions.add_parser(
         "create", help="write a student workspace (or the instructor's tree)",
@@ -1232,6 +1216,9 @@ def _add_assignment(subparsers) -> None:
 
 
 def _run_assignment(args) -> int:
+    """create DIR writes a student workspace (one stub per task, public tests); grade DIR
+    grades it task by task, each in its own process with a time limit. See
+    docs/assignments.md."""
     from minibert.assignment import create_workspace, grade
 
     if args.action == "create":
@@ -1249,21 +1236,20 @@ def _run_assignment(args) -> int:
 
 
 def _add_slides(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "slides", help="write the 50-minute lecture as a 16:9 PDF deck",
-        description="Draw the lecture of docs/lecture_50min.md as one PDF, a 1280 x 720 page "
-                    "(16:9) per slide, text at least 20 pt, with live figures from a model "
-                    "(fill-mask, the heads with jobs, training curves, saliency, a gradient "
-                    "check) and Devlin et al. (2019)'s published results.")
+    parser = _subcommand(subparsers, "slides", _run_slides,
+                         "write the 50-minute lecture as a 16:9 PDF deck")
     parser.add_argument("-o", "--out", required=True, metavar="FILE.pdf", help="the PDF to write")
     parser.add_argument("--model", default="tiny-toy", metavar="DIR",
                         help="a model folder with vocab.txt (history.json for the curves), or "
                              "tiny-toy (the reference)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing PDF")
-    parser.set_defaults(handler=_run_slides)
 
 
 def _run_slides(args) -> int:
+    """Draw the lecture of docs/lecture_50min.md as one PDF, a 1280 x 720 page (16:9) per
+    slide, text at least 20 pt, with live figures from a model (fill-mask, the heads with
+    jobs, training curves, saliency, a gradient check) and Devlin et al. (2019)'s published
+    results."""
     from minibert.viz.slides import write_slides
 
     _out_path(args.out, "-o")
