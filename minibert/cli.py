@@ -398,6 +398,17 @@ def _run_info(args) -> int:
 
 # -- pretrain --------------------------------------------------------------------------------
 
+def _add_output_folder(parser) -> None:
+    """-o/--out DIR, the folder a training command (pretrain, finetune, distil) writes."""
+    parser.add_argument("-o", "--out", required=True, metavar="DIR",
+                        help="output folder (created; locked while the run writes into it)")
+
+
+def _add_learning_rate(parser, default: float) -> None:
+    """--lr, the peak of a training command's learning-rate schedule."""
+    parser.add_argument("--lr", type=float, default=default, help="peak learning rate")
+
+
 def _add_training_output_options(parser, metrics: str = "the metrics") -> None:
     """--overwrite and --json, as the training commands (pretrain, finetune, distil) read them."""
     parser.add_argument("--overwrite", action="store_true",
@@ -414,8 +425,7 @@ def _add_pretrain(subparsers) -> None:
     defaults = TrainingConfig()
     parser = _subcommand(subparsers, "pretrain", _run_pretrain,
                          "pretrain a BERT with MLM + NSP on the toy corpus or a text file")
-    parser.add_argument("-o", "--out", required=True, metavar="DIR",
-                        help="output folder (created; locked while the run writes into it)")
+    _add_output_folder(parser)
     parser.add_argument("--preset", default=defaults.preset,
                         help="model size: tiny, mini, small, base or large (default tiny)")
     parser.add_argument("--corpus", metavar="FILE",
@@ -437,8 +447,7 @@ def _add_pretrain(subparsers) -> None:
                         help=f"tokens per instance, at most {MAX_SEQ_LENGTH}")
     parser.add_argument("--vocab-size", type=int, default=defaults.vocab_size,
                         help="largest WordPiece vocabulary learned from the corpus")
-    parser.add_argument("--lr", type=float, default=defaults.learning_rate,
-                        help="peak learning rate")
+    _add_learning_rate(parser, defaults.learning_rate)
     parser.add_argument("--dropout", type=float, default=defaults.dropout,
                         help=f"hidden and attention dropout (default {defaults.dropout})")
     parser.add_argument("--schedule", default=defaults.schedule,
@@ -917,8 +926,7 @@ def _add_finetune(subparsers) -> None:
                         help="pretrained folder with vocab.txt (e.g. from pretrain or "
                              "distil; ALBERT and DistilBERT folders for --task classify "
                              "only) or tiny-toy; omit to start a BERT from random weights")
-    parser.add_argument("-o", "--out", required=True, metavar="DIR",
-                        help="output folder (created; locked while the run writes into it)")
+    _add_output_folder(parser)
     parser.add_argument("--train-size", type=int, default=defaults.train_size,
                         help=f"labelled training examples, at most {MAX_EXAMPLES:,}")
     parser.add_argument("--test-size", type=int, default=defaults.test_size,
@@ -927,8 +935,7 @@ def _add_finetune(subparsers) -> None:
                         help="passes over the training examples")
     parser.add_argument("--min-steps", type=int, default=defaults.min_steps,
                         help="train at least this many steps (more epochs for small sets)")
-    parser.add_argument("--lr", type=float, default=defaults.learning_rate,
-                        help="peak learning rate")
+    _add_learning_rate(parser, defaults.learning_rate)
     parser.add_argument("--batch-size", type=int, default=defaults.batch_size,
                         help="examples per step")
     parser.add_argument("--max-seq-length", "--max-length", type=int, default=None,
@@ -979,8 +986,7 @@ def _add_distil(subparsers) -> None:
     parser.add_argument("--model", "--teacher", required=True, metavar="DIR|NAME",
                         help="the teacher: a BERT checkpoint folder with its MLM head and "
                              "vocab.txt, or tiny-toy (the reference checkpoint)")
-    parser.add_argument("-o", "--out", required=True, metavar="DIR",
-                        help="output folder (created; locked while the run writes into it)")
+    _add_output_folder(parser)
     parser.add_argument("--steps", type=int, default=defaults.steps,
                         help=f"optimizer steps, at most {MAX_STEPS:,}")
     parser.add_argument("--batch-size", type=int, default=defaults.batch_size,
@@ -1004,8 +1010,7 @@ def _add_distil(subparsers) -> None:
     parser.add_argument("--teacher-layers", default=None, metavar="I,J,...",
                         help="teacher layer copied into each student layer (default every "
                              "other: 0,2,4,...)")
-    parser.add_argument("--lr", type=float, default=defaults.learning_rate,
-                        help="peak learning rate")
+    _add_learning_rate(parser, defaults.learning_rate)
     parser.add_argument("--dropout", type=float, default=defaults.dropout,
                         help="the student's dropout")
     parser.add_argument("--num-documents", type=int, default=defaults.num_documents,
