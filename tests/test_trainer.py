@@ -389,6 +389,28 @@ def test_sigkill_mid_run_then_resume_gives_identical_weights(tmp_path, reference
     assert_same_weights(reference_run, out)
 
 
+@pytest.mark.slow
+def test_sigkill_of_a_two_worker_run_then_resume_gives_identical_weights(tmp_path):
+    """kill -9 of the parent mid-run (its workers exit with it), then --resume with the same
+    two workers: the same weights to the bit as the run never interrupted."""
+    two_workers = [*COMMON[:COMMON.index("--dropout")], "--workers", "2"]
+    reference = tmp_path / "reference"
+    result = cli("pretrain", "--out", str(reference), *two_workers)
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "killed"
+    process = subprocess.Popen([sys.executable, "-m", "minibert", "pretrain", "--out", str(out),
+                                *two_workers, "--save-every", "2"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_checkpoint(out, process, step=4)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (out / "metrics.json").exists()  # it really was cut short
+    resumed = cli("pretrain", "--out", str(out), *two_workers, "--save-every", "2", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resumed from" in resumed.stderr and "2 workers" in resumed.stderr
+    assert_same_weights(reference, out)
+
+
 def test_dropout_setting_reaches_the_model(tmp_path):
     for name, dropout in (("d0", 0.0), ("d2", 0.2)):
         out, _ = run(tmp_path, name, dropout=dropout)
