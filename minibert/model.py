@@ -288,6 +288,18 @@ class BertPooler(Module):
 # ----------------------------------------------------------------------------------------
 
 
+def _ids_like_input_ids(name: str, value, input_ids: np.ndarray) -> np.ndarray:
+    """``value`` (token_type_ids, attention_mask) as an int array of the shape of input_ids
+    (B, T); a 1-D array beside a one-row batch gets its batch axis, as input_ids does."""
+    value = as_int_array(name, value)
+    if value.ndim == 1 and input_ids.shape[0] == 1:
+        value = value[None]
+    if value.shape != input_ids.shape:
+        raise ValueError(f"{name} must have the shape of input_ids {input_ids.shape}, "
+                         f"got {value.shape}")
+    return value
+
+
 def padding_key_mask(attention_mask: np.ndarray) -> np.ndarray | None:
     """attention_mask int (B, T), 1 = real token -> bool (B, 1, 1, T): the keys every query
     may see, padding hidden; None when nothing is padding (no masking work to do)."""
@@ -334,27 +346,13 @@ class BertModel(PretrainedModel, Module):
         if token_type_ids is None:
             token_type_ids = np.zeros_like(input_ids)
         else:
-            token_type_ids = as_int_array("token_type_ids", token_type_ids)
-            if token_type_ids.ndim == 1 and input_ids.shape[0] == 1:
-                token_type_ids = token_type_ids[None]
-            if token_type_ids.shape != input_ids.shape:
-                raise ValueError(
-                    f"token_type_ids must have the shape of input_ids "
-                    f"{input_ids.shape}, got {token_type_ids.shape}"
-                )
+            token_type_ids = _ids_like_input_ids("token_type_ids", token_type_ids, input_ids)
             check_ids("token_type_ids", token_type_ids, config.type_vocab_size,
                       "type_vocab_size")
         if attention_mask is None:
             attention_mask = np.ones_like(input_ids)
         else:
-            attention_mask = as_int_array("attention_mask", attention_mask)
-            if attention_mask.ndim == 1 and input_ids.shape[0] == 1:
-                attention_mask = attention_mask[None]
-            if attention_mask.shape != input_ids.shape:
-                raise ValueError(
-                    f"attention_mask must have the shape of input_ids "
-                    f"{input_ids.shape}, got {attention_mask.shape}"
-                )
+            attention_mask = _ids_like_input_ids("attention_mask", attention_mask, input_ids)
             if attention_mask.size and (attention_mask.min() < 0 or attention_mask.max() > 1):
                 raise ValueError(
                     "attention_mask must contain only 0 (padding) and 1 (real "
