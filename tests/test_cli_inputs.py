@@ -72,7 +72,7 @@ def test_every_help_shows_every_default_and_no_old_spelling():
         for alias in HIDDEN_ALIASES:
             assert not re.search(f"{alias}(?![-\\w])", text), (name, alias)
     result = cli("pretrain", "--help")
-    assert result.returncode == 0 and "(default: 3000)" in " ".join(result.stdout.split())
+    assert result.returncode == 0 and "(default: 3500)" in " ".join(result.stdout.split())
 
 
 def test_one_name_for_one_thing():

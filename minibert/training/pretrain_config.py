@@ -44,7 +44,7 @@ class TrainingConfig:
     # ElectraConfig.preset, and a generator a quarter its width) trains with "mlm" only.
     architecture: str = "bert"
     objective: str = "nsp"  # "nsp" (BERT), "sop" (ALBERT) or "mlm" (MLM only)
-    steps: int = 3000  # optimizer steps
+    steps: int = 3500  # optimizer steps
     batch_size: int = 64  # sequences per step
     max_seq_length: int = 32  # T of the pretraining instances
     vocab_size: int = 5000  # WordPiece vocabulary cap
