@@ -258,6 +258,19 @@ def _subcommand(subparsers, name: str, run: Callable[..., int],
     return parser
 
 
+def _print_results(results: list, lines: list[str], as_json: bool) -> int:
+    """Print ``results`` as indented JSON under --json, else ``lines`` one by one; the exit
+    code 0."""
+    if as_json:
+        import json
+
+        print(json.dumps(results, indent=2))
+    else:
+        for line in lines:
+            print(line)
+    return 0
+
+
 # -- gradcheck -------------------------------------------------------------------------------
 
 
@@ -647,7 +660,6 @@ def _add_fill_mask(subparsers) -> None:
 def _run_fill_mask(args) -> int:
     """Print the top-k predictions for every [MASK] in TEXT, in the format of HF's fill-mask
     pipeline (score, token, token_str, sequence)."""
-    import json
     import warnings
 
     from minibert.family.albert import AlbertConfig, AlbertForMaskedLM
@@ -671,15 +683,13 @@ def _run_fill_mask(args) -> int:
                            f"{model.loading_info['missing_keys'][0]}); fill-mask needs one")
     results = fill_mask(model, tokenizer, args.text, top_k=args.top_k)
     per_mask = results if isinstance(results[0], list) else [results]
-    if args.json:
-        print(json.dumps(results, indent=2))
-        return 0
+    lines = []
     for index, answers in enumerate(per_mask, 1):
         if len(per_mask) > 1:
-            print(f"[MASK] #{index}")
+            lines.append(f"[MASK] #{index}")
         for answer in answers:
-            print(f"  {answer['score']:.4f}  {answer['token_str']:<15} {answer['sequence']}")
-    return 0
+            lines.append(f"  {answer['score']:.4f}  {answer['token_str']:<15} {answer['sequence']}")
+    return _print_results(results, lines, args.json)
 
 
 # -- attention -------------------------------------------------------------------------------
@@ -1122,8 +1132,6 @@ def _add_search(subparsers) -> None:
 def _run_search(args) -> int:
     """Embed --query and every TEXT, and print the texts best first with their cosine
     similarity to the query."""
-    import json
-
     from minibert.sentence import rank, sentence_embeddings
 
     model, tokenizer = _sentence_model(args)
@@ -1132,12 +1140,9 @@ def _run_search(args) -> int:
     order, scores = rank(vectors[0], vectors[1:])
     results = [{"rank": place, "score": round(float(score), 6), "text": args.texts[index]}
                for place, (index, score) in enumerate(zip(order, scores, strict=True), 1)]
-    if args.json:
-        print(json.dumps(results, indent=2))
-        return 0
-    for result in results:
-        print(f"{result['rank']:>3}  {result['score']:+.4f}  {result['text']}")
-    return 0
+    lines = [f"{result['rank']:>3}  {result['score']:+.4f}  {result['text']}"
+             for result in results]
+    return _print_results(results, lines, args.json)
 
 
 # -- explore ---------------------------------------------------------------------------------
