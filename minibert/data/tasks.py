@@ -40,20 +40,9 @@ from minibert.data.templates import ORGANISATION_NAMES, PERSON_NAMES, PLACE_NAME
 from minibert.tokenization.basic import BasicTokenizer
 
 __all__ = [
-    "TASKS",
-    "ENTITY_TYPES",
-    "BIO_TAGS",
-    "DEFAULT_MAX_LENGTH",
-    "ClassificationExample",
-    "TaggingExample",
-    "QAExample",
-    "TaskData",
-    "Features",
-    "make_task",
-    "find_entities",
-    "word_spans",
-    "questions_about",
-    "encode",
+    "TASKS", "ENTITY_TYPES", "BIO_TAGS", "DEFAULT_MAX_LENGTH",
+    "ClassificationExample", "TaggingExample", "QAExample", "TaskData", "Features",
+    "make_task", "find_entities", "word_spans", "questions_about", "encode",
 ]
 
 TASKS = ("classify", "tag", "qa")
