@@ -115,6 +115,17 @@ def encoder_block_figure(hidden_size: int = 768, num_heads: int = 12,
             ax.text(x, y, "+", color=_RESIDUAL, fontsize=size + 12, fontweight="bold",
                     ha="center", va="center")
 
+        def dense_add_norm(y, start, dense_x, plus_x, norm_x, result):
+            """A sublayer's end on row y: the arrow from x=start, dense, + residual,
+            LayerNorm, '= result'."""
+            box(dense_x, y, "dense", 1.2)
+            _arrow(ax, (start, y), (dense_x - 0.65, y), _FORWARD)
+            plus(plus_x, y)
+            _arrow(ax, (dense_x + 0.65, y), (plus_x - 0.17, y), _FORWARD)
+            box(norm_x, y, "LayerNorm", 2.0)
+            _arrow(ax, (plus_x + 0.17, y), (norm_x - 1.05, y), _FORWARD)
+            label(norm_x + 1.1, y, f"= {result}")
+
         # Attention sublayer, top row: x fans out to Q, K and V (three gradients come back).
         row, q_row, v_row = 4.9, 5.9, 3.9
         box(0.75, row, "x", 0.8)
@@ -131,13 +142,7 @@ def encoder_block_figure(hidden_size: int = 768, num_heads: int = 12,
         box(5.65, v_row, "P V, merge heads", 2.9)
         _arrow(ax, (3.35, v_row), (4.15, v_row), _FORWARD)
         _arrow(ax, (6.1, 5.05), (6.1, 4.25), _FORWARD)
-        box(7.95, v_row, "dense", 1.2)
-        _arrow(ax, (7.15, v_row), (7.3, v_row), _FORWARD)
-        plus(8.95, v_row)
-        _arrow(ax, (8.6, v_row), (8.78, v_row), _FORWARD)
-        box(10.5, v_row, "LayerNorm", 2.0)
-        _arrow(ax, (9.12, v_row), (9.45, v_row), _FORWARD)
-        label(11.6, v_row, "= a")
+        dense_add_norm(v_row, 7.15, dense_x=7.95, plus_x=8.95, norm_x=10.5, result="a")
         # Residual x -> the first sum, over the top.
         _arrow(ax, (0.75, row + 0.35), (8.95, v_row + 0.3), _RESIDUAL, rad=-0.42)
         label(7.9, 6.45, "residual: x + attention(x)", _RESIDUAL)
@@ -149,13 +154,8 @@ def encoder_block_figure(hidden_size: int = 768, num_heads: int = 12,
         box(0.75, low, "a", 0.8)
         box(3.05, low, "dense, GELU", 2.2)
         _arrow(ax, (1.2, low), (1.9, low), _FORWARD)
-        box(5.45, low, "dense", 1.2)
-        _arrow(ax, (4.2, low), (4.8, low), _FORWARD)
-        plus(6.75, low)
-        _arrow(ax, (6.1, low), (6.58, low), _FORWARD)
-        box(8.35, low, "LayerNorm", 2.0)
-        _arrow(ax, (6.92, low), (7.3, low), _FORWARD)
-        label(9.45, low, "= y, to the next block")
+        dense_add_norm(low, 4.2, dense_x=5.45, plus_x=6.75, norm_x=8.35,
+                       result="y, to the next block")
         _arrow(ax, (0.75, low - 0.35), (6.75, low - 0.3), _RESIDUAL, rad=0.22)
         label(7.0, 1.3, "residual: a + FFN(a)", _RESIDUAL)
         label(1.3, 2.55, "da = d(sum) + d(FFN branch)", _BACKWARD)
