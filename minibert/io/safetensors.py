@@ -236,20 +236,9 @@ def _prepare(
 
 def _dtype_name(dtype: np.dtype, name: str) -> str:
     """The safetensors name of a NumPy dtype, by kind and size so platform aliases all work."""
-    names = {
-        ("f", 8): "F64",
-        ("f", 4): "F32",
-        ("f", 2): "F16",
-        ("i", 8): "I64",
-        ("i", 4): "I32",
-        ("i", 2): "I16",
-        ("i", 1): "I8",
-        ("u", 8): "U64",
-        ("u", 4): "U32",
-        ("u", 2): "U16",
-        ("u", 1): "U8",
-        ("b", 1): "BOOL",
-    }
+    # BF16 is left out: only bf16_keys writes it, and its 16-bit storage dtype is U16's.
+    names = {(stored.kind, stored.itemsize): stored_name
+             for stored_name, stored in STORAGE_DTYPES.items() if stored_name != "BF16"}
     dtype_name = names.get((dtype.kind, dtype.itemsize))
     if dtype_name is None:
         raise TypeError(
