@@ -48,9 +48,10 @@ class Initializer:
     def linear(self, n_in: int, n_out: int) -> Linear:
         return Linear(n_in, n_out, self.rng, self.config.initializer_range, dtype=self.dtype)
 
-    def embedding(self, rows: int, padding_idx: int | None = None) -> Embedding:
+    def embedding(self, rows: int, padding_idx: int | None = None,
+                  ids_name: str = "ids") -> Embedding:
         return Embedding(rows, self.config.hidden_size, self.rng, self.config.initializer_range,
-                         dtype=self.dtype, padding_idx=padding_idx)
+                         dtype=self.dtype, padding_idx=padding_idx, ids_name=ids_name)
 
     def layer_norm(self) -> LayerNorm:
         return LayerNorm(self.config.hidden_size, self.config.layer_norm_eps, dtype=self.dtype)
@@ -69,9 +70,11 @@ class EmbeddingWidthInitializer(Initializer):
     def __init__(self, init: Initializer) -> None:
         super().__init__(init.config, init.rng, init.dropout_rng, init.dtype)
 
-    def embedding(self, rows: int, padding_idx: int | None = None) -> Embedding:
+    def embedding(self, rows: int, padding_idx: int | None = None,
+                  ids_name: str = "ids") -> Embedding:
         return Embedding(rows, self.config.embedding_size, self.rng,
-                         self.config.initializer_range, dtype=self.dtype, padding_idx=padding_idx)
+                         self.config.initializer_range, dtype=self.dtype, padding_idx=padding_idx,
+                         ids_name=ids_name)
 
     def layer_norm(self) -> LayerNorm:
         return LayerNorm(self.config.embedding_size, self.config.layer_norm_eps,

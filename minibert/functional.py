@@ -209,21 +209,23 @@ def linear_backward(dout: np.ndarray, cache):
 # Embedding lookup
 # ----------------------------------------------------------------------------------------
 
-def check_embedding_inputs(ids, weight) -> np.ndarray:
+def check_embedding_inputs(ids, weight, name: str = "ids") -> np.ndarray:
     """Check the arguments of ``embedding_forward``; returns the ids as an int64 array."""
     check_float_array("weight", weight)
     if weight.ndim != 2:
         raise ValueError(f"weight must be 2-D (V, H), got shape {weight.shape}")
-    return check_ids("ids", ids, weight.shape[0], "the rows of weight")
+    return check_ids(name, ids, weight.shape[0], "the rows of weight")
 
 
-def embedding_forward(ids, weight: np.ndarray):
+def embedding_forward(ids, weight: np.ndarray, name: str = "ids"):
     """Row lookup: out[...] = weight[ids[...]]. See docs/backprop.md#embedding.
 
     Inputs: ids int (...), weight (V, H). Output: (..., H).
     Cache: EmbeddingCache(ids, weight_shape, dtype).
+    ``name`` is what an error calls the ids: the model's tables say "input_ids" and
+    "token_type_ids", so an id outside the table is reported once, by the argument's name.
     """
-    ids = check_embedding_inputs(ids, weight)
+    ids = check_embedding_inputs(ids, weight, name)
     return weight[ids], EmbeddingCache(ids, weight.shape, weight.dtype)
 
 

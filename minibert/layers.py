@@ -351,20 +351,24 @@ class Embedding(Module):
 
     ``padding_idx`` (as ``torch.nn.Embedding``): that row starts at 0 and its gradient is
     left alone by the backward, so [PAD] stays the zero vector while the model trains.
+    ``ids_name`` is what an error calls the ids this table looks up ("input_ids").
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, rng: np.random.Generator,
-                 std: float = 0.02, dtype=np.float32, padding_idx: int | None = None) -> None:
+                 std: float = 0.02, dtype=np.float32, padding_idx: int | None = None,
+                 ids_name: str = "ids") -> None:
         super().__init__()
         weight = self.add_parameter("weight",
                                     _normal(rng, (num_embeddings, embedding_dim), std, dtype))
         self.padding_idx = padding_idx
+        self.ids_name = ids_name
         if padding_idx is not None:
             weight[padding_idx] = 0.0
 
     def forward(self, ids) -> np.ndarray:
         """ids int (...) -> (..., H)."""
-        out, self.cache = pair_function("embedding_forward")(ids, self.params["weight"])
+        out, self.cache = pair_function("embedding_forward")(ids, self.params["weight"],
+                                                             self.ids_name)
         return out
 
     def backward(self, dout: np.ndarray) -> None:

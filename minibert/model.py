@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from minibert.base import BertModelOutput, Initializer, PretrainedModel, ShapeCache
-from minibert.checks import as_int_array, check_ids
+from minibert.checks import as_int_array
 from minibert.config import BertConfig
 from minibert.layers import (
     Linear,
@@ -60,9 +60,12 @@ class BertEmbeddings(Module):
         super().__init__()
         config = init.config
         # As HF (nn.Embedding padding_idx): the [PAD] row starts at 0, gets no gradient.
-        self.word_embeddings = init.embedding(config.vocab_size, padding_idx=config.pad_token_id)
+        # The tables check the ids they look up, and their errors name the model's arguments.
+        self.word_embeddings = init.embedding(config.vocab_size, padding_idx=config.pad_token_id,
+                                              ids_name="input_ids")
         self.position_embeddings = init.embedding(config.max_position_embeddings)
-        self.token_type_embeddings = init.embedding(config.type_vocab_size)
+        self.token_type_embeddings = init.embedding(config.type_vocab_size,
+                                                    ids_name="token_type_ids")
         self.LayerNorm = init.layer_norm()
         self.dropout = init.dropout(config.hidden_dropout_prob)
 
@@ -328,7 +331,11 @@ class BertModel(PretrainedModel, Module):
         self.pooler = BertPooler(init) if add_pooling_layer else None
 
     def check_inputs(self, input_ids, token_type_ids=None, attention_mask=None):
-        """Validate and normalize the three id arrays; returns int64 arrays (B, T)."""
+        """Validate and normalize the three id arrays; returns int64 arrays (B, T).
+
+        Types, shapes and the mask's values are checked here; whether each id has a row in
+        its table is checked once, by the embedding lookup (``functional.embedding_forward``).
+        """
         config = self.config
         input_ids = as_int_array("input_ids", input_ids)
         if input_ids.ndim == 1:
@@ -337,7 +344,6 @@ class BertModel(PretrainedModel, Module):
             raise ValueError(
                 f"input_ids must be 2-D (B, T) with T >= 1, got shape {input_ids.shape}"
             )
-        check_ids("input_ids", input_ids, config.vocab_size, "the vocabulary size")
         if input_ids.shape[1] > config.max_position_embeddings:
             raise ValueError(
                 f"input_ids has sequence length {input_ids.shape[1]}, longer than "
@@ -347,8 +353,6 @@ class BertModel(PretrainedModel, Module):
             token_type_ids = np.zeros_like(input_ids)
         else:
             token_type_ids = _ids_like_input_ids("token_type_ids", token_type_ids, input_ids)
-            check_ids("token_type_ids", token_type_ids, config.type_vocab_size,
-                      "type_vocab_size")
         if attention_mask is None:
             attention_mask = np.ones_like(input_ids)
         else:
