@@ -466,14 +466,17 @@ var minibertExplore = (function () {
         ". Hover a cell for its value. Colours: red positive, blue negative.");
     }
 
+    // The page's data[key], or nothing after a note that says why the view stays empty.
+    function carried(key, why) {
+      if (!data[key]) note(why);
+      return data[key];
+    }
+
     // Backward view: d output / d attention probabilities beside the attention.
     function backwardView() {
-      var back = data.backward;
-      if (!back) {
-        note("No backward view in this page: it needs a BERT with its pretraining heads " +
-          "(an MLM logit at a [MASK], or the NSP logit of a sentence pair).");
-        return;
-      }
+      var back = carried("backward", "No backward view in this page: it needs a BERT with its " +
+        "pretraining heads (an MLM logit at a [MASK], or the NSP logit of a sentence pair).");
+      if (!back) return;
       note("Output explained: " + back.label + " = " + back.value + ". Gradients by the hand-written backward.");
       var side = el("div", {"class": "mbx-side"}, panel);
       var attention = matrix(data.attentions, [state.layer, state.head]);
@@ -500,12 +503,9 @@ var minibertExplore = (function () {
     }
 
     function timelineView() {
-      var timeline = data.timeline;
-      if (!timeline) {
-        note("No training timeline in this page: record one with `minibert pretrain --snapshot-every K` " +
-          "and pass the folder (explore --timeline).");
-        return;
-      }
+      var timeline = carried("timeline", "No training timeline in this page: record one with " +
+        "`minibert pretrain --snapshot-every K` and pass the folder (explore --timeline).");
+      if (!timeline) return;
       var steps = timeline.steps;
       state.step = Math.min(state.step, steps.length - 1);
       var line = el("div", {"class": "mbx-bar"}, panel);
