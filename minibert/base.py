@@ -53,6 +53,12 @@ class Initializer:
         return Embedding(rows, self.config.hidden_size, self.rng, self.config.initializer_range,
                          dtype=self.dtype, padding_idx=padding_idx, ids_name=ids_name)
 
+    def word_embeddings(self) -> Embedding:
+        """The word table, one row per vocabulary id. As HF (nn.Embedding padding_idx) the
+        [PAD] row starts at 0 and gets no gradient; a bad id's error names input_ids."""
+        return self.embedding(self.config.vocab_size, padding_idx=self.config.pad_token_id,
+                              ids_name="input_ids")
+
     def layer_norm(self) -> LayerNorm:
         return LayerNorm(self.config.hidden_size, self.config.layer_norm_eps, dtype=self.dtype)
 

@@ -59,10 +59,8 @@ class BertEmbeddings(Module):
     def __init__(self, init: Initializer) -> None:
         super().__init__()
         config = init.config
-        # As HF (nn.Embedding padding_idx): the [PAD] row starts at 0, gets no gradient.
         # The tables check the ids they look up, and their errors name the model's arguments.
-        self.word_embeddings = init.embedding(config.vocab_size, padding_idx=config.pad_token_id,
-                                              ids_name="input_ids")
+        self.word_embeddings = init.word_embeddings()
         self.position_embeddings = init.embedding(config.max_position_embeddings)
         self.token_type_embeddings = init.embedding(config.type_vocab_size,
                                                     ids_name="token_type_ids")

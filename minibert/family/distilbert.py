@@ -217,9 +217,7 @@ class DistilBertEmbeddings(Module):
     def __init__(self, init: Initializer) -> None:
         super().__init__()
         config = init.config
-        # As HF (nn.Embedding padding_idx): the [PAD] row starts at 0, gets no gradient.
-        self.word_embeddings = init.embedding(config.vocab_size, padding_idx=config.pad_token_id,
-                                              ids_name="input_ids")
+        self.word_embeddings = init.word_embeddings()
         self.position_embeddings = init.embedding(config.max_position_embeddings)
         if config.sinusoidal_pos_embds:
             table = sinusoidal_position_table(config.max_position_embeddings, config.dim)
