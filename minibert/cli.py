@@ -483,9 +483,8 @@ def _add_pretrain(subparsers) -> None:
     parser.add_argument("--balance-next-sentence", default=defaults.balance_next_sentence,
                         action=argparse.BooleanOptionalAction,
                         help="nsp: drop NotNext instances until the labels are 50/50 (the "
-                             "paper's split); --no-balance-next-sentence keeps Google's cut "
-                             "(more NotNext than IsNext at T=32), after which next-sentence "
-                             "prediction starts late for some seeds (docs/results.md)")
+                             "paper's split) instead of keeping Google's cut (more NotNext "
+                             "than IsNext at T=32); measured in docs/results.md")
     parser.add_argument("--dynamic-masking", action="store_true",
                         help="re-mask every epoch (RoBERTa) instead of static masks (BERT)")
     parser.add_argument("--num-documents", type=int, default=defaults.num_documents,

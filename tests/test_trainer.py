@@ -496,20 +496,20 @@ def test_token_type_embeddings_start_at_zero_unless_normal():
 
 
 def test_training_instances_are_balanced_and_heldout_ones_are_googles_cut():
-    """The recipe trains on 50/50 next-sentence labels and evaluates on the pairs as cut;
-    a run saved before the setting existed resumes with Google's cut."""
+    """balance_next_sentence trains on 50/50 next-sentence labels and evaluates on the pairs
+    as cut; a run saved before the setting existed resumes with Google's cut."""
     from minibert.training.pretrain import prepare_data
 
     def notnext_share(instances):
         return np.mean([instance.next_sentence_label for instance in instances])
 
-    data = prepare_data(TrainingConfig(**SMALL), progress=quiet)
-    google = prepare_data(TrainingConfig(**SMALL, balance_next_sentence=False), progress=quiet)
+    data = prepare_data(TrainingConfig(**SMALL, balance_next_sentence=True), progress=quiet)
+    google = prepare_data(TrainingConfig(**SMALL), progress=quiet)
     assert notnext_share(data.train_instances) == 0.5
     assert notnext_share(google.train_instances) > 0.55
     assert data.heldout_instances == google.heldout_instances
     assert notnext_share(data.heldout_instances) > 0.55
-    saved = TrainingConfig(**SMALL).to_dict()
+    saved = TrainingConfig(**SMALL, balance_next_sentence=True).to_dict()
     assert TrainingConfig.from_dict(saved).balance_next_sentence is True
     del saved["balance_next_sentence"]
     assert TrainingConfig.from_dict(saved).balance_next_sentence is False
