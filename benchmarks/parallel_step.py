@@ -12,6 +12,8 @@ targets, NSP labels), float32, with AdamW and clipping at 1.0. Rows:
 
 Every row is timed in its own process, one after the other (never side by side). Medians
 over ``--steps`` steps after 3 warm-up steps. Prints a table; --json prints the figures.
+The fast twins (``minibert.kernels``) are on, as the training jobs switch them on;
+``--reference`` times the reference pairs of ``minibert.functional`` instead.
 """
 
 from __future__ import annotations
@@ -96,7 +98,8 @@ def run_parallel(args, workers: int) -> dict:
 
 def in_subprocess(args, mode: str, value: int) -> dict:
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(value if mode == "single" else 1),
-               OMP_NUM_THREADS=str(value if mode == "single" else 1))
+               OMP_NUM_THREADS=str(value if mode == "single" else 1),
+               MINIBERT_FAST_KERNELS="0" if args.reference else "1")
     command = [sys.executable, __file__, "--child", mode, str(value), "--steps", str(args.steps),
                "--batch-size", str(args.batch_size), "--seq-len", str(args.seq_len),
                "--vocab", str(args.vocab)]
@@ -112,6 +115,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seq-len", type=int, default=32)
     parser.add_argument("--vocab", type=int, default=5000)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--reference", action="store_true",
+                        help="time the reference pairs instead of the fast twins")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -130,8 +135,10 @@ def main(argv=None) -> int:
         print(json.dumps(dict(rows), indent=1))
         return 0
     base = rows[0][1]["seconds"]
+    kernels = "reference pairs" if args.reference else "fast twins on"
     print(f"batch {args.batch_size} x {args.seq_len} tokens, tiny preset, vocabulary "
-          f"{args.vocab}, float32; medians of {args.steps} steps; cores: {os.cpu_count()}")
+          f"{args.vocab}, float32, {kernels}; medians of {args.steps} steps; "
+          f"cores: {os.cpu_count()}")
     print(f"{'':40s} {'step ms':>8s} {'speed-up':>8s} {'fwd+bwd':>8s} {'allred.':>8s} "
           f"{'update':>8s}")
     for name, figures in rows:
