@@ -136,21 +136,17 @@ class Profiler:
 
 def instrument_functions(profiler: Profiler) -> None:
     """Time every functional pair and every fast twin (in place, for this process)."""
-    twins = dict(K._TWINS)
-    K._TWINS.clear()
     for name in F.__all__:
         reference = getattr(F, name)
         if not callable(reference) or isinstance(reference, type):
             continue
-        wrapped = profiler.wrap(name, reference)
-        setattr(F, name, wrapped)
-        if reference in twins:
-            K._TWINS[wrapped] = profiler.wrap(name, twins[reference])
+        setattr(F, name, profiler.wrap(name, reference))
+        if name in K.TWINS:
+            K.TWINS[name] = profiler.wrap(name, K.TWINS[name])
     for name in ("qkv_forward", "qkv_backward"):
         setattr(K, name, profiler.wrap(name, getattr(K, name)))
     # the twins that other twins call by name (qkv_backward calls linear_backward)
-    for wrapped_reference, wrapped_twin in list(K._TWINS.items()):
-        name = wrapped_reference.__wrapped__.__name__
+    for name, wrapped_twin in K.TWINS.items():
         if getattr(K, name, None) is wrapped_twin.__wrapped__:
             setattr(K, name, wrapped_twin)
 
@@ -173,8 +169,8 @@ def instrument(profiler: Profiler, trainer: Trainer) -> None:
 def main() -> int:
     steps = ARGS.steps
     warmup = 5
-    if ARGS.reference:
-        mb.set_fast_kernels(False)
+    # the twins, as the training jobs run them (fast_kernels_for_job), unless --reference
+    mb.set_fast_kernels(not ARGS.reference)
     rate, bandwidth = matmul_rate(), memory_bandwidth()
     if ARGS.minilm:
         return report(profile_minilm(steps, warmup), rate, bandwidth,
