@@ -60,7 +60,8 @@ def pretrain_command(config: TrainingConfig) -> str:
              "decay_fraction": "--decay-fraction", "warmup_fraction": "--warmup-fraction",
              "dropout": "--dropout", "eval_every": "--eval-every", "seed": "--seed",
              "token_type_init": "--token-type-init", "workers": "--workers",
-             "balance_next_sentence": "--balance-next-sentence"}
+             "balance_next_sentence": "--balance-next-sentence",
+             "next_sentence_weight": "--next-sentence-weight"}
     parts = ["minibert pretrain --out DIR"]
     for field, flag in flags.items():
         value = getattr(config, field)

@@ -485,6 +485,10 @@ def _add_pretrain(subparsers) -> None:
                         help="nsp: drop NotNext instances until the labels are 50/50 (the "
                              "paper's split) instead of keeping Google's cut (more NotNext "
                              "than IsNext at T=32); measured in docs/results.md")
+    parser.add_argument("--next-sentence-weight", type=float, default=None, metavar="W",
+                        help="nsp: the next-sentence loss's weight in the loss minimised, "
+                             "MLM + W x NSP (BERT: 1) (default "
+                             f"{defaults.next_sentence_weight:g})")
     parser.add_argument("--dynamic-masking", action="store_true",
                         help="re-mask every epoch (RoBERTa) instead of static masks (BERT)")
     parser.add_argument("--num-documents", type=int, default=defaults.num_documents,
@@ -577,6 +581,7 @@ def _run_pretrain(args) -> int:
         decay_fraction=args.decay_fraction, warmup_fraction=args.warmup_fraction,
         dropout=args.dropout, optimizer=args.optimizer, token_type_init=args.token_type_init,
         balance_next_sentence=args.balance_next_sentence,
+        next_sentence_weight=args.next_sentence_weight,
         dynamic_masking=args.dynamic_masking, num_documents=args.num_documents,
         corpus=args.corpus, eval_every=args.eval_every, save_seconds=args.save_seconds,
         save_every=args.save_every, snapshot_every=args.snapshot_every, seed=args.seed,

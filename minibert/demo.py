@@ -96,8 +96,15 @@ def _probe_report(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+class _DemoParser(argparse.ArgumentParser):
+    """Errors on one line (exit 2), as every other error of the demo and the CLI."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}; see {self.prog} --help\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = _DemoParser(
         prog="python -m minibert.demo",
         description="Pretrain the tiny BERT on the toy corpus and write its metrics, "
                     "fill-mask answers and attention heatmaps.",

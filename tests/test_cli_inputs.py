@@ -156,6 +156,10 @@ def test_an_unusable_out_is_refused_before_any_work(command, marker, tmp_path):
     (["figures", "--model", "tiny-toy", "-o", "figs", "--formats", "png,gif"],
      "--formats must be a comma-separated choice of png, svg, pdf, got 'png,gif'"),
     (["pretrain", "-o", "run", "--steps", "many"], "argument --steps: invalid int value"),
+    (["pretrain", "-o", "run", "--architecture", "albert", "--next-sentence-weight", "2"],
+     "next_sentence_weight applies to objective 'nsp' only; objective 'sop' needs 1, got 2.0"),
+    (["pretrain", "-o", "run", "--next-sentence-weight", "-1"],
+     "next_sentence_weight must be a finite number > 0, got -1.0"),
 ])
 def test_bounds_name_the_argument(command, message, tmp_path):
     result = cli(*command, cwd=tmp_path)
@@ -180,6 +184,18 @@ def test_demo_with_zero_steps_is_one_line(tmp_path):
                              str(tmp_path / "demo")], capture_output=True, text=True,
                             timeout=180)
     refused(result, "steps must be >= 1, got 0")
+    assert not (tmp_path / "demo").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--steps", "many"], "argument --steps: invalid int value: 'many'"),
+    (["--seeds", "3"], "unrecognized arguments: --seeds 3"),
+])
+def test_demo_parse_errors_are_one_line(tmp_path, args, message):
+    result = subprocess.run([sys.executable, "-m", "minibert.demo", *args, "--out",
+                             str(tmp_path / "demo")], capture_output=True, text=True,
+                            timeout=180)
+    refused(result, message, "see python -m minibert.demo --help")
     assert not (tmp_path / "demo").exists()
 
 

@@ -302,8 +302,45 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def test_the_pair_loss_weight_reaches_every_path_of_the_gradient():
+    """MLM + 3 x NSP, from the one-process step, gradient accumulation and the workers,
+    against the sum of the two parts' gradients taken separately."""
+    batch = make_batch(1)
+    parts = []
+    for mlm_weight, nsp_weight in ((1.0, 0.0), (0.0, 1.0)):
+        model = make_model()
+        optimizer = AdamW(model, lr=1e-2)
+        optimizer.zero_grad()
+        model(**batch)
+        model.backward(mlm_weight=mlm_weight, nsp_weight=nsp_weight)
+        parts.append(optimizer.flat_grads.copy())
+    expected = parts[0] + 3.0 * parts[1]
+    assert rel(parts[0] + parts[1], expected) > 1e-2  # the weight changes the gradient
+
+    model = make_model()
+    optimizer = AdamW(model, lr=1e-2)
+    out, _ = train_step(model, batch, optimizer, None, {"nsp_weight": 3.0})
+    assert rel(optimizer.flat_grads, expected) < 1e-13
+    assert out.loss == pytest.approx(out.masked_lm_loss + out.next_sentence_loss, rel=1e-15)
+
+    model = make_model()
+    optimizer = AdamW(model, lr=1e-2)
+    optimizer.zero_grad()
+    loss = P.accumulate_gradients(model, P.shard_batch(batch, 3), pair_loss_weight=3.0)
+    assert rel(optimizer.flat_grads, expected) < 1e-13
+    assert loss == pytest.approx(out.loss, rel=1e-13)  # the logged loss: the plain sum
+
+    model = make_model()
+    with P.DataParallel(model, AdamW(model, lr=1e-2), 2, pair_loss_weight=3.0) as parallel:
+        got = np.concatenate([g.ravel() for g in parallel.gradients(batch).values()])
+        step = parallel.step(batch)
+    assert rel(got, expected) < 1e-13
+    assert step.loss == pytest.approx(out.loss, rel=1e-13)
+
+
 @pytest.mark.parametrize("kwargs, error, match", [
     (dict(num_workers=0), ValueError, "num_workers"),
+    (dict(num_workers=2, pair_loss_weight=0.0), ValueError, "pair_loss_weight"),
     (dict(num_workers=2, clip=0), ValueError, "clip"),
     (dict(num_workers=2, threads_per_worker=0), ValueError, "threads_per_worker"),
 ])

@@ -282,7 +282,10 @@ def test_bad_corpora(tmp_path):
                                           ("save_seconds", "60"), ("optimizer", "sgd"),
                                           ("max_grad_norm", 0.0), ("weight_decay", -1.0),
                                           ("token_type_init", "uniform"),
-                                          ("balance_next_sentence", 1)])
+                                          ("balance_next_sentence", 1),
+                                          ("next_sentence_weight", 0.0),
+                                          ("next_sentence_weight", float("nan")),
+                                          ("next_sentence_weight", "3")])
 def test_config_validation(field, value):
     with pytest.raises((TypeError, ValueError), match=field):
         TrainingConfig(**{field: value})
@@ -513,3 +516,23 @@ def test_training_instances_are_balanced_and_heldout_ones_are_googles_cut():
     assert TrainingConfig.from_dict(saved).balance_next_sentence is True
     del saved["balance_next_sentence"]
     assert TrainingConfig.from_dict(saved).balance_next_sentence is False
+
+
+def test_the_next_sentence_weight_is_the_recipes_for_nsp_only_and_old_runs_keep_one():
+    from minibert.training.pretrain_config import NEXT_SENTENCE_WEIGHT
+
+    assert TrainingConfig().next_sentence_weight == NEXT_SENTENCE_WEIGHT
+    assert TrainingConfig(next_sentence_weight=2.5).next_sentence_weight == 2.5
+    for architecture, objective in (("bert", "mlm"), ("albert", "sop"), ("albert", "mlm")):
+        config = TrainingConfig(architecture=architecture, objective=objective)
+        assert config.next_sentence_weight == 1.0
+        with pytest.raises(ValueError, match=f"next_sentence_weight applies to objective "
+                                             f"'nsp' only; objective '{objective}' needs 1, "
+                                             f"got 2.0"):
+            TrainingConfig(architecture=architecture, objective=objective,
+                           next_sentence_weight=2.0)
+    saved = TrainingConfig(next_sentence_weight=2.5).to_dict()
+    assert saved["next_sentence_weight"] == 2.5  # written out, never None
+    assert TrainingConfig.from_dict(saved).next_sentence_weight == 2.5
+    del saved["next_sentence_weight"]  # a run saved before the setting: the plain sum
+    assert TrainingConfig.from_dict(saved).next_sentence_weight == 1.0

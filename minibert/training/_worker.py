@@ -67,8 +67,8 @@ def _forward_backward(model, meta: dict, arrays: dict) -> float:
     if out.loss is None or not math.isfinite(out.loss):
         raise ValueError(f"the shard's loss is {out.loss}; every shard needs labels and a "
                          "finite loss")
-    P._backward_with(model, weights)
-    return P._shard_loss(out, weights)
+    P.backward_with(model, weights, meta["pair_loss_weight"])
+    return P.shard_loss(out, weights)
 
 
 def serve(rank: int, n: int, control_in: Connection, control_out: Connection,

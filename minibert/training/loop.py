@@ -24,13 +24,16 @@ class TrainingDiverged(RuntimeError):
     """The loss became NaN or infinite; the weights (and any checkpoint) are left untouched."""
 
 
-def train_step(model, batch: dict, optimizer: AdamW, clip: float | None):
+def train_step(model, batch: dict, optimizer: AdamW, clip: float | None,
+               loss_weights: dict | None = None):
     """One optimizer update of ``model`` on one batch.
 
     Inputs: model, a minibert model whose forward computes ``loss`` from the labels in
     ``batch`` and whose ``backward()`` differentiates it; batch, the keyword inputs of that
     forward (a dict, e.g. ``PretrainingBatch.model_inputs()``); optimizer, built on
-    ``model``; clip, the largest global gradient norm allowed, or None for no clipping.
+    ``model``; clip, the largest global gradient norm allowed, or None for no clipping;
+    loss_weights, keyword arguments of ``model.backward`` that weigh the parts of the loss
+    (e.g. ``{"nsp_weight": 3.0}``), or None to differentiate the forward's ``loss``.
     Outputs: (out, grad_norm): the forward's output, and the global gradient norm before
     clipping (None when ``clip`` is None).
     Raises TrainingDiverged when the loss is NaN or infinite, before any weight changes.
@@ -40,7 +43,7 @@ def train_step(model, batch: dict, optimizer: AdamW, clip: float | None):
     if not math.isfinite(out.loss):
         raise TrainingDiverged(f"the loss became {out.loss} at step "
                                f"{optimizer.step_count + 1}; try a smaller learning rate")
-    model.backward()
+    model.backward(**(loss_weights or {}))
     grad_norm = None if clip is None else clip_grad_norm(optimizer, clip)
     optimizer.step()
     return out, grad_norm

@@ -19,7 +19,8 @@ full batch's gradient and, in float64, the same weights to rounding.
 
 What is here:
 
-- ``shard_batch``, ``shard_weights``: step 1 and the shares of step 2.
+- ``shard_batch``, ``shard_weights``: step 1 and the shares of step 2;
+  ``backward_with`` and ``shard_loss`` apply a shard's shares to its backward and loss.
 - ``accumulate_gradients``: the one-process equivalent, gradient accumulation (shards
   one after the other into the same gradient buffers).
 - ``ring_schedule``, ``chunk_bounds``, ``ring_allreduce``: the ring all-reduce (Patarasuk
@@ -63,10 +64,12 @@ __all__ = [
     "StepResult",
     "WorkerError",
     "accumulate_gradients",
+    "backward_with",
     "chunk_bounds",
     "ring_allreduce",
     "ring_schedule",
     "shard_batch",
+    "shard_loss",
     "shard_weights",
 ]
 
@@ -150,13 +153,14 @@ def shard_weights(shards: list[dict], reduction: str = "global") -> list[tuple[f
             for m, b in zip(masked, sizes)]
 
 
-def _backward_with(model, weights: tuple[float, float]) -> None:
-    """``model.backward`` with a shard's weights.
+def backward_with(model, weights: tuple[float, float], pair_loss_weight: float = 1.0) -> None:
+    """``model.backward`` with a shard's weights (``shard_weights``).
 
     The second weight is the sentence-pair loss's: ``nsp_weight`` of BertForPreTraining,
     ``sop_weight`` of AlbertForPreTraining; a masked-LM model takes ``mlm_weight`` only.
+    ``pair_loss_weight`` multiplies it: the objective's own weight of that loss.
     """
-    mlm_weight, pair_weight = weights
+    mlm_weight, pair_weight = weights[0], weights[1] * pair_loss_weight
     parameters = inspect.signature(model.backward).parameters
     pair = next((name for name in ("nsp_weight", "sop_weight") if name in parameters), None)
     if pair is None:
@@ -165,29 +169,32 @@ def _backward_with(model, weights: tuple[float, float]) -> None:
         model.backward(mlm_weight=mlm_weight, **{pair: pair_weight})
 
 
-def _shard_loss(out, weights: tuple[float, float]) -> float:
+def shard_loss(out, weights: tuple[float, float]) -> float:
     """The shard's share of the batch loss: weight * mean, per part."""
     mlm = getattr(out, "masked_lm_loss", out.loss)
     nsp = getattr(out, "next_sentence_loss", None)
     return weights[0] * (mlm or 0.0) + weights[1] * (nsp or 0.0)
 
 
-def accumulate_gradients(model, shards: list[dict], reduction: str = "global") -> float:
+def accumulate_gradients(model, shards: list[dict], reduction: str = "global",
+                         pair_loss_weight: float = 1.0) -> float:
     """Gradient accumulation: forward and backward each shard in turn, gradients adding up.
 
     The one-process equivalent of N workers and an all-reduce: with "global" weights the
     accumulated gradient is the full batch's. The gradient buffers are added into (call
     ``zero_grad`` first). Inputs as ``shard_weights``; model, a BertForPreTraining or
-    BertForMaskedLM, or their ALBERT twins. Outputs: the batch loss (the sum of the
-    shards' shares).
+    BertForMaskedLM, or their ALBERT twins; pair_loss_weight, the weight of the
+    sentence-pair loss (NSP or SOP) in the loss differentiated (1: the plain sum).
+    Outputs: the batch loss (the sum of the shards' shares, the plain sum of its parts).
     """
+    pair_loss_weight = check_real("pair_loss_weight", pair_loss_weight, 0, above=True)
     loss = 0.0
     for shard, weights in zip(shards, shard_weights(shards, reduction), strict=True):
         out = model(**shard)
         if out.loss is None:
             raise ValueError("every shard needs labels (a forward that computes a loss)")
-        _backward_with(model, weights)
-        loss += _shard_loss(out, weights)
+        backward_with(model, weights, pair_loss_weight)
+        loss += shard_loss(out, weights)
     return loss
 
 
@@ -413,13 +420,17 @@ class DataParallel:
             kin in the worker's environment); N x threads should not exceed the cores.
         seed: seeds each worker's dropout masks (worker r draws from stream r).
         timeout: seconds to wait for any one reply before declaring the workers stuck.
+        pair_loss_weight: the weight of the sentence-pair loss (NSP or SOP) in the loss
+            the workers differentiate (1: the plain sum; ``backward_with``).
 
     Use as a context manager, or call ``close()``: it stops the workers.
     """
 
     def __init__(self, model, optimizer: AdamW, num_workers: int, clip: float | None = 1.0,
-                 threads_per_worker: int = 1, seed: int = 0, timeout: float = 600.0) -> None:
+                 threads_per_worker: int = 1, seed: int = 0, timeout: float = 600.0,
+                 pair_loss_weight: float = 1.0) -> None:
         self.num_workers = check_int("num_workers", num_workers, minimum=1)
+        self.pair_loss_weight = check_real("pair_loss_weight", pair_loss_weight, 0, above=True)
         threads_per_worker = check_int("threads_per_worker", threads_per_worker, minimum=1)
         self.clip = None if clip is None else check_real("clip", clip, 0, above=True)
         self.timeout = check_real("timeout", timeout, 0, above=True)
@@ -567,7 +578,8 @@ class DataParallel:
     def _send_shards(self, kind: str, batch: dict, reduction: str, extra: dict):
         shards = shard_batch(batch, self.num_workers)
         weights = shard_weights(shards, reduction)
-        metas = [dict(extra, weights=list(w)) for w in weights]
+        metas = [dict(extra, weights=list(w), pair_loss_weight=self.pair_loss_weight)
+                 for w in weights]
         arrays = [{k: v for k, v in shard.items() if v is not None} for shard in shards]
         return self._broadcast(kind, metas, arrays)
 

@@ -272,7 +272,8 @@ class Trainer:
                 lr = self.optimizer.current_lr
                 if parallel is None:
                     out, grad_norm = train_step(model, model_inputs(model, batch),
-                                                self.optimizer, config.max_grad_norm)
+                                                self.optimizer, config.max_grad_norm,
+                                                self._loss_weights())
                     loss = out.loss
                 else:
                     result = parallel.step(model_inputs(model, batch))
@@ -312,7 +313,13 @@ class Trainer:
         if self.config.workers == 1:
             return contextlib.nullcontext()
         return DataParallel(self.model, self.optimizer, self.config.workers,
-                            clip=self.config.max_grad_norm, seed=self.config.seed)
+                            clip=self.config.max_grad_norm, seed=self.config.seed,
+                            pair_loss_weight=self.config.next_sentence_weight)
+
+    def _loss_weights(self) -> dict | None:
+        """``model.backward``'s weights for the objective: the NSP loss's, when not 1."""
+        weight = self.config.next_sentence_weight
+        return None if weight == 1 else {"nsp_weight": weight}
 
     def _train_record(self, batch, out, lr: float, grad_norm: float, loss: float) -> dict:
         """The history entry of a training step: its loss, learning rate and accuracies.
