@@ -536,3 +536,34 @@ def test_the_next_sentence_weight_is_the_recipes_for_nsp_only_and_old_runs_keep_
     assert TrainingConfig.from_dict(saved).next_sentence_weight == 2.5
     del saved["next_sentence_weight"]  # a run saved before the setting: the plain sum
     assert TrainingConfig.from_dict(saved).next_sentence_weight == 1.0
+
+
+def test_the_trainer_weighs_the_next_sentence_loss_in_one_process_and_with_workers():
+    """One step of a run with next_sentence_weight 3: its first Adam moment (0.1 x the
+    clipped gradient) equals a step of MLM + 3 x NSP made by hand, differs from the plain
+    sum's, and two workers give it to float32 rounding."""
+    from minibert.training.loop import train_step
+    from minibert.training.pretrain import model_inputs, prepare_data
+
+    def config(weight, workers=1):
+        return TrainingConfig(**{**SMALL, "steps": 1, "dropout": 0.0, "save_seconds": 0,
+                                 "next_sentence_weight": weight, "workers": workers})
+
+    def first_moment(config):
+        trainer = Trainer(config, prepare_data(config, progress=quiet), progress=quiet)
+        trainer.train(None)
+        return trainer.optimizer.flat_exp_avg.astype(np.float64)
+
+    def rel(a, b):
+        return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+    by_hand = Trainer(config(1.0), prepare_data(config(1.0), progress=quiet), progress=quiet)
+    batch = next(by_hand.data.train_batches)
+    train_step(by_hand.model, model_inputs(by_hand.model, batch), by_hand.optimizer,
+               by_hand.config.max_grad_norm, {"nsp_weight": 3.0})
+    expected = by_hand.optimizer.flat_exp_avg.astype(np.float64)
+
+    weighted = first_moment(config(3.0))
+    assert rel(weighted, expected) < 1e-6
+    assert rel(first_moment(config(1.0)), expected) > 1e-2  # the weight is visible
+    assert rel(first_moment(config(3.0, workers=2)), expected) < 1e-4
