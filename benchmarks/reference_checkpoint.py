@@ -54,7 +54,8 @@ COMPARED = ("masked_lm_accuracy", "next_sentence_accuracy", "masked_lm_loss",
 def pretrain_command(config: TrainingConfig) -> str:
     """The ``minibert pretrain`` command line that runs ``config``."""
     defaults = TrainingConfig()
-    flags = {"steps": "--steps", "batch_size": "--batch-size",
+    flags = {"preset": "--preset", "num_layers": "--layers",
+             "num_documents": "--num-documents", "steps": "--steps", "batch_size": "--batch-size",
              "max_seq_length": "--max-seq-length", "vocab_size": "--vocab-size",
              "learning_rate": "--lr", "schedule": "--schedule",
              "decay_fraction": "--decay-fraction", "warmup_fraction": "--warmup-fraction",
@@ -67,6 +68,8 @@ def pretrain_command(config: TrainingConfig) -> str:
         value = getattr(config, field)
         # Every recipe field is written out, even at its default, so the command stays true
         # when a default changes; eval_every only when it differs (it changes no weight).
+        if value is None:
+            continue  # num_layers None: the preset's
         if isinstance(value, bool):
             parts.append(flag if value else f"--no-{flag[2:]}")
         elif field != "eval_every" or value != getattr(defaults, field):

@@ -66,6 +66,7 @@ HIDDEN_ALIASES = frozenset({"--output", "--max-length", "--teacher"})
 # Bounds a user can reason about (the lower bounds are each job's own checks).
 MAX_STEPS = 10_000_000  # BERT-Base trained 1,000,000 steps
 MAX_SEQ_LENGTH = 512  # BERT's position table
+MAX_LAYERS = 48  # BERT-Large has 24
 DPI_RANGE = (30, 1200)  # below 30 text cannot be drawn; above 1200 a figure takes GBs
 # The toy tasks hold every example in memory (about 4 KB each while they are drawn, 1.5 ms
 # each): 100,000 stays under half a GB and a few minutes.
@@ -441,6 +442,9 @@ def _add_pretrain(subparsers) -> None:
     _add_output_folder(parser)
     parser.add_argument("--preset", default=defaults.preset,
                         help="model size: tiny, mini, small, base or large (default tiny)")
+    parser.add_argument("--layers", type=int, default=None, metavar="L",
+                        help=f"transformer blocks, 1 to {MAX_LAYERS} (default: the preset's, "
+                             f"2 for tiny)")
     parser.add_argument("--corpus", metavar="FILE",
                         help="UTF-8 text in BERT's format (one sentence per line, a blank line "
                              "between documents); default: the generated toy corpus")
@@ -571,11 +575,12 @@ def _run_pretrain(args) -> int:
     _bounded(args.steps, "--steps", maximum=MAX_STEPS)
     _bounded(args.max_seq_length, "--max-seq-length", maximum=MAX_SEQ_LENGTH)
     _bounded(args.seed, "--seed", minimum=0)
+    _bounded(args.layers, "--layers", minimum=1, maximum=MAX_LAYERS)
     objective = args.objective or {"albert": "sop", "electra": "mlm"}.get(args.architecture,
                                                                           "nsp")
     config = TrainingConfig(
-        preset=args.preset, architecture=args.architecture, objective=objective,
-        steps=args.steps,
+        preset=args.preset, num_layers=args.layers, architecture=args.architecture,
+        objective=objective, steps=args.steps,
         batch_size=args.batch_size, max_seq_length=args.max_seq_length,
         vocab_size=args.vocab_size, learning_rate=args.lr, schedule=args.schedule,
         decay_fraction=args.decay_fraction, warmup_fraction=args.warmup_fraction,

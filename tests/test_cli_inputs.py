@@ -158,6 +158,7 @@ def test_an_unusable_out_is_refused_before_any_work(command, marker, tmp_path):
     (["pretrain", "-o", "run", "--steps", "many"], "argument --steps: invalid int value"),
     (["pretrain", "-o", "run", "--architecture", "albert", "--next-sentence-weight", "2"],
      "next_sentence_weight applies to objective 'nsp' only; objective 'sop' needs 1, got 2.0"),
+    (["pretrain", "-o", "run", "--layers", "0"], "--layers must be 1 to 48, got 0"),
     (["pretrain", "-o", "run", "--next-sentence-weight", "-1"],
      "next_sentence_weight must be a finite number > 0, got -1.0"),
 ])
@@ -258,8 +259,9 @@ def test_a_vocabulary_that_does_not_fit_the_model(reference, tmp_path):
     shutil.copytree(reference, folder)
     lines = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
     (folder / "vocab.txt").write_text("\n".join(lines[:100]) + "\n", encoding="utf-8")
+    rows = json.loads((folder / "config.json").read_text(encoding="utf-8"))["vocab_size"]
     refused(cli("fill-mask", TEXT, "--model", str(folder)),
-            "vocab.txt' has 100 tokens but config.json says vocab_size 4,608")
+            f"vocab.txt' has 100 tokens but config.json says vocab_size {rows:,}")
 
 
 # -- output -----------------------------------------------------------------------------------

@@ -138,7 +138,9 @@ def test_head_view_lines_and_hover_weights(browser, toy_page):
 
 def test_model_view_has_every_head(browser, toy_page):
     view(browser, "model")
-    assert len(browser.find_elements(By.CSS_SELECTOR, "canvas.mbx-thumb")) == 2 * 2
+    layers, heads = toy_page["attentions"].shape[:2]  # (L, N, T, T) of the reference
+    assert len(browser.find_elements(By.CSS_SELECTOR, "canvas.mbx-thumb")) == (
+        layers * heads)
     browser.find_elements(By.CSS_SELECTOR, ".mbx-cellbox")[1].click()
     assert "layer 0 · head 1" in browser.find_element(By.CSS_SELECTOR, "svg.mbx-heatmap").text
     assert not errors(browser)

@@ -285,7 +285,8 @@ def test_bad_corpora(tmp_path):
                                           ("balance_next_sentence", 1),
                                           ("next_sentence_weight", 0.0),
                                           ("next_sentence_weight", float("nan")),
-                                          ("next_sentence_weight", "3")])
+                                          ("next_sentence_weight", "3"),
+                                          ("num_layers", 0), ("num_layers", 2.0)])
 def test_config_validation(field, value):
     with pytest.raises((TypeError, ValueError), match=field):
         TrainingConfig(**{field: value})
@@ -516,6 +517,24 @@ def test_training_instances_are_balanced_and_heldout_ones_are_googles_cut():
     assert TrainingConfig.from_dict(saved).balance_next_sentence is True
     del saved["balance_next_sentence"]
     assert TrainingConfig.from_dict(saved).balance_next_sentence is False
+
+
+@pytest.mark.parametrize("architecture, objective", [("bert", "nsp"), ("albert", "sop"),
+                                                     ("electra", "mlm")])
+def test_num_layers_changes_the_depth_alone_and_old_runs_keep_the_presets(architecture,
+                                                                           objective):
+    preset = trainer_module._model_config(
+        TrainingConfig(architecture=architecture, objective=objective), vocab_size=100)
+    deeper = trainer_module._model_config(
+        TrainingConfig(architecture=architecture, objective=objective, num_layers=4),
+        vocab_size=100)
+    assert (preset.num_hidden_layers, deeper.num_hidden_layers) == (2, 4)
+    assert {k: v for k, v in deeper.to_dict().items() if k != "num_hidden_layers"} == {
+        k: v for k, v in preset.to_dict().items() if k != "num_hidden_layers"}
+    saved = TrainingConfig(num_layers=4).to_dict()
+    assert TrainingConfig.from_dict(saved).num_layers == 4
+    del saved["num_layers"]  # a run saved before the setting: the preset's depth
+    assert TrainingConfig.from_dict(saved).num_layers is None
 
 
 def test_the_next_sentence_weight_is_the_recipes_for_nsp_only_and_old_runs_keep_one():

@@ -105,21 +105,22 @@ def _deferred_stop_signals():
 
 
 def _model_config(config: TrainingConfig, vocab_size: int) -> BertConfig | AlbertConfig:
+    layers = {} if config.num_layers is None else {"num_hidden_layers": config.num_layers}
     if config.architecture == "electra":
         # The discriminator's config; ElectraPreTrainer derives the generator (1/4 wide).
-        return ElectraConfig.preset(config.preset, vocab_size=vocab_size,
+        return ElectraConfig.preset(config.preset, vocab_size=vocab_size, **layers,
                                     max_position_embeddings=max(128, config.max_seq_length),
                                     hidden_dropout_prob=config.dropout,
                                     attention_probs_dropout_prob=config.dropout)
     if config.architecture == "albert":
         # The same preset sizes, E from AlbertConfig.preset (64 for tiny), one shared
         # block; TrainingConfig.dropout also sets the sentence-order head's dropout.
-        return AlbertConfig.preset(config.preset, vocab_size=vocab_size,
+        return AlbertConfig.preset(config.preset, vocab_size=vocab_size, **layers,
                                    max_position_embeddings=max(128, config.max_seq_length),
                                    hidden_dropout_prob=config.dropout,
                                    attention_probs_dropout_prob=config.dropout,
                                    classifier_dropout_prob=config.dropout)
-    return BertConfig.preset(config.preset, vocab_size=vocab_size,
+    return BertConfig.preset(config.preset, vocab_size=vocab_size, **layers,
                              max_position_embeddings=max(128, config.max_seq_length),
                              hidden_dropout_prob=config.dropout,
                              attention_probs_dropout_prob=config.dropout)
@@ -480,7 +481,8 @@ def _pretrain_locked(config: TrainingConfig, out_dir: Path, resume: bool, overwr
     step_hook = snapshot_hook(config.snapshot_every, trainer.model, data.tokenizer, out_dir,
                               trainer.step, step_hook)
     params = trainer.model.num_parameters()
-    progress(f"model: {type(trainer.model).__name__} preset {config.preset!r}, {params:,} "
+    layers = "" if config.num_layers is None else f" with {config.num_layers} layers"
+    progress(f"model: {type(trainer.model).__name__} preset {config.preset!r}{layers}, {params:,} "
              f"parameters; training {config.steps} steps of {config.batch_size} sequences"
              + (f" on {config.workers} worker processes" if config.workers > 1 else
                 " in this process"))

@@ -46,6 +46,9 @@ class TrainingConfig:
     """Everything that determines a pretraining run."""
 
     preset: str = "tiny"  # model size from BertConfig.preset
+    # Transformer blocks of the encoder; None gives the preset's (2 for tiny). The other
+    # sizes stay the preset's (docs/results.md measures tiny with 4 layers as a reference).
+    num_layers: int | None = None
     # "bert" (BertForPreTraining) or "albert" (AlbertForPreTraining of the same preset, its
     # embeddings factorised at AlbertConfig.preset's E, e.g. 64 for tiny, and one block
     # shared by all layers); "albert" trains with objective "sop" or "mlm". "electra"
@@ -130,6 +133,8 @@ class TrainingConfig:
         for name in ("save_every", "snapshot_every", "num_heldout_documents", "seed"):
             check_int(name, getattr(self, name), minimum=0)
         check_bool("balance_next_sentence", self.balance_next_sentence)
+        if self.num_layers is not None:
+            check_int("num_layers", self.num_layers, minimum=1)
         if self.next_sentence_weight is None:
             object.__setattr__(self, "next_sentence_weight",
                                NEXT_SENTENCE_WEIGHT if self.objective == "nsp" else 1.0)
