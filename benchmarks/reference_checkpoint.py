@@ -122,6 +122,10 @@ def compare(shipped: Path, run: Path, tolerance: float) -> bool:
             ok = False
         print(f"{name + ' answered':<27} {old_correct:>9} {new_correct:>10}  "
               f"(of {len(new_probes)})")
+        for probe in new_probes:
+            if not probe["correct"]:
+                print(f"    missed: {probe['text']}  ->  {probe['top'][0]['token_str']} "
+                      f"(expected {'/'.join(probe['expected'])})")
     print(f"{'train seconds':<27} {old['train_seconds']:>9.0f} {new['train_seconds']:>10.0f}")
     print("metrics agree" if ok else f"metrics moved by more than {tolerance}")
     return ok

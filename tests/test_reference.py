@@ -47,12 +47,27 @@ def test_load_reference_gives_a_model_in_eval_mode_and_its_tokenizer(folder):
     assert np.array_equal(encoder(ids).last_hidden_state, pretraining_hidden)
 
 
-def test_command_names_the_recipe_of_the_run(folder):
-    config = TrainingConfig.from_dict(json.loads((folder / "training_config.json").read_text()))
-    command = (folder / "command.txt").read_text()
-    assert command.startswith("minibert pretrain --out DIR")
-    assert f"--steps {config.steps}" in command and f"--schedule {config.schedule}" in command
-    assert reference_metrics(NAME)["steps"] == config.steps
+def test_command_txt_runs_the_recipe_of_the_run(folder, tmp_path, monkeypatch, capsys):
+    """command.txt, given to the command line, makes the very TrainingConfig the run saved."""
+    import shlex
+
+    import minibert.training.pretrain as pretraining
+    from minibert.cli import main
+
+    saved = TrainingConfig.from_dict(json.loads((folder / "training_config.json").read_text()))
+    line = (folder / "command.txt").read_text().splitlines()[0]
+    argv = shlex.split(line.replace("--out DIR", f"--out {tmp_path / 'run'}"))
+    assert argv[:2] == ["minibert", "pretrain"]
+    given = []
+
+    def record(config, out, **options):  # stands in for the training itself
+        given.append(config)
+        return {"steps": config.steps}
+
+    monkeypatch.setattr(pretraining, "pretrain", record)
+    assert main(argv[1:]) == 0, capsys.readouterr().err
+    assert given == [saved]
+    assert reference_metrics(NAME)["steps"] == saved.steps
 
 
 @pytest.mark.slow

@@ -18,6 +18,8 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
+import minibert as mb  # noqa: E402
+from minibert.reference import reference_metrics  # noqa: E402
 from minibert.viz.slides import (  # noqa: E402
     MIN_FONT_SIZE,
     SLIDE_SIZE,
@@ -102,6 +104,12 @@ def test_the_deck_from_the_reference_checkpoint(tmp_path):
         texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
         small = {t.get_text() for t in texts if t.get_fontsize() < MIN_FONT_SIZE}
         assert not small, (number, small)
+    # the title page states the model it shows: its own depth, width, heads and steps
+    config = mb.load_reference("tiny-toy")[0].config
+    steps = reference_metrics("tiny-toy")["steps"]
+    title_text = " ".join(t.get_text() for t in pages[0].findobj(Text))
+    assert (f"({config.num_hidden_layers} layers, H = {config.hidden_size}, "
+            f"{config.num_attention_heads} heads, trained {steps:,} steps)") in title_text
     pdf = save_slides(pages, tmp_path / "lecture.pdf")
     assert len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf.read_bytes())) == len(SLIDES)
     if shutil.which("pdftoppm") is None or shutil.which("pdftotext") is None:

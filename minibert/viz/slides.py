@@ -161,11 +161,16 @@ def _heatmap(ax, matrix, tokens, title, cmap=ATTENTION_CMAP, vmax=1.0):
 
 
 def _title_page(fig: Figure, context: _Context) -> None:
+    config = context.model.config
+    size = (f"{config.num_hidden_layers} layers, H = {config.hidden_size}, "
+            f"{config.num_attention_heads} heads")
+    if context.history:  # the model's own training record: how long it was trained
+        size += f", trained {max(row['step'] for row in context.history):,} steps"
     _lines(fig, ["BERT rebuilt in NumPy: every layer a forward and a hand-written backward,",
                  "checked against finite differences; a real BERT's names and numbers.",
                  "",
-                 f"Live figures: the reference checkpoint {context.name}",
-                 "(2 layers, H = 128, 2 heads, 6,000 steps on a toy corpus).",
+                 f"Live figures: the checkpoint {context.name}",
+                 f"({size}).",
                  "Layers and heads are counted from 0 on every page."], top=0.72)
 
 
