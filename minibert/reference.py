@@ -1,8 +1,8 @@
 """Reference checkpoints shipped with the package: trained models the notebooks load in one call.
 
-``tiny-toy`` is the tiny preset (2 layers, H = 128) pretrained with MLM + NSP on the toy
-corpus by the command in its folder's ``command.txt``; ``metrics.json`` holds its held-out
-figures and ``history.json`` its training curves. The folder is an ordinary
+``tiny-toy`` is the tiny preset deepened to 4 layers (H = 128), pretrained with MLM + NSP
+on the toy corpus by the command in its folder's ``command.txt``; ``metrics.json`` holds its
+held-out figures and ``history.json`` its training curves. The folder is an ordinary
 ``save_pretrained`` folder, so ``from_pretrained`` (minibert's or ``transformers``') reads it
 like any other::
 
@@ -23,8 +23,8 @@ __all__ = ["REFERENCES", "reference_path", "load_reference", "reference_metrics"
 
 REFERENCE_ROOT = Path(__file__).resolve().parent / "reference_checkpoints"
 REFERENCES = {
-    "tiny-toy": "the tiny preset (2 layers, H = 128, 2 heads) pretrained with MLM + NSP on the "
-                "toy corpus",
+    "tiny-toy": "the tiny preset at 4 layers (H = 128, 2 heads) pretrained with MLM + NSP on "
+                "the toy corpus",
 }
 
 

@@ -361,7 +361,7 @@ class DistillConfig:
     dropout: float = 0.0  # the student's hidden and attention dropout
     masked_lm_prob: float = 0.15  # share of tokens chosen as MLM targets
     max_predictions_per_seq: int = 10  # cap on MLM targets per sequence
-    num_documents: int = 2600  # toy-corpus training documents (the reference teacher's)
+    num_documents: int = 2600  # toy-corpus training documents (the pretrain default)
     num_heldout_documents: int = 260  # toy-corpus held-out documents
     eval_batches: int = 8  # held-out batches measured before and after training
     log_every: int = 10  # history and progress-line period in steps
