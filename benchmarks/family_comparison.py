@@ -10,9 +10,9 @@ tokens), learning rate and schedule (the demo's):
 - ``roberta``: the same model, MLM only, masks drawn afresh every epoch (Liu et al., 2019);
 - ``albert``: AlbertForPreTraining, factorised embeddings (E = 64) and one layer shared by
   all four, MLM + sentence-order prediction (Lan et al., 2020);
-- ``distil``: a 1-layer DistilBERT initialised from the reference checkpoint (tiny-toy,
-  6,000 steps of BERT) and distilled from it (Sanh et al., 2019), the distillation
-  job's own defaults except the steps and batch.
+- ``distil``: a DistilBERT with half its teacher's layers, initialised from the reference
+  checkpoint (tiny-toy) and distilled from it (Sanh et al., 2019), the distillation job's
+  own defaults except the steps and batch.
 
 Phases (each skips what is already in --out, so an interrupted run continues):
 
@@ -24,6 +24,10 @@ Phases (each skips what is already in --out, so an interrupted run continues):
   batch shape, each recipe in its own process, one after the other;
 - ``report``: the table (mean ± standard deviation over seeds) and the figure, written to
   docs/results/family_comparison.json and docs/images/family_comparison.png.
+
+``--recipes`` measures only some recipes again (train, eval and time): the report keeps the
+other rows of docs/results/family_comparison.json as they were, each with the date it was
+measured, so a new reference checkpoint needs only ``--recipes distil``.
 """
 
 from __future__ import annotations
@@ -43,9 +47,11 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from minibert.io.fileio import atomic_write_json, atomic_write_text  # noqa: E402
+
 RECIPES = ("bert", "roberta", "albert", "distil")
 LABELS = {"bert": "BERT (MLM + NSP)", "roberta": "RoBERTa-style (MLM, dynamic)",
-          "albert": "ALBERT (shared, E=64, SOP)", "distil": "DistilBERT student (1 layer)"}
+          "albert": "ALBERT (shared, E=64, SOP)", "distil": "DistilBERT student"}
 EVAL_CORPUS_SEED = 1234
 BATCH_SIZE, SEQ_LEN = 64, 32
 
@@ -143,11 +149,12 @@ def evaluate_one(out: Path, recipe: str, seed: int) -> None:
     tuned = finetune("classify", folder, folder / "classify", seed=seed, overwrite=True,
                      progress=lambda message: None)
     result = {"recipe": recipe, "seed": seed, "parameters": model.num_parameters(),
+              "layers": model.config.num_hidden_layers,
               "heldout_mlm_accuracy": accuracy, "probes": probes,
               "probes_total": len(AMBIGUITY_PROBES),
               "classify_accuracy": tuned["accuracy"],
               "train_metrics": json.loads((folder / "metrics.json").read_text())}
-    result_file.write_text(json.dumps(result, indent=1))
+    atomic_write_json(result_file, result)
     print(f"evaluated {recipe} seed {seed}: MLM {accuracy:.3f}, probes {probes}, "
           f"classify {tuned['accuracy']:.3f}", flush=True)
 
@@ -205,12 +212,22 @@ def time_recipe(out: Path, recipe: str, steps: int = 20) -> float:
 
 
 def report(out: Path, steps: int, seeds: list[int]) -> dict:
+    """The table and figure: recipes measured in ``out``, the others kept from the last report."""
     timing = json.loads((out / "timing.json").read_text()) if (out / "timing.json").is_file() \
         else {}
+    results_file = ROOT / "docs" / "results" / "family_comparison.json"
+    previous = json.loads(results_file.read_text()) if results_file.is_file() else {}
     rows = {}
     for recipe in RECIPES:
-        runs = [json.loads((out / recipe / f"seed{s}" / "comparison.json").read_text())
-                for s in seeds]
+        files = [out / recipe / f"seed{s}" / "comparison.json" for s in seeds]
+        if not all(file.is_file() for file in files):
+            kept = previous.get("recipes", {}).get(recipe)
+            if kept is None or previous.get("steps") != steps or previous.get("seeds") != seeds:
+                raise SystemExit(f"{recipe}: no runs in {out} and none kept with --steps "
+                                 f"{steps} --seeds {' '.join(map(str, seeds))}; measure it")
+            rows[recipe] = kept
+            continue
+        runs = [json.loads(file.read_text()) for file in files]
 
         def spread(key, runs=runs):
             values = [run[key] for run in runs]
@@ -218,16 +235,21 @@ def report(out: Path, steps: int, seeds: list[int]) -> dict:
                     "std": statistics.stdev(values) if len(values) > 1 else 0.0,
                     "values": values}
 
-        rows[recipe] = {"label": LABELS[recipe], "parameters": runs[0]["parameters"],
+        label = LABELS[recipe]
+        if recipe == "distil":
+            layers = runs[0]["layers"]
+            label += f" ({layers} layer{'s' if layers != 1 else ''})"
+        rows[recipe] = {"label": label, "measured": time.strftime("%Y-%m-%d"),
+                        "parameters": runs[0]["parameters"],
                         "seconds_per_step": timing.get(recipe),
                         "heldout_mlm_accuracy": spread("heldout_mlm_accuracy"),
                         "probes": spread("probes"), "probes_total": runs[0]["probes_total"],
                         "classify_accuracy": spread("classify_accuracy")}
     results = {"steps": steps, "seeds": seeds, "batch": [BATCH_SIZE, SEQ_LEN],
-               "eval_corpus_seed": EVAL_CORPUS_SEED, "timing": timing.get("_meta"),
-               "recipes": rows}
-    (ROOT / "docs" / "results" / "family_comparison.json").write_text(
-        json.dumps(results, indent=1) + "\n")
+               "eval_corpus_seed": EVAL_CORPUS_SEED,
+               "timing": timing.get("_meta", previous.get("timing")), "recipes": rows}
+    # in the order of RECIPES, which the table and the figure follow
+    atomic_write_text(results_file, json.dumps(results, indent=1) + "\n")
     from minibert.viz.family import family_comparison_figure
 
     figure = family_comparison_figure(results)
@@ -276,13 +298,15 @@ def main(argv=None) -> int:
     if args.phase in ("time", "all"):
         timing = {"_meta": {"threads": os.environ.get("OPENBLAS_NUM_THREADS", "all"),
                             "cores": os.cpu_count(), "steps": 20}}
-        for recipe in RECIPES:
+        if (args.out / "timing.json").is_file():
+            timing = {**json.loads((args.out / "timing.json").read_text()), **timing}
+        for recipe in args.recipes:
             done = subprocess.run([sys.executable, __file__, "--out", str(args.out),
                                    "--time-one", recipe], capture_output=True, text=True,
                                   check=True)
             timing[recipe] = json.loads(done.stdout.strip().splitlines()[-1])
             print(f"{recipe}: {timing[recipe]:.3f} s a step", flush=True)
-        (args.out / "timing.json").write_text(json.dumps(timing, indent=1))
+        atomic_write_json(args.out / "timing.json", timing)
     if args.phase in ("report", "all"):
         report(args.out, args.steps, args.seeds)
     return 0
