@@ -109,11 +109,38 @@ def test_ring_schedule_ends_with_every_chunk_everywhere():
     assert all(holds[r][c] == set(range(n)) for r in range(n) for c in range(n))
 
 
-def test_ring_allreduce_refuses_mismatched_buffers():
+@pytest.mark.parametrize("allreduce", [P.ring_allreduce, P.shared_allreduce])
+def test_allreduce_refuses_mismatched_buffers(allreduce):
     with pytest.raises(ValueError, match=r"buffers\[1\]"):
-        P.ring_allreduce([np.zeros(3), np.zeros(4)])
+        allreduce([np.zeros(3), np.zeros(4)])
     with pytest.raises(ValueError, match="non-empty"):
-        P.ring_allreduce([])
+        allreduce([])
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 5])
+@pytest.mark.parametrize("size", [1, 17, 1000, 70_000])
+def test_shared_allreduce_equals_the_ring(workers, size):
+    """The two all-reduces give the same sum: exactly on integers (every order of addition
+    is exact), to rounding on random floats; each leaves the same bits in every buffer."""
+    rng = np.random.default_rng(workers * 7 + size)
+    for integers in (True, False):
+        values = [rng.integers(-1000, 1000, size).astype(np.float32) if integers
+                  else rng.standard_normal(size).astype(np.float32) for _ in range(workers)]
+        ring, shared = [v.copy() for v in values], [v.copy() for v in values]
+        sent = P.ring_allreduce(ring)
+        read = P.shared_allreduce(shared)
+        for buffer in shared:
+            np.testing.assert_array_equal(buffer, shared[0])
+        expected = np.sum(np.array(values, np.float64), axis=0)
+        if integers:
+            np.testing.assert_array_equal(shared[0], expected)
+            np.testing.assert_array_equal(ring[0], shared[0])
+        else:
+            scale = np.abs(values).sum(axis=0)
+            assert np.all(np.abs(shared[0] - ring[0]) <= 8 * np.finfo(np.float32).eps * scale)
+        # Shared memory: each worker reads (N - 1) / N of the gradient, half the ring's sends.
+        assert sum(read) == (workers - 1) * size * 4
+        assert sum(sent) == 2 * sum(read)
 
 
 # -- shards and their shares of the loss ---------------------------------------------------
@@ -221,7 +248,8 @@ def test_workers_equal_one_process_over_adamw_steps(workers):
         assert result.loss == pytest.approx(expected, rel=1e-13)
         assert len(result.bytes_sent) == workers
     grad_bytes = optimizer.flat_grads.nbytes
-    assert sum(results[0].bytes_sent) == 2 * (workers - 1) * grad_bytes
+    # Each worker reads the other N - 1 slots' copies of its chunk: N - 1 gradients in all.
+    assert sum(results[0].bytes_sent) == (workers - 1) * grad_bytes
     assert all(process.poll() is not None for process in parallel.processes)
 
 

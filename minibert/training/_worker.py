@@ -1,16 +1,20 @@
 """One data-parallel worker process: ``python -m minibert.training._worker RANK N FDS...``.
 
-Started by ``minibert.training.parallel.DataParallel``, never by hand. The four file
-descriptors are its pipes: orders from the parent, replies to the parent, the ring link
-from worker RANK - 1 and the ring link to worker RANK + 1. The worker builds its replica
-from the "init" message (model class, config, dtype, weights and optimizer state), then
-serves "step", "gradients" and "state" until "stop" or until the parent's pipe ends.
+Started by ``minibert.training.parallel.DataParallel``, never by hand. The descriptors:
+orders from the parent, replies to the parent, the shared memory (weights, moments and a
+gradient slot per worker), this worker's inbox from the other workers, and the other
+workers' inboxes. The worker builds its replica on the shared weights from the "init"
+message, then serves "step" and "gradients" until "stop" or until the parent's pipe ends.
 Any error is sent to the parent as one "error" message, and the worker exits.
+
+Signals: SIGINT, SIGTERM and SIGHUP do not stop a worker. Sent to the whole process
+group (Ctrl-C, ``timeout``, a scheduler) they reach the parent too, which finishes the
+step, saves a checkpoint and closes the workers; sent to one worker alone, the worker
+reports it with its next reply and the parent stops the run the same way.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 import signal
 import sys
@@ -21,7 +25,10 @@ from multiprocessing.connection import Connection
 import numpy as np
 
 from minibert.training import parallel as P
-from minibert.training.optim import AdamW, AdamWeightDecay, clip_grad_norm
+from minibert.training.optim import AdamW, AdamWeightDecay
+
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
 
 
 class _FixedRate:
@@ -34,11 +41,13 @@ class _FixedRate:
         return self.lr
 
 
-def _build(meta: dict, arrays: dict):
-    """The replica and its optimizer, with the parent's weights and optimizer state."""
-    config_class = getattr(importlib.import_module(meta["config_module"]), meta["config_class"])
-    model_class = getattr(importlib.import_module(meta["model_module"]), meta["model_class"])
-    model = model_class(config_class.from_dict(meta["config"]), seed=0,
+def _build(meta: dict, shared: P.SharedBuffers):
+    """The replica and its optimizer, on the shared weights, moments and this worker's slot."""
+    from minibert.family.registry import family_of
+
+    family = family_of(meta["model_type"])  # the model's class, by name, in its family
+    model_class = {cls.__name__: cls for cls in family.model_classes}[meta["model_class"]]
+    model = model_class(family.config_class.from_dict(meta["config"]), seed=0,
                         dtype=np.dtype(meta["dtype"]))
     model.train(meta["training"])
     spec = meta["optimizer"]
@@ -50,10 +59,7 @@ def _build(meta: dict, arrays: dict):
         kwargs["bias_correction"] = spec["bias_correction"]
     rate = _FixedRate()
     optimizer = optimizer_class(model, lr=rate, no_decay=lambda name: name in no_decay,
-                                **kwargs)
-    optimizer.flat_params[...] = arrays["params"]
-    optimizer.flat_exp_avg[...] = arrays["exp_avg"]
-    optimizer.flat_exp_avg_sq[...] = arrays["exp_avg_sq"]
+                                buffers=shared.views(meta["rank"]), **kwargs)
     optimizer.step_count = meta["step_count"]
     # Dropout: each worker its own stream, so shards do not share masks.
     stream = np.random.SeedSequence([meta["seed"], meta["rank"]])
@@ -71,70 +77,98 @@ def _forward_backward(model, meta: dict, arrays: dict) -> float:
     return P.shard_loss(out, weights)
 
 
-def serve(rank: int, n: int, control_in: Connection, control_out: Connection,
-          ring_in: Connection, ring_out: Connection) -> None:
-    model = optimizer = rate = None
-    clip = None
-    while True:
-        try:
-            kind, meta, arrays = P.recv_message(control_in)
-        except (EOFError, OSError):
-            return  # the parent is gone: exit quietly
-        if kind == "stop":
+def _clip_coefficient(total: float, clip: float) -> float:
+    """clip_grad_norm's rule: scale by min(1, clip / (norm + 1e-6))."""
+    if not math.isfinite(total):
+        raise ValueError("gradients must be finite to be clipped, got NaN or inf")
+    return clip / (total + 1e-6)
+
+
+class Worker:
+    def __init__(self, rank: int, n: int, control_in: Connection, control_out: Connection,
+                 shared_fd: int, inbox: int, outboxes: list[int]) -> None:
+        self.rank, self.n = rank, n
+        self.control_in, self.control_out = control_in, control_out
+        self.shared_fd, self.peers = shared_fd, P.Peers(rank, n, inbox, outboxes)
+        self.signals: list[int] = []
+        self.shared = self.model = self.optimizer = self.rate = None
+
+    def _step(self, kind: str, meta: dict, arrays: dict) -> None:
+        optimizer, part = self.optimizer, self.part
+        start = time.perf_counter()
+        optimizer.zero_grad()  # this worker's slot
+        loss = _forward_backward(self.model, meta, arrays)
+        computed = time.perf_counter()
+        self.peers.exchange()  # every slot is written
+        mine = self.shared.grads[self.rank, part]
+        squares = P.reduce_chunk(self.shared.grads, part, self.scratch, mine)
+        if kind == "gradients":  # the parent reads the chunks once every worker has replied
+            P.send_message(self.control_out, "ok", {"loss": loss})
             return
-        try:
-            if kind == "init":
-                model, optimizer, rate = _build(meta, arrays)
-                clip = meta["clip"]
-                P.send_message(control_out, "ok")
-            elif kind in ("step", "gradients"):
-                start = time.perf_counter()
-                optimizer.zero_grad()
-                loss = _forward_backward(model, meta, arrays)
-                computed = time.perf_counter()
-                sent = P.ring_allreduce_pipes(optimizer.flat_grads, rank, n, ring_out, ring_in)
-                reduced = time.perf_counter()
-                if kind == "gradients":
-                    P.send_message(control_out, "ok", {"loss": loss},
-                                   {"grads": optimizer.flat_grads})
-                    continue
-                norm = None if clip is None else clip_grad_norm(optimizer, clip)
-                rate.lr = meta["lr"]
-                optimizer.step()
-                done = time.perf_counter()
-                P.send_message(control_out, "ok", {
-                    "loss": loss, "grad_norm": norm, "bytes_sent": sent,
-                    "compute_seconds": computed - start, "allreduce_seconds": reduced - computed,
-                    "update_seconds": done - reduced})
-            elif kind == "state":
-                P.send_message(control_out, "ok", {}, {
-                    "params": optimizer.flat_params, "exp_avg": optimizer.flat_exp_avg,
-                    "exp_avg_sq": optimizer.flat_exp_avg_sq})
-            else:
-                raise ValueError(f"unknown order {kind!r}")
-        except BaseException as error:
-            lines = traceback.format_exception_only(type(error), error)
-            message = lines[-1].strip() if lines else repr(error)
+        norm = None
+        if self.clip is not None:
+            norm = math.sqrt(sum(self.peers.exchange(squares)))  # the shares, in rank order
+            coef = _clip_coefficient(norm, self.clip)
+            if coef < 1.0:
+                mine *= coef
+        reduced = time.perf_counter()
+        self.rate.lr = meta["lr"]
+        optimizer.step(part)  # ZeRO-1: this worker's chunk of weights and moments
+        done = time.perf_counter()
+        itemsize = self.shared.params.dtype.itemsize
+        P.send_message(self.control_out, "ok", {
+            "loss": loss, "grad_norm": norm,
+            "bytes_sent": (self.n - 1) * (part.stop - part.start) * itemsize,
+            "compute_seconds": computed - start, "allreduce_seconds": reduced - computed,
+            "update_seconds": done - reduced,
+            "signal": self.signals[0] if self.signals else 0})
+
+    def serve(self) -> None:
+        while True:
             try:
-                P.send_message(control_out, "error", {
-                    "message": message, "ring": isinstance(error, P.RingError)})
-            except OSError:
-                pass
-            raise
+                kind, meta, arrays = P.recv_message(self.control_in)
+            except (EOFError, OSError):
+                return  # the parent is gone: exit quietly
+            if kind == "stop":
+                return
+            try:
+                if kind == "init":
+                    self.shared = P.SharedBuffers(meta["size"], self.n, np.dtype(meta["dtype"]),
+                                                  fd=self.shared_fd)
+                    self.model, self.optimizer, self.rate = _build(meta, self.shared)
+                    self.clip = meta["clip"]
+                    self.part = P.chunk_bounds(meta["size"], self.n)[self.rank]
+                    self.scratch = np.empty(max(1, min(AdamW._block, meta["size"])),
+                                            self.shared.params.dtype)
+                    P.send_message(self.control_out, "ok")
+                elif kind in ("step", "gradients"):
+                    self._step(kind, meta, arrays)
+                else:
+                    raise ValueError(f"unknown order {kind!r}")
+            except BaseException as error:
+                lines = traceback.format_exception_only(type(error), error)
+                message = lines[-1].strip() if lines else repr(error)
+                try:
+                    P.send_message(self.control_out, "error", {"message": message})
+                except OSError:
+                    pass
+                raise
 
 
 def main(argv: list[str]) -> int:
     rank, n, *fds = map(int, argv)
-    # Ctrl-C (and a closed terminal) signal the whole process group; the parent owns the
-    # run and stops it after the step under way, which needs the workers until it closes them.
-    for name in ("SIGINT", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), signal.SIG_IGN)
     control_in = Connection(fds[0], writable=False)
     control_out = Connection(fds[1], readable=False)
-    ring_in, ring_out = Connection(fds[2], writable=False), Connection(fds[3], readable=False)
+    worker = Worker(rank, n, control_in, control_out, fds[2], fds[3], fds[4:])
+
+    def record(signum, frame):  # reported with the next reply; the parent decides
+        if signum not in worker.signals:
+            worker.signals.append(signum)
+
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, record)
     try:
-        serve(rank, n, control_in, control_out, ring_in, ring_out)
+        worker.serve()
     except BaseException:
         return 1
     return 0

@@ -42,15 +42,19 @@ Dimension legend: B batch, T sequence length, P number of parameters, N workers.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import math
+import mmap
 import os
+import signal
+import struct
 import subprocess
 import sys
-import threading
+import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 
 import numpy as np
@@ -65,9 +69,13 @@ __all__ = [
     "WorkerError",
     "accumulate_gradients",
     "backward_with",
+    "SharedBuffers",
     "chunk_bounds",
+    "describe_exit",
+    "reduce_chunk",
     "ring_allreduce",
     "ring_schedule",
+    "shared_allreduce",
     "shard_batch",
     "shard_loss",
     "shard_weights",
@@ -307,65 +315,204 @@ def recv_message(conn: Connection) -> tuple[str, dict, dict]:
 
 
 class WorkerError(RuntimeError):
-    """A worker process failed or died; all workers have been stopped."""
+    """A worker process failed or died; all workers have been stopped.
 
-
-class RingError(ConnectionError):
-    """A worker's neighbour on the ring is gone (it failed first)."""
-
-
-def ring_allreduce_pipes(flat: np.ndarray, rank: int, num_workers: int,
-                         to_next: Connection, from_prev: Connection) -> int:
-    """Worker ``rank``'s side of the ring all-reduce over pipes; ``flat`` summed in place.
-
-    The same schedule as ``ring_allreduce``. Each step sends one chunk to the right
-    neighbour from a thread while receiving one from the left: with every worker sending
-    at once, a send that waited for its receiver would wait for ever once a chunk is
-    larger than the pipe's buffer. Outputs: bytes this worker sent.
+    ``rank`` is the worker that failed first and ``exit`` how it ended, in words ("killed
+    by SIGKILL (killed: out of memory?)", "exited with code 1"), or None when it reported
+    an error and exited by itself.
     """
-    bounds = chunk_bounds(flat.size, num_workers)
-    inbox = np.empty(max(b.stop - b.start for b in bounds), dtype=flat.dtype)
-    sent, failure = 0, []
 
-    def send(chunk: np.ndarray) -> None:
-        try:
-            to_next.send_bytes(memoryview(chunk).cast("B"))
-        except BaseException as error:  # reported by the receiving side's thread
-            failure.append(error)
+    def __init__(self, message: str, rank: int | None = None, exit: str | None = None) -> None:
+        super().__init__(message)
+        self.rank, self.exit = rank, exit
 
-    for step in ring_schedule(num_workers):
-        outgoing = flat[bounds[step["sends"][rank]]]
-        if step["phase"] == "all-gather":
-            outgoing = outgoing.copy()  # the in-place copy below may not race the sender
-        sender = threading.Thread(target=send, args=(outgoing,), daemon=True)
-        sender.start()
-        target = flat[bounds[step["receives"][rank]]]
-        received = inbox[: target.size]
+
+def describe_exit(code: int | None) -> str:
+    """A process's return code in words: a signal by name (SIGKILL: out of memory?) or a code."""
+    if code is None:
+        return "still running"
+    if code < 0:
         try:
-            if received.nbytes:
-                from_prev.recv_bytes_into(memoryview(received).cast("B"))
-            else:
-                from_prev.recv_bytes()
-        except (EOFError, OSError) as error:  # the sender (a daemon) is left behind
-            raise RingError(f"worker {rank} lost worker {(rank - 1) % num_workers} "
-                            f"({type(error).__name__})") from None
-        sender.join()
-        if failure:
-            raise RingError(f"worker {rank} could not send to worker "
-                            f"{(rank + 1) % num_workers}: {failure[0]!r}")
-        if step["phase"] == "reduce-scatter":
-            target += received
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"killed by {name}" + (" (killed: out of memory?)"
+                                       if -code == getattr(signal, "SIGKILL", 9) else "")
+    return f"exited with code {code}"
+
+
+# ------------------------------------------------------------------------------------------
+# Shared memory: one mapping holds the weights, the moments and every worker's gradient
+# ------------------------------------------------------------------------------------------
+
+
+class SharedBuffers:
+    """The flat arrays every worker maps: rows params, exp_avg, exp_avg_sq, grads[0..N-1].
+
+    The memory is a file that is unlinked as soon as it is created and handed to the
+    workers as an open descriptor: it has no name, so nothing is left behind whoever dies,
+    and it lives as long as one process maps it. (``multiprocessing.shared_memory`` does the
+    same with a named segment in /dev/shm, which someone must unlink, and a killed job
+    leaves behind.) The file is made in /dev/shm, a memory file system, when there is room,
+    and its space is reserved before use, so a full file system is an error at the start,
+    never a crash mid-step.
+    """
+
+    ROWS = ("params", "exp_avg", "exp_avg_sq")
+
+    def __init__(self, size: int, num_workers: int, dtype, fd: int | None = None) -> None:
+        self.size, self.num_workers, self.dtype = size, num_workers, np.dtype(dtype)
+        nbytes = (len(self.ROWS) + num_workers) * size * self.dtype.itemsize
+        if fd is None:
+            fd = self._create(max(nbytes, 1))
+        self.fd = fd
+        self._map = mmap.mmap(fd, max(nbytes, 1))
+        table = np.frombuffer(self._map, self.dtype, count=nbytes // self.dtype.itemsize)
+        table = table.reshape(len(self.ROWS) + num_workers, size)
+        self.params, self.exp_avg, self.exp_avg_sq = table[0], table[1], table[2]
+        self.grads = table[len(self.ROWS):]  # (N, P): worker r's gradient in row r
+
+    @staticmethod
+    def _create(nbytes: int) -> int:
+        folders = [folder for folder in ("/dev/shm",) if os.path.isdir(folder)]
+        errors = []
+        for folder in [*folders, tempfile.gettempdir()]:
+            try:
+                fd, path = tempfile.mkstemp(prefix="minibert-", dir=folder)
+            except OSError as error:
+                errors.append(f"{folder}: {error.strerror or error}")
+                continue
+            os.unlink(path)
+            try:
+                if hasattr(os, "posix_fallocate"):
+                    os.posix_fallocate(fd, 0, nbytes)
+                else:
+                    os.ftruncate(fd, nbytes)
+                return fd
+            except OSError as error:
+                os.close(fd)
+                errors.append(f"{folder}: {error.strerror or error}")
+        raise MemoryError(f"no room for the workers' shared memory ({nbytes / 2**20:,.0f} MiB: "
+                          f"weights, moments and a gradient per worker): "
+                          + "; ".join(errors))
+
+    def views(self, rank: int) -> dict[str, np.ndarray]:
+        """Worker ``rank``'s optimizer buffers (AdamW's ``buffers=``)."""
+        return {"params": self.params, "grads": self.grads[rank], "exp_avg": self.exp_avg,
+                "exp_avg_sq": self.exp_avg_sq}
+
+    def close(self) -> None:
+        self.params = self.exp_avg = self.exp_avg_sq = self.grads = None
+        try:
+            self._map.close()
+        except BufferError:  # a view is still held somewhere; the mapping goes with it
+            pass
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
+def reduce_chunk(grads: np.ndarray, part: slice, scratch: np.ndarray, out: np.ndarray) -> float:
+    """Worker r's share of the shared-memory all-reduce: sum chunk ``part`` over all slots.
+
+    grads: (N, P), every worker's gradient; out: where the sum goes (worker r's own slot's
+    chunk, which no other worker reads). Summed in rank order, block by block (``scratch``
+    holds a block), so the result does not depend on which worker sums it. Outputs: the
+    chunk's sum of squares after the reduction, in float64 (the clipping norm's share).
+    """
+    squares = 0.0
+    block = scratch.size
+    for start in range(part.start, part.stop, block):
+        stop = min(start + block, part.stop)
+        total = scratch[: stop - start]
+        if len(grads) == 1:
+            np.copyto(total, grads[0, start:stop])
         else:
-            target[...] = received
-        sent += outgoing.nbytes
-    return sent
+            np.add(grads[0, start:stop], grads[1, start:stop], out=total)
+        for row in grads[2:]:
+            total += row[start:stop]
+        out[start - part.start: stop - part.start] = total
+        squares += float(np.einsum("i,i->", total, total, dtype=np.float64))
+    return squares
+
+
+def shared_allreduce(buffers: list[np.ndarray]) -> list[int]:
+    """The shared-memory all-reduce in one process, for reading and testing.
+
+    Inputs: buffers, N 1-D arrays of one shape and dtype (worker r's gradient, as if each
+    sat in its slot of one shared mapping). Worker r sums chunk r over all N slots (the
+    reduce-scatter: every chunk summed once, by one worker, in rank order); the others
+    then read the finished chunks where they lie (the all-gather: in shared memory it is
+    only reads). Outputs: bytes each worker read from other workers' slots,
+    (N - 1) / N of the gradient. Afterwards every buffer holds the sum, the same bits in each.
+    """
+    if not isinstance(buffers, (list, tuple)) or not buffers:
+        raise ValueError("buffers must be a non-empty list of 1-D arrays")
+    first = buffers[0]
+    for rank, buffer in enumerate(buffers):
+        if not isinstance(buffer, np.ndarray) or buffer.ndim != 1 \
+                or buffer.shape != first.shape or buffer.dtype != first.dtype:
+            raise ValueError(f"buffers[{rank}] must be a 1-D array like buffers[0] "
+                             f"{first.shape} {first.dtype}, got "
+                             f"{getattr(buffer, 'shape', type(buffer).__name__)} "
+                             f"{getattr(buffer, 'dtype', '')}")
+    n = len(buffers)
+    grads = np.stack(buffers)
+    bounds = chunk_bounds(first.size, n)
+    scratch = np.empty(max(1, min(1 << 16, first.size)), first.dtype)
+    for rank, part in enumerate(bounds):  # the reduce-scatter, worker by worker
+        reduce_chunk(grads, part, scratch, grads[rank, part])
+    for buffer in buffers:  # the all-gather: each reads chunk r from slot r
+        for rank, part in enumerate(bounds):
+            buffer[part] = grads[rank, part]
+    itemsize = first.dtype.itemsize
+    return [(n - 1) * (part.stop - part.start) * itemsize for part in bounds]
+
+
+class Peers:
+    """The tiny messages between workers: each sends one number to all, then waits for all.
+
+    Every worker reads one pipe (its inbox) and holds the write end of every other's. A
+    record is 16 bytes (round, rank, value), and writes below the pipe's atomic size never
+    interleave. A worker that is a round ahead may write before a slower one has read the
+    last round: records of a later round wait in ``early``.
+    """
+
+    RECORD = struct.Struct("<iid")
+
+    def __init__(self, rank: int, num_workers: int, inbox: int, outboxes: list[int]) -> None:
+        self.rank, self.num_workers = rank, num_workers
+        self.inbox, self.outboxes = inbox, outboxes
+        self.round = 0
+        self.early: dict[int, dict[int, float]] = {}
+
+    def _read_record(self) -> tuple[int, int, float]:
+        data = b""
+        while len(data) < self.RECORD.size:
+            more = os.read(self.inbox, self.RECORD.size - len(data))
+            if not more:
+                raise EOFError("the other workers are gone")
+            data += more
+        return self.RECORD.unpack(data)
+
+    def exchange(self, value: float = 0.0) -> list[float]:
+        """A barrier that carries one float: every worker's value, by rank."""
+        self.round += 1
+        record = self.RECORD.pack(self.round, self.rank, value)
+        for fd in self.outboxes:
+            os.write(fd, record)
+        values = {self.rank: value, **self.early.pop(self.round, {})}
+        while len(values) < self.num_workers:
+            round_, rank, got = self._read_record()
+            if round_ == self.round:
+                values[rank] = got
+            else:
+                self.early.setdefault(round_, {})[rank] = got
+        return [values[rank] for rank in range(self.num_workers)]
 
 
 # ------------------------------------------------------------------------------------------
 # The worker processes
 # ------------------------------------------------------------------------------------------
-
-
 
 
 @dataclass
@@ -374,11 +521,13 @@ class StepResult:
 
     loss: float  # the full batch's loss (sum of the shards' shares)
     grad_norm: float | None  # global gradient norm before clipping (None: no clipping)
-    bytes_sent: list  # per worker, by the all-reduce
+    bytes_sent: list  # per worker: bytes of other workers' gradients it read (all-reduce)
     compute_seconds: list  # per worker: forward + backward
-    allreduce_seconds: list  # per worker: the ring all-reduce
-    update_seconds: list  # per worker: clipping + optimizer update
+    allreduce_seconds: list  # per worker: the all-reduce (with the waits for the others)
+    update_seconds: list  # per worker: clipping + optimizer update of its chunk
     seconds: float  # wall time of the whole step, seen by the parent
+    # rank -> signal number, for workers that received SIGINT, SIGTERM or SIGHUP
+    signals: dict = field(default_factory=dict)
 
 
 def _optimizer_spec(optimizer: AdamW) -> dict:
@@ -411,9 +560,9 @@ class DataParallel:
             ``(config, seed, dtype)``, a backward taking ``mlm_weight``, and a config
             with ``to_dict``); its current weights are what every replica starts from.
         optimizer: the AdamW (or AdamWeightDecay) built on ``model``. It is the plan of
-            the update: hyperparameters, schedule and state are copied to every worker;
-            each step takes its learning rate and counts the step. ``pull()`` copies the
-            workers' weights and moments back into it (and so into ``model``).
+            the update: hyperparameters, schedule and state are copied into the shared
+            memory; each step takes its learning rate and counts the step. ``pull()``
+            copies the shared weights and moments back into it (and so into ``model``).
         num_workers: N >= 1 processes.
         clip: the global gradient-norm limit, or None.
         threads_per_worker: BLAS threads of each worker (OPENBLAS_NUM_THREADS and its
@@ -422,6 +571,14 @@ class DataParallel:
         timeout: seconds to wait for any one reply before declaring the workers stuck.
         pair_loss_weight: the weight of the sentence-pair loss (NSP or SOP) in the loss
             the workers differentiate (1: the plain sum; ``backward_with``).
+
+    The workers share one mapping (``SharedBuffers``): one copy of the weights and of
+    Adam's moments, and a gradient slot per worker. A step: every worker runs forward and
+    backward on its shard into its own slot; a barrier; worker r sums chunk r of the
+    gradient over all slots (the reduce-scatter) and its share of the squared norm; a
+    second barrier carries those shares (the clipping norm); worker r clips and updates
+    chunk r of the weights and moments (ZeRO-1: each moment updated once, by one worker).
+    The weights are shared, so the all-gather costs nothing: the next forward reads them.
 
     Use as a context manager, or call ``close()``: it stops the workers.
     """
@@ -440,37 +597,42 @@ class DataParallel:
             raise ValueError("optimizer must be the one built on model (AdamW(model, ...))")
         self.model, self.optimizer = model, optimizer
         self.processes: list[subprocess.Popen] = []
-        self.controls: list[Connection] = []
+        self.controls: list[_Duplex] = []
         self._closed = False
+        self.shared: SharedBuffers | None = None
+        self.bounds = chunk_bounds(optimizer.flat_params.size, self.num_workers)
         try:
+            self.shared = SharedBuffers(optimizer.flat_params.size, self.num_workers,
+                                        optimizer.flat_params.dtype)
+            self.shared.params[...] = optimizer.flat_params
+            self.shared.exp_avg[...] = optimizer.flat_exp_avg
+            self.shared.exp_avg_sq[...] = optimizer.flat_exp_avg_sq
             self._start(threads_per_worker)
-            init = {"model_module": type(model).__module__, "model_class": type(model).__name__,
-                    "config": model.config.to_dict(), "config_module":
-                    type(model.config).__module__, "config_class": type(model.config).__name__,
+            # The worker finds the model's class by name in its family (the registry's).
+            init = {"model_type": model.config.model_type, "model_class": type(model).__name__,
+                    "config": model.config.to_dict(),
                     "dtype": np.dtype(model.dtype).str, "optimizer": spec,
                     "step_count": optimizer.step_count, "clip": self.clip, "seed": seed,
-                    "training": bool(model.training)}
-            state = {"params": optimizer.flat_params, "exp_avg": optimizer.flat_exp_avg,
-                     "exp_avg_sq": optimizer.flat_exp_avg_sq}
+                    "training": bool(model.training), "size": optimizer.flat_params.size}
             for rank, control in enumerate(self.controls):
-                send_message(control.writer, "init", dict(init, rank=rank), state)
+                send_message(control.writer, "init", dict(init, rank=rank))
             self._replies("init")
         except BaseException:
-            self.close()
+            self.close(force=True)
             raise
 
     # -- processes ------------------------------------------------------------------------
 
     def _start(self, threads: int) -> None:
         n = self.num_workers
-        links = [os.pipe() for _ in range(n)]  # link r: worker r writes, worker r + 1 reads
+        inboxes = [os.pipe() for _ in range(n)]  # worker r reads inboxes[r][0]
         env = child_environment(threads)
         try:
             for rank in range(n):
                 down_read, down_write = os.pipe()  # parent -> worker
                 up_read, up_write = os.pipe()  # worker -> parent
-                ring_in, ring_out = links[(rank - 1) % n][0], links[rank][1]
-                fds = [down_read, up_write, ring_in, ring_out]
+                outboxes = [inboxes[other][1] for other in range(n) if other != rank]
+                fds = [down_read, up_write, self.shared.fd, inboxes[rank][0], *outboxes]
                 command = [sys.executable, "-m", "minibert.training._worker", str(rank), str(n),
                            *map(str, fds)]
                 process = subprocess.Popen(command, pass_fds=fds, env=env,
@@ -481,26 +643,24 @@ class DataParallel:
                 self.controls.append(_Duplex(Connection(up_read, writable=False),
                                              Connection(down_write, readable=False)))
         finally:
-            for read, write in links:  # the workers hold their ends now
+            for read, write in inboxes:  # the workers hold their ends now
                 for fd in (read, write):
-                    try:
+                    with contextlib.suppress(OSError):
                         os.close(fd)
-                    except OSError:
-                        pass
 
     def _replies(self, what: str) -> list[tuple[dict, dict]]:
         """Wait for one reply from every worker; on any failure stop all and raise.
 
-        When one worker fails, its neighbours fail too (their ring pipes end); the error
-        reported is the first worker's own, not the ring errors it caused.
+        When one worker dies, the others wait for it at the next barrier; the error
+        reported is the first worker's own.
         """
         pending = {control.reader: rank for rank, control in enumerate(self.controls)}
         replies: dict[int, tuple[dict, dict]] = {}
-        errors: dict[int, tuple[bool, str]] = {}  # rank -> (caused by the ring?, message)
+        errors: dict[int, tuple[str, str | None]] = {}  # rank -> (message, exit in words)
         deadline = time.monotonic() + self.timeout
         while pending:
             if errors:  # give the others a moment to report, then stop
-                deadline = min(deadline, time.monotonic() + 2.0)
+                deadline = min(deadline, time.monotonic() + 0.5)
             ready = wait(list(pending), timeout=max(0.0, deadline - time.monotonic()))
             if not ready:
                 if errors:
@@ -512,24 +672,29 @@ class DataParallel:
                 try:
                     kind, meta, arrays = recv_message(reader)
                 except (EOFError, OSError):
-                    code = self.processes[rank].wait(timeout=10)
-                    errors[rank] = (False, f"exited (code {code}) without a reply")
+                    try:
+                        code = self.processes[rank].wait(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        code = None
+                    how = describe_exit(code)
+                    errors[rank] = (f"{how} (pid {self.processes[rank].pid})", how)
                     continue
                 if kind == "error":
-                    errors[rank] = (meta.get("ring", False), meta["message"])
+                    errors[rank] = (meta["message"], None)
                 else:
                     replies[rank] = (meta, arrays)
         if errors:
-            rank = min(errors, key=lambda r: (errors[r][0], r))  # own errors before ring ones
+            rank = min(errors)
             others = sorted(set(errors) - {rank})
             also = f" (then worker(s) {others} stopped too)" if others else ""
-            self._fail(f"worker {rank} failed during {what!r}: {errors[rank][1]}{also}; "
-                       "all workers are stopped")
+            message, how = errors[rank]
+            self._fail(f"worker {rank} failed during {what!r}: {message}{also}; "
+                       "all workers are stopped", rank, how)
         return [replies[rank] for rank in range(self.num_workers)]
 
-    def _fail(self, message: str):
-        self.close()
-        raise WorkerError(message)
+    def _fail(self, message: str, rank: int | None = None, how: str | None = None):
+        self.close(force=True)
+        raise WorkerError(message, rank, how)
 
     def _broadcast(self, kind: str, metas: list[dict], arrays: list[dict] | None = None):
         if self._closed:
@@ -539,33 +704,41 @@ class DataParallel:
                 send_message(control.writer, kind, metas[rank],
                              None if arrays is None else arrays[rank])
             except (BrokenPipeError, OSError):
-                code = self.processes[rank].poll()
-                self._fail(f"worker {rank} is gone (exit code {code}); cannot send {kind!r}")
+                try:
+                    code = self.processes[rank].wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    code = None
+                how = describe_exit(code)
+                self._fail(f"worker {rank} is gone ({how}); cannot send {kind!r}", rank, how)
         return self._replies(kind)
 
-    def close(self) -> None:
-        """Stop every worker (politely, then by force) and wait for each to exit."""
+    def close(self, force: bool = False) -> None:
+        """Stop every worker (politely, then by force) and wait for each to exit.
+
+        ``force``: after a failure the others may be waiting for the dead one at a
+        barrier; they are killed after half a second instead of ten.
+        """
         if self._closed:
             return
         self._closed = True
         for control in self.controls:
-            try:
+            with contextlib.suppress(BrokenPipeError, OSError):
                 send_message(control.writer, "stop")
-            except (BrokenPipeError, OSError):
-                pass
             control.close()
         for process in self.processes:
             try:
-                process.wait(timeout=10)
+                process.wait(timeout=0.5 if force else 10)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        if self.shared is not None:
+            self.shared.close()
 
     def __enter__(self) -> DataParallel:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.close()
+        self.close(force=exc[0] is not None)
 
     def __del__(self) -> None:
         try:
@@ -597,21 +770,20 @@ class DataParallel:
             compute_seconds=[meta["compute_seconds"] for meta in metas],
             allreduce_seconds=[meta["allreduce_seconds"] for meta in metas],
             update_seconds=[meta["update_seconds"] for meta in metas],
-            seconds=time.perf_counter() - start)
+            seconds=time.perf_counter() - start,
+            signals={rank: meta["signal"] for rank, meta in enumerate(metas)
+                     if meta.get("signal")})
 
     def gradients(self, batch: dict, reduction: str = "global") -> dict[str, np.ndarray]:
         """The all-reduced gradient of ``batch`` (no update), as name -> array.
 
-        Every worker ends with the same bits; worker 0's copy is returned, and the others
-        are checked equal to it.
+        Worker r's reduced chunk lies in its own slot; the chunks are gathered here.
         """
-        replies = self._send_shards("gradients", batch, reduction, {})
-        flats = [arrays["grads"] for _, arrays in replies]
-        for rank, flat in enumerate(flats[1:], start=1):
-            if not np.array_equal(flat, flats[0]):
-                raise WorkerError(f"worker {rank}'s all-reduced gradient differs from "
-                                  "worker 0's")
-        return self._unflatten(flats[0])
+        self._send_shards("gradients", batch, reduction, {})
+        flat = np.empty_like(self.shared.params)
+        for rank, part in enumerate(self.bounds):
+            flat[part] = self.shared.grads[rank, part]
+        return self._unflatten(flat)
 
     def _unflatten(self, flat: np.ndarray) -> dict[str, np.ndarray]:
         out, start = {}, 0
@@ -623,18 +795,12 @@ class DataParallel:
         return out
 
     def pull(self) -> None:
-        """Copy worker 0's weights and Adam moments into the parent's model and optimizer.
-
-        Also checks that every replica holds the same weights, bit for bit.
-        """
-        replies = self._broadcast("state", [{}] * self.num_workers)
-        states = [arrays for _, arrays in replies]
-        for rank, state in enumerate(states[1:], start=1):
-            if not np.array_equal(state["params"], states[0]["params"]):
-                raise WorkerError(f"worker {rank}'s weights differ from worker 0's")
-        self.optimizer.flat_params[...] = states[0]["params"]
-        self.optimizer.flat_exp_avg[...] = states[0]["exp_avg"]
-        self.optimizer.flat_exp_avg_sq[...] = states[0]["exp_avg_sq"]
+        """Copy the shared weights and Adam moments into the parent's model and optimizer."""
+        if self._closed:
+            raise RuntimeError("this DataParallel is closed; build a new one")
+        self.optimizer.flat_params[...] = self.shared.params
+        self.optimizer.flat_exp_avg[...] = self.shared.exp_avg
+        self.optimizer.flat_exp_avg_sq[...] = self.shared.exp_avg_sq
 
 
 class _Duplex:
