@@ -1,8 +1,9 @@
 """The pictures a lecturer draws on the board, drawn by code so that they are regenerated
 with the model and never pasted: the input embedding as a sum, one encoder block as a
 computation graph with shapes and the backward flow, the multi-head split and merge, a
-bidirectional mask beside a causal one, learned position embeddings, and a data-parallel
-step with its ring all-reduce.
+bidirectional mask beside a causal one, the attention backward line by line, the
+pretraining objective on one worked instance, learned position embeddings, and a
+data-parallel step with its ring all-reduce.
 
 Shapes use the dimension legend of the whole package: B batch, T tokens, H hidden size,
 N heads, D head size (H/N), I intermediate size.
@@ -24,6 +25,8 @@ from minibert.viz.style import ATTENTION_CMAP, lecture_style
 __all__ = [
     "embedding_sum_figure",
     "encoder_block_figure",
+    "attention_backward_figure",
+    "pretraining_objective_figure",
     "multihead_figure",
     "attention_masks_figure",
     "position_embeddings_figure",
@@ -33,6 +36,8 @@ __all__ = [
 
 _FORWARD, _BACKWARD, _RESIDUAL = "#000000", "#D55E00", "#0072B2"
 ENCODER_TITLE = "One encoder block: forward (black), backward (dashed, vermillion)"
+ATTENTION_BACKWARD_TITLE = "The attention backward: from dC to dV, dP, dS, dQ, dK"
+OBJECTIVE_TITLE = "The pretraining objective: masked LM and NSP on one input"
 _HEAD_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"]
 
 
@@ -167,6 +172,136 @@ def encoder_block_figure(hidden_size: int = 768, num_heads: int = 12,
             x, y = 0.3 + 5.4 * (index % 2), 0.75 - 0.45 * (index // 2)
             label(x, y, name)
             label(x + 1.35, y, shape, family="monospace")
+    return fig
+
+
+def _slide_canvas(title: str, size: float):
+    """A 12.8 x 7.2 inch figure with one axes in inches over all of it, and its title."""
+    fig = Figure(figsize=(12.8, 7.2))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, 12.8)
+    ax.set_ylim(0, 7.2)
+    ax.set_axis_off()
+    ax.text(0.3, 6.85, title, fontsize=size + 6, va="center", ha="left", fontweight="bold")
+    return fig, ax
+
+
+def attention_backward_figure(fontsize: float = 20) -> Figure:
+    """The backward of scaled dot-product attention, each line beside the forward line it
+    inverts, 16:9, for the board or a slide (docs/backprop.md, section "attention").
+
+    Forward (black, top down): S = QKᵀ/√D, P = softmax(S) per query row, C = PV. Backward
+    (vermillion, bottom up): dV = Pᵀ dC and dP = dC Vᵀ; the softmax Jacobian of one row,
+    ∂pᵢ/∂sⱼ = pᵢ(δᵢⱼ − pⱼ), which collapses to dSᵢ = pᵢ ⊙ (dPᵢ − pᵢ·dPᵢ); dQ = dS K/√D and
+    dK = dSᵀQ/√D. Notes: the 1/√D, the masked keys, and why the key bias gets exactly 0.
+    """
+    size = float(fontsize)
+    with lecture_style():
+        fig, ax = _slide_canvas(ATTENTION_BACKWARD_TITLE, size)
+
+        def line(x, y, text, color="black", **kwargs):
+            ax.text(x, y, text, fontsize=size + 2, color=color, va="center", **kwargs)
+
+        ax.text(0.3, 6.2, "forward (cached: Q, K, V, P)", fontsize=size,
+                fontweight="bold", va="center")
+        ax.text(5.7, 6.2, "backward, from the last line up", fontsize=size,
+                fontweight="bold", va="center", color=_BACKWARD)
+        rows = [  # (forward, its shape, the backward of that line)
+            (r"$S = QK^\top/\sqrt{D}$", "(B, N, T, T)",
+             r"$dQ = dS\,K/\sqrt{D},\quad dK = dS^\top Q/\sqrt{D}$"),
+            (r"$P = \mathrm{softmax}(S)$ per row", "(B, N, T, T)",
+             r"$dS_i = p_i \odot (dP_i - p_i \cdot dP_i)$"),
+            (r"$C = P\,V$", "(B, N, T, D)",
+             r"$dV = P^\top dC,\quad dP = dC\,V^\top$"),
+        ]
+        ys = (5.55, 4.65, 3.75)
+        for (forward, shape, backward), y in zip(rows, ys, strict=True):
+            line(0.3, y, forward)
+            ax.text(0.3, y - 0.37, shape, fontsize=size, color="0.35", va="center",
+                    family="monospace")
+            line(5.7, y, backward, _BACKWARD)
+        for upper, lower in zip(ys[:-1], ys[1:], strict=True):
+            _arrow(ax, (4.55, upper - 0.2), (4.55, lower + 0.2), _FORWARD)
+            _arrow(ax, (5.4, lower + 0.2), (5.4, upper - 0.2), _BACKWARD, style="--")
+        ax.text(0.3, 2.85, r"softmax Jacobian of query row $i$:  $\partial p_{ij}/\partial s_{ik}"
+                r" = p_{ij}(\delta_{jk} - p_{ik})$, i.e. $\mathrm{diag}(p_i) - p_i p_i^\top$;",
+                fontsize=size, va="center")
+        ax.text(0.3, 2.45, "times dPᵢ it collapses to the line above: no T × T matrix per row.",
+                fontsize=size, va="center")
+        notes = ["1/√D: S was scaled, so dQ and dK are scaled too (dV is not).",
+                 "A masked key has p = 0, so its dS is 0: the mask needs no backward.",
+                 "Each row of dS sums to 0, so the key bias gets exactly 0 gradient."]
+        for index, note in enumerate(notes):
+            ax.text(0.3, 1.9 - 0.4 * index, "• " + note, fontsize=size, va="center",
+                    color=_RESIDUAL)
+    return fig
+
+
+def pretraining_objective_figure(rows: Sequence[Mapping], next_sentence_label: int,
+                                 not_next_share: float | None = None,
+                                 fontsize: float = 20) -> Figure:
+    """BERT's two pretraining losses on one worked instance, 16:9, for the board or a slide.
+
+    Inputs:
+        rows: one dict per position, as :func:`minibert.data.explain_rows` gives them
+            (``position``, ``segment``, ``token``, ``input``, ``target``, ``branch``; the
+            last two empty where the position is not an MLM target).
+        next_sentence_label: 0 (IsNext) or 1 (NotNext), the instance's NSP label.
+        not_next_share: the NotNext share of the held-out pairs of a run, stated as the
+            accuracy an input-blind NSP head reaches; None leaves the line out.
+    Left: segments A and B as the model reads them and the table of MLM targets (15%, the
+    80/10/10 branch of each). Right: NSP, a linear layer on the pooled [CLS], 50/50 in
+    Google's cut of the pairs, and why a corpus of short documents gives more NotNext.
+    """
+    label = check_int("next_sentence_label", next_sentence_label, minimum=0, maximum=1)
+    rows = list(rows)
+    targets = [row for row in rows if row.get("branch")]
+    if not rows or not targets:
+        raise ValueError("rows must describe an instance with at least one MLM target, got "
+                         f"{len(rows)} rows and {len(targets)} targets")
+    size = float(fontsize)
+    with lecture_style():
+        fig, ax = _slide_canvas(OBJECTIVE_TITLE, size)
+        for segment, y in ((0, 6.05), (1, 5.5)):
+            words = [row["input"] for row in rows if row["segment"] == segment
+                     and row["input"] not in ("[CLS]", "[SEP]")]
+            shown = " ".join(words[-11:])
+            prefix = "… " if len(words) > 11 else ""
+            ax.text(0.3, y, f"{'AB'[segment]}: {prefix}{shown}", fontsize=size, va="center",
+                    family="monospace")
+        share = len(targets) / len(rows)
+        ax.text(0.3, 4.85, f"Masked LM: {len(targets)} of {len(rows)} targets "
+                f"({share:.0%})", fontsize=size, va="center",
+                fontweight="bold", color=_RESIDUAL)
+        header = ("pos.", "token", "reads", "branch")
+        columns = (0.3, 1.3, 2.55, 4.25)
+        for x, name in zip(columns, header, strict=True):
+            ax.text(x, 4.35, name, fontsize=size, va="center", color="0.35")
+        branch_names = {"[MASK]": "80%: [MASK]", "random": "10%: random",
+                        "kept": "10%: kept"}
+        for index, row in enumerate(targets[:6]):
+            y = 3.9 - 0.45 * index
+            cells = (str(row["position"]), row["target"], row["input"],
+                     branch_names.get(row["branch"], row["branch"]))
+            for x, cell in zip(columns, cells, strict=True):
+                ax.text(x, y, cell, fontsize=size, va="center", family="monospace")
+        ax.text(0.3, 1.4, "loss: cross-entropy at the targets;", fontsize=size, va="center")
+        ax.text(0.3, 1.0, "label −100 everywhere else", fontsize=size, va="center")
+        right = 7.0
+        ax.text(right, 4.85, "Next sentence (NSP)", fontsize=size, va="center",
+                fontweight="bold", color=_BACKWARD)
+        nsp = [f"label {label}: {'NotNext' if label else 'IsNext'}",
+               "pooler: tanh(W h_[CLS] + b),",
+               "then a linear layer: 2 logits",
+               "Google's cut: B is the next",
+               "text or, with p = ½, another",
+               "document's: 50/50 in BERT"]
+        if not_next_share is not None:
+            nsp += [f"Here NotNext is {not_next_share:.2f}:",
+                    "a one-sentence chunk has no",
+                    "next text: always NotNext"]
+        for index, text in enumerate(nsp):
+            ax.text(right, 4.35 - 0.42 * index, text, fontsize=size, va="center")
     return fig
 
 

@@ -11,24 +11,80 @@ from pathlib import Path
 import numpy as np
 
 from minibert.viz.board import (
+    attention_backward_figure,
     attention_masks_figure,
     embedding_sum_figure,
     encoder_block_figure,
     multihead_figure,
     position_embeddings_figure,
+    pretraining_objective_figure,
 )
 from minibert.viz.heatmaps import attention_figure
 from minibert.viz.saliency import fill_mask_saliency_figure
 from minibert.viz.style import SAVE_FORMATS, save_figure
 from minibert.viz.training import training_curves_figure
 
-__all__ = ["HEAD_JOBS", "LECTURE_PAIR", "LECTURE_MASKED", "best_head", "head_job_scores",
-           "lecture_figures", "write_lecture_figures"]
+__all__ = ["HEAD_JOBS", "LECTURE_PAIR", "LECTURE_MASKED", "NSP_RISE_MARGIN", "WORKED_INSTANCE",
+           "best_head", "head_job_scores", "lecture_figures", "nsp_plateau",
+           "worked_instance_rows", "write_lecture_figures"]
 
 LECTURE_PAIR = ("she deposited the money at the bank before noon.",
                 "later she fished from the muddy bank of the river.")
 LECTURE_MASKED = "she deposited the money at the [MASK] before noon."
 HEAD_JOBS = ("previous token", "next token", "[SEP]", "[CLS]")
+
+# The worked instance of notebook 06, section 5 (explain_instance on the first instance,
+# in a fixed seeded order, whose MLM targets show all three branches), copied from its
+# committed output; tests/test_slides.py reads that output and compares.
+WORKED_INSTANCE = {
+    "tokens": ("[CLS] was cold and clear after the spring rain . a heron and a crane waded "
+               "slowly along the bank . [SEP] she untangled the line slowly while kenji "
+               "laughed . [SEP]").split(),
+    "inputs": ("[CLS] was cold and clear after the spring rain . a [MASK] and ##mory crane "
+               "waded slowly along the bank [MASK] [SEP] she untangled the line slowly while "
+               "kenji laughed [MASK] [SEP]").split(),
+    "branches": {11: "[MASK]", 13: "random", 20: "[MASK]", 25: "kept", 30: "[MASK]"},
+    "first_b": 22,  # the position where segment B starts
+    "next_sentence_label": 0,  # IsNext: B follows A in document 1176
+}
+# How far above the NotNext share next-sentence accuracy must climb to have left the
+# plateau: 0.1 is about five standard errors of an accuracy measured on 512 pairs.
+NSP_RISE_MARGIN = 0.1
+
+
+def worked_instance_rows() -> list[dict]:
+    """``WORKED_INSTANCE`` as :func:`minibert.data.explain_rows` rows: position, segment,
+    token, input, target and branch (target and branch empty off the MLM targets)."""
+    instance = WORKED_INSTANCE
+    return [{"position": position, "segment": int(position >= instance["first_b"]),
+             "token": token, "input": shown,
+             "target": token if position in instance["branches"] else "",
+             "branch": instance["branches"].get(position, "")}
+            for position, (token, shown) in enumerate(zip(instance["tokens"],
+                                                          instance["inputs"], strict=True))]
+
+
+def nsp_plateau(history) -> tuple[float, int | None]:
+    """Where next-sentence accuracy leaves its plateau, read from a run's history.
+
+    Inputs: history, the trainer's list of dicts (``history.json``) with held-out rows
+    (``split == "heldout"``, ``step``, ``next_sentence_accuracy``).
+    Returns: (floor, step). floor is the first held-out NSP accuracy: an input-blind head
+    answers NotNext everywhere, so it is the NotNext share of the evaluated pairs (notebook
+    07 counts that share from the pairs themselves). step is the first evaluation from
+    which the accuracy stays more than ``NSP_RISE_MARGIN`` above the floor; None if it
+    never does.
+    """
+    held = [row for row in history if row.get("split") == "heldout"]
+    if not held:
+        raise ValueError("history must hold held-out rows (split 'heldout'), got none")
+    accuracy = np.array([row["next_sentence_accuracy"] for row in held])  # (E,)
+    floor = float(accuracy[0])
+    above = accuracy > floor + NSP_RISE_MARGIN
+    # The first evaluation after the last one that is still on the plateau.
+    below = np.flatnonzero(~above)
+    first = int(below[-1]) + 1 if below.size else 0
+    return floor, (held[first]["step"] if first < len(held) else None)
 
 
 def head_job_scores(model, tokenizer, texts) -> dict:
@@ -66,6 +122,10 @@ def best_head(scores: dict, job: str) -> tuple[int, int]:
     return int(layer), int(head)
 
 
+def _has_heldout(history) -> bool:
+    return bool(history) and any(row.get("split") == "heldout" for row in history)
+
+
 def lecture_figures(model, tokenizer, history=None) -> dict:
     """Every figure of a lecture for one BertForPreTraining/BertForMaskedLM in eval mode.
 
@@ -73,7 +133,8 @@ def lecture_figures(model, tokenizer, history=None) -> dict:
     :func:`head_job_scores` on the "bank" pair), head_next (the best next-token head), layer
     (that head's layer), model, rollout (on a stretched colour scale, stated on its colour
     bar), saliency (the [MASK] of ``LECTURE_MASKED``), training_curves (when ``history``,
-    the trainer's list of dicts, is given) and the board pictures.
+    the trainer's list of dicts, is given) and the board pictures (the pretraining
+    objective states the run's NotNext share when ``history`` is given).
     """
     config = model.config
     encoding = tokenizer(*LECTURE_PAIR, return_tensors="np")
@@ -106,6 +167,10 @@ def lecture_figures(model, tokenizer, history=None) -> dict:
         "board_encoder_block": encoder_block_figure(config.hidden_size,
                                                     config.num_attention_heads,
                                                     config.intermediate_size),
+        "board_attention_backward": attention_backward_figure(),
+        "board_pretraining_objective": pretraining_objective_figure(
+            worked_instance_rows(), WORKED_INSTANCE["next_sentence_label"],
+            nsp_plateau(history)[0] if _has_heldout(history) else None),
         "board_multihead": multihead_figure(),
         "board_masks": attention_masks_figure(tokens + ["[PAD]"] * 2,
                                               np.r_[np.ones(len(tokens)), 0, 0]),
@@ -122,8 +187,8 @@ def write_lecture_figures(model_dir, out_dir, formats=("png", "svg"), dpi: int =
     in every format to ``out_dir``; the training curves come from ``history.json`` when the
     folder has one. Returns the paths written."""
     from minibert.heads import BertForPreTraining
-    from minibert.io.checkpoint import load_tokenizer
     from minibert.reference import REFERENCES, reference_path
+    from minibert.tokenization import load_tokenizer
 
     bad = [f for f in formats if f not in SAVE_FORMATS]
     if bad or not formats:

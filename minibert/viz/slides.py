@@ -1,17 +1,21 @@
 """The 50-minute lecture as a 16:9 PDF deck, drawn with matplotlib alone (``minibert slides``).
 
 Every page is a 12.8 × 7.2 inch figure (1280 × 720 pixels at 100 dpi) whose text is at
-least 20 pt. Pages follow the segments of docs/lecture_50min.md, which names them by page
-number (``SLIDES``). Live pages are computed from a model folder (the reference
-checkpoint ``tiny-toy`` by default): fill-mask answers, the heads chosen by their job
-score (:func:`minibert.viz.head_job_scores`), the training curves from its history.json,
-the position embeddings, attribution beside attention; the gradient check runs at build
-time in float64. The published results are Devlin et al. (2019), Tables 1, 2 and 3.
+least 20 pt. Pages follow the 45 minutes of docs/lecture_50min.md, which names them by
+page number (``SLIDES``); fine-tuning, the published results and the homework are a
+handout (``HANDOUT``, written with ``--handout``). Live pages are computed from a model
+folder (the reference checkpoint ``tiny-toy`` by default): fill-mask answers, the heads
+chosen by their job score (:func:`minibert.viz.head_job_scores`), the training curves
+from its history.json, the position embeddings, attribution beside attention; the
+gradient check runs the cases of ``minibert gradcheck`` at build time in float64 and
+shows what that command reports. The published results are Devlin et al. (2019), Tables
+1, 2 and 3.
 
 Usage::
 
     from minibert.viz.slides import write_slides
-    write_slides("lecture.pdf")          # or: minibert slides -o lecture.pdf
+    write_slides("lecture.pdf", handout="handout.pdf")
+    # or: minibert slides -o lecture.pdf --handout handout.pdf
 """
 
 from __future__ import annotations
@@ -27,14 +31,30 @@ import numpy as np
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
+from matplotlib.ticker import MaxNLocator
 
 from minibert.viz.attention import attention_rollout, stack_attentions
-from minibert.viz.board import ENCODER_TITLE, encoder_block_figure
-from minibert.viz.lecture_set import LECTURE_MASKED, best_head, head_job_scores
+from minibert.viz.board import (
+    ATTENTION_BACKWARD_TITLE,
+    ENCODER_TITLE,
+    OBJECTIVE_TITLE,
+    attention_backward_figure,
+    encoder_block_figure,
+    pretraining_objective_figure,
+)
+from minibert.viz.lecture_set import (
+    LECTURE_MASKED,
+    NSP_RISE_MARGIN,
+    WORKED_INSTANCE,
+    best_head,
+    head_job_scores,
+    nsp_plateau,
+    worked_instance_rows,
+)
 from minibert.viz.style import ATTENTION_CMAP
 
-__all__ = ["SLIDE_SIZE", "MIN_FONT_SIZE", "SLIDES", "Slide", "build_slides", "save_slides",
-           "write_slides"]
+__all__ = ["SLIDE_SIZE", "MIN_FONT_SIZE", "SLIDES", "HANDOUT", "GRADCHECK_CASES", "Slide",
+           "build_slides", "build_handout", "gradcheck_rows", "save_slides", "write_slides"]
 
 SLIDE_SIZE = (12.8, 7.2)  # inches: 1280 × 720 pixels at 100 dpi, 16:9
 MIN_FONT_SIZE = 20  # points, for every text on every page
@@ -57,6 +77,7 @@ class _Context:
     tokenizer: object
     history: list | None
     name: str
+    recipe: dict | None = None  # training_config.json, when the folder has one
 
 
 @dataclass(frozen=True)
@@ -78,8 +99,9 @@ def _page(title: str) -> Figure:
     return fig
 
 
-def _footer(fig: Figure, minutes: str, number: int, total: int) -> None:
-    footer = f"{number}/{total}" + (f" · {minutes} min" if minutes else "")
+def _footer(fig: Figure, minutes: str, number: int, total: int, handout: bool = False) -> None:
+    footer = (f"handout {number}/{total}" if handout
+              else f"{number}/{total}" + (f" · {minutes} min" if minutes else ""))
     fig.text(0.97, 0.03, footer, fontsize=MIN_FONT_SIZE, color=_GREY, ha="right")
 
 
@@ -149,11 +171,14 @@ def _attentions(context: _Context, text: str):
         enc["input_ids"][0].tolist()), enc
 
 
-def _heatmap(ax, matrix, tokens, title, cmap=ATTENTION_CMAP, vmax=1.0):
+def _heatmap(ax, matrix, tokens, title, cmap=ATTENTION_CMAP, vmax=1.0, labels=False):
     image = ax.imshow(matrix, cmap=cmap, vmin=0.0, vmax=vmax, interpolation="nearest")
     ax.set_xticks(range(len(tokens)), tokens, rotation=90, fontsize=MIN_FONT_SIZE)
     ax.set_yticks(range(len(tokens)), tokens, fontsize=MIN_FONT_SIZE)
     ax.set_title(title, fontsize=_BODY)
+    if labels:
+        ax.set_xlabel("key", fontsize=MIN_FONT_SIZE)
+        ax.set_ylabel("query", fontsize=MIN_FONT_SIZE)
     return image
 
 
@@ -171,7 +196,8 @@ def _title_page(fig: Figure, context: _Context) -> None:
                  "",
                  f"Live figures: the checkpoint {context.name}",
                  f"({size}).",
-                 "Layers and heads are counted from 0 on every page."], top=0.72)
+                 "Layers and heads are counted from 0 on every page.",
+                 "Fine-tuning, BERT's published results, homework: the handout."], top=0.72)
 
 
 def _fill_mask_page(fig: Figure, context: _Context) -> None:
@@ -190,20 +216,22 @@ def _glance_page(fig: Figure, context: _Context) -> None:
     rows = [("", "BERT-Base", "BERT-Large"),
             ("layers, hidden, heads", "12, 768, 12", "24, 1024, 16"),
             ("parameters (paper)", "110M", "340M"),
-            ("feed-forward size", "4H = 3072", "4H = 4096"),
+            ("feed-forward", "4H = 3072, GELU", "4H = 4096, GELU"),
+            ("vocabulary", "WordPiece, 30,000 (vocab.txt: 30,522)", ""),
             ("pretraining text", "BooksCorpus 0.8B + Wikipedia 2.5B words", ""),
-            ("masking", "15%: 80% [MASK], 10% random, 10% kept", ""),
+            ("masked LM", "15%: 80% [MASK], 10% random, 10% kept", ""),
+            ("next sentence", "B follows A 50%, random 50%; from [CLS]", ""),
             ("schedule", "1M steps × 256 sequences:", ""),
             ("", "90% at length 128, then 10% at 512", ""),
             ("optimizer", "Adam, lr 1e-4, 10k warm-up, dropout 0.1", "")]
     for index, (name, base, large) in enumerate(rows):
-        y = 0.82 - index * 0.075
+        y = 0.84 - index * 0.064
         weight = "bold" if index == 0 else "normal"
         fig.text(0.04, y, name, fontsize=_BODY, va="top", fontweight=weight)
         fig.text(0.36, y, base, fontsize=_BODY, va="top", fontweight=weight)
         if large:
             fig.text(0.7, y, large, fontsize=_BODY, va="top", fontweight=weight)
-    _source(fig, "Devlin et al. (2019), NAACL: §3, §3.1, App. A.2")
+    _source(fig, "Devlin et al. (2019), §3, §3.1, App. A.2; 30,522: bert-base-uncased")
 
 
 def _pretrain_finetune_page(fig: Figure, context: _Context) -> None:
@@ -270,8 +298,11 @@ def _multihead_page(fig: Figure, context: _Context) -> None:
         if index:
             _arrow(ax, (x - 2.05 + (0.35 if index == 3 else 0), 4.3),
                    (x - 1.15 - (0.35 if index == 2 else 0), 4.3))
+    config = context.model.config
+    heads = config.num_attention_heads
     _lines(fig, ["H = N × D: each head reads its own D columns, with its own softmax.",
-                 f"BERT-Base: 768 = 12 × 64;  {context.name}: 128 = 2 × 64.",
+                 f"BERT-Base: 768 = 12 × 64;  {context.name}: {config.hidden_size} = "
+                 f"{heads} × {config.hidden_size // heads}.",
                  "Notebook 03, cell [03-006]."], top=0.36)
 
 
@@ -296,89 +327,140 @@ def _encoder_page(fig: Figure, context: _Context) -> Figure:
                                 config.intermediate_size)
 
 
-def _gradcheck_rows():
-    """(name, relative error) of float64 gradient checks: layer pairs, the whole model, and
-    a softmax backward that forgot its subtracted term."""
-    from minibert import BertConfig, BertForPreTraining
+# The cases of ``minibert gradcheck`` (minibert.gradcheck.suite) the picture shows, by the
+# name the command prints: four layer pairs, self-attention with its parameters, and the
+# whole model. The first case whose name starts with "BertForPreTraining" is the model.
+GRADCHECK_CASES = ("linear", "layernorm", "gelu(none)", "softmax", "attention",
+                   "BertSelfAttention", "BertForPreTraining")
+
+
+def _suite_groups():
+    from minibert.gradcheck import suite
+
+    return (suite.function_cases(0), suite.module_cases(0), suite.model_cases(0))
+
+
+def gradcheck_rows() -> list[dict]:
+    """What ``minibert gradcheck`` reports for ``GRADCHECK_CASES``, plus a broken softmax.
+
+    Returns one dict per bar: ``case`` (the command's name for it), ``max_rel_error`` (the
+    largest relative error over the arrays whose gradient is not exactly zero: the
+    command's own summary, ``GradCheckTable.max_rel_error``), ``skipped`` (the arrays left
+    out because their true gradient is exactly 0, e.g. the key bias) and ``bug`` (True for
+    the softmax backward that forgot its subtracted term, which must fail).
+    """
     from minibert import functional as F
-    from minibert.gradcheck import check_function, check_loss
+    from minibert.gradcheck import check_function
 
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((2, 4, 6))
-    weight, bias = 1 + 0.3 * rng.standard_normal(6), 0.3 * rng.standard_normal(6)
-    q, k, v = (rng.standard_normal((1, 2, 4, 3)) for _ in range(3))
-    cases = [
-        ("linear", F.linear_forward, F.linear_backward,
-         {"x": x, "weight": rng.standard_normal((5, 6)), "bias": bias[:5]}),
-        ("layernorm", F.layernorm_forward, F.layernorm_backward,
-         {"x": x, "weight": weight, "bias": bias}),
-        ("gelu", F.gelu_forward, F.gelu_backward, {"x": x}),
-        ("softmax", F.softmax_forward, F.softmax_backward, {"x": x}),
-        ("attention", F.attention_forward, F.attention_backward, {"q": q, "k": k, "v": v}),
-    ]
-    rows = [(name, max(r.rel_error for r in check_function(f, b, inputs)))
-            for name, f, b, inputs in cases]
-    config = BertConfig(vocab_size=30, hidden_size=8, num_hidden_layers=2,
-                        num_attention_heads=2, intermediate_size=16,
-                        max_position_embeddings=16, hidden_dropout_prob=0.0,
-                        attention_probs_dropout_prob=0.0)
-    model = BertForPreTraining(config, seed=0, dtype=np.float64)
-    for _, param in model.named_parameters():
-        param += 0.1 * rng.standard_normal(param.shape)
-    ids = rng.integers(1, 30, size=(2, 6))
-    labels = np.where(rng.random((2, 6)) < 0.5, ids, -100)
-    labels[:, 1] = ids[:, 1]
-
-    def loss():
-        return model(ids, labels=labels, next_sentence_label=np.array([0, 1])).loss
-
-    table = check_loss(model, loss, model.backward, max_entries=6)
-    rows.append(("whole model", max(r.rel_error for r in table)))
+    wanted = list(GRADCHECK_CASES)
+    rows = []
+    for cases in _suite_groups():
+        for name, thunk in cases:
+            if not wanted:
+                break
+            # Every case runs in the command's order, wanted or not: cases of a group may
+            # share one random generator, and the numbers must be the command's.
+            table = thunk()
+            match = next((w for w in wanted if name == w or (w == "BertForPreTraining"
+                                                               and name.startswith(w))), None)
+            if match is not None:
+                wanted.remove(match)
+                rows.append({"case": name, "max_rel_error": table.max_rel_error, "bug": False,
+                             "skipped": [r.name for r in table if r.analytic_norm < 1e-9]})
+    if wanted:
+        raise RuntimeError(f"minibert.gradcheck.suite has no case named {wanted}")
+    rows.sort(key=lambda row: next(i for i, w in enumerate(GRADCHECK_CASES)
+                                   if row["case"].startswith(w)))
+    x = np.random.default_rng(0).standard_normal((2, 4, 6))
 
     def forward_keeping_output(x):
-        out, cache = F.softmax_forward(x)
+        out, _ = F.softmax_forward(x)
         return out, out
 
     def forgot_the_sum(dout, probs):
         return probs * dout  # the right one is probs * (dout - sum(probs * dout))
 
     broken = check_function(forward_keeping_output, forgot_the_sum, {"x": x})
-    rows.append(("softmax, bug", max(r.rel_error for r in broken)))
+    rows.append({"case": "softmax, bug", "max_rel_error": broken.max_rel_error, "bug": True,
+                 "skipped": []})
     return rows
 
 
 def _gradcheck_page(fig: Figure, context: _Context) -> None:
-    rows = _gradcheck_rows()
-    ax = fig.add_axes((0.22, 0.24, 0.74, 0.58))
-    names = [name for name, _ in rows]
-    errors = np.array([max(error, 1e-17) for _, error in rows])
-    colors = [_ORANGE if "bug" in name else _BLUE for name in names]
+    rows = gradcheck_rows()
+    ax = fig.add_axes((0.3, 0.3, 0.66, 0.55))
+    names = [row["case"].replace("(dropout=0.0)", "") for row in rows]
+    errors = np.array([max(row["max_rel_error"], 1e-17) for row in rows])
+    colors = [_ORANGE if row["bug"] else _BLUE for row in rows]
     ax.barh(range(len(rows)), errors, color=colors)
     ax.set_xscale("log")
     ax.set_xlim(1e-17, 1)
-    ax.set_yticks(range(len(rows)), names, fontsize=_BODY)
+    ax.set_yticks(range(len(rows)), names, fontsize=MIN_FONT_SIZE)
     for tolerance in (1e-7, 1e-6):
         ax.axvline(tolerance, color="black", linestyle="--", linewidth=2)
     for index, error in enumerate(errors):
-        inside = error > 1e-3
-        ax.text(error / 1.5 if inside else error * 2, index, f"{error:.0e}", va="center",
+        inside = error > 1e-12  # the label inside the bar's end, clear of the dashed lines
+        ax.text(error / 1.5 if inside else error * 2, index, f"{error:.1e}", va="center",
                 fontsize=MIN_FONT_SIZE, color="white" if inside else "black",
                 ha="right" if inside else "left")
     ax.set_ylim(len(rows) - 0.5, -0.6)
-    ax.set_xlabel("relative error vs finite differences (float64)", fontsize=_BODY)
+    ax.set_xlabel("max relative error, nonzero gradients (float64)", fontsize=MIN_FONT_SIZE)
     ax.tick_params(labelsize=MIN_FONT_SIZE)
-    _source(fig, "Dashed: 1e-7 (a layer), 1e-6 (the model). Evidence, not proof.")
+    skipped = sorted({name.rsplit(".", 2)[-2] + "." + name.rsplit(".", 1)[-1]
+                      for row in rows for name in row["skipped"]})
+    fig.text(0.03, 0.135, f"Skipped: {', '.join(skipped)}. Its true gradient is exactly 0, so "
+             "rel. error is noise / noise;" if skipped else "No array has a zero gradient.",
+             fontsize=MIN_FONT_SIZE)
+    if skipped:
+        fig.text(0.03, 0.085, "the check asks both to be below 1e-9 instead. Why 0: each row "
+                 "of dS sums to 0.", fontsize=MIN_FONT_SIZE)
+    _source(fig, "Dashed: 1e-7 (a layer), 1e-6 (the model). = minibert gradcheck.")
 
 
 def _bugs_page(fig: Figure, context: _Context) -> None:
+    vocab = context.model.config.vocab_size
     _lines(fig, [
         "Bugs of public from-scratch BERTs, each caught by a test here:",
-        "- -100 labels used as an index: NumPy reads the last row, no error.",
+        f"- -100 labels used as an index: NumPy reads row V − 100 (row {vocab - 100:,}",
+        f"   of this model's V = {vocab:,}), no error; the loss is just a little wrong.",
         "- Tied MLM decoder and word table: both uses must add (+=) their gradients.",
         "- An inverted padding mask: padding attended, real tokens hidden.",
         "- A softmax test with an all-ones upstream gradient: always zero, so a",
         "   backward that returns zeros passes. Use a random upstream gradient.",
-        "Notebook 05, cells [05-006] and [05-026]; docs/common_bugs.md."])
+        "Notebook 05, cells [05-006] and [05-026]; docs/common_bugs.md."], step=0.08)
+
+
+def _objective_page(fig: Figure, context: _Context) -> Figure:
+    held = [r for r in context.history or [] if r.get("split") == "heldout"]
+    share = nsp_plateau(held)[0] if held else None
+    page = pretraining_objective_figure(worked_instance_rows(),
+                                        WORKED_INSTANCE["next_sentence_label"], share)
+    _source(page, "Notebook 06 §5 (explain_instance), §3 (the NotNext share)")
+    return page
+
+
+def _attention_backward_page(fig: Figure, context: _Context) -> Figure:
+    page = attention_backward_figure()
+    _source(page, "docs/backprop.md#attention; notebook 03 §5, [03-step1] to [03-dq-dk]")
+    return page
+
+
+def _recipe_differences(recipe: dict | None) -> list[str]:
+    """How a run's training_config.json departs from BERT's pretraining recipe (Devlin et
+    al. 2019, App. A.2: the two losses summed, dropout 0.1, 10,000 warm-up steps)."""
+    if not recipe:
+        return []
+    differences = []
+    weight = recipe.get("next_sentence_weight", 1.0)
+    if recipe.get("objective", "nsp") == "nsp" and weight != 1.0:
+        differences.append(f"NSP loss × {weight:g}")
+    if recipe.get("token_type_init") == "zero":
+        differences.append("segment table from zero")
+    if recipe.get("dropout", 0.1) == 0.0:
+        differences.append("no dropout")
+    if recipe.get("warmup_fraction", 0.01) == 0.0:
+        differences.append("no warm-up")
+    return differences
 
 
 def _curves_page(fig: Figure, context: _Context) -> None:
@@ -388,39 +470,58 @@ def _curves_page(fig: Figure, context: _Context) -> None:
         _lines(fig, ["This model folder has no history.json with held-out rows."])
         return
     steps = [r["step"] for r in held]
-    ax = fig.add_axes((0.1, 0.2, 0.56, 0.62))
+    ax = fig.add_axes((0.1, 0.3, 0.48, 0.54))
     ax.plot(steps, [r["masked_lm_accuracy"] for r in held], color=_BLUE,
             label="masked LM")
     ax.plot(steps, [r["next_sentence_accuracy"] for r in held], color=_ORANGE,
             label="next sentence")
-    floor = held[0]["next_sentence_accuracy"]
+    floor, rise = nsp_plateau(held)
     ax.axhline(floor, color=_GREY, linestyle=":", linewidth=2.5)
+    if rise is not None:
+        ax.axvline(rise, color=_ORANGE, linestyle="--", linewidth=2)
     ax.set_ylim(0, 1)
     ax.set_xlabel("training step")
     ax.set_ylabel("held-out accuracy")
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
-    rise = next((r["step"] for r in held if r["next_sentence_accuracy"] > floor + 0.1),
-                None)
-    notes = [f"NSP starts at {floor:.2f}:", "the NotNext share,",
-             "what an input-blind", "model scores.",
-             f"It leaves it near step {rise:,}" if rise else "It never leaves it here.",
-             f"and ends at {held[-1]['next_sentence_accuracy']:.2f}."]
-    _lines(fig, notes, top=0.8, left=0.7, step=0.08, size=MIN_FONT_SIZE)
-    _source(fig, f"{context.name}/history.json; notebook 07")
+    ax.xaxis.set_major_locator(MaxNLocator(4, integer=True))
+    notes = [f"NSP starts at {floor:.2f},", "the NotNext share:", "what a head that",
+             "ignores its input scores.",
+             (f"From step {rise:,} it stays" if rise else "It never leaves it here."),
+             f"{NSP_RISE_MARGIN:g} above (dashed);" if rise else "",
+             f"it ends at {held[-1]['next_sentence_accuracy']:.2f}."]
+    _lines(fig, [n for n in notes if n], top=0.84, left=0.63, step=0.075,
+           size=MIN_FONT_SIZE)
+    differences = _recipe_differences(context.recipe)
+    if differences:
+        fig.text(0.03, 0.145, f"Not BERT's recipe: {', '.join(differences)};",
+                 fontsize=MIN_FONT_SIZE, color=_ORANGE)
+        fig.text(0.03, 0.095, "the plateau's length depends on the recipe and the seed "
+                 "(docs/results.md).", fontsize=MIN_FONT_SIZE, color=_ORANGE)
+    _source(fig, f"{context.name}/history.json, command.txt; notebook 07 [07-plateau]")
 
 
 def _heads_page(fig: Figure, context: _Context) -> None:
     scores = head_job_scores(context.model, context.tokenizer, [HEAD_SENTENCE])
     attentions, tokens, _ = _attentions(context, HEAD_SENTENCE)
-    axes = fig.subplots(1, 2, gridspec_kw={"left": 0.14, "right": 0.97, "top": 0.72,
-                                            "bottom": 0.22, "wspace": 0.62})
-    for ax, job in zip(axes, ("previous token", "next token"), strict=True):
+    axes = fig.subplots(1, 2, gridspec_kw={"left": 0.17, "right": 0.77, "top": 0.68,
+                                            "bottom": 0.3, "wspace": 0.75})
+    image = None
+    for ax, job, where in zip(axes, ("previous token", "next token"), ("below", "above"),
+                              strict=True):
         layer, head = best_head(scores, job)
-        _heatmap(ax, attentions[layer, head], tokens,
-                 f"layer {layer} · head {head}\n{job}, score {scores[job][layer, head]:.2f}")
-    fig.text(0.03, 0.84, "The best head for each job: the mean attention a query gives to "
-             "its target.", fontsize=MIN_FONT_SIZE)
+        image = _heatmap(ax, attentions[layer, head], tokens,
+                         f"layer {layer} · head {head}, score "
+                         f"{scores[job][layer, head]:.2f}\n{job}: {where} the dots",
+                         labels=True)
+        # The diagonal (a token looking at itself), to tell below it from above it.
+        ax.plot([-0.5, len(tokens) - 0.5], [-0.5, len(tokens) - 0.5], color="white",
+                linestyle=":", linewidth=1.5)
+    bar = fig.colorbar(image, ax=list(axes), fraction=0.03, pad=0.02)
+    bar.set_label("attention (light = more)", fontsize=MIN_FONT_SIZE)
+    bar.ax.tick_params(labelsize=MIN_FONT_SIZE)
+    fig.text(0.03, 0.845, "Picked by job score: the mean attention a query gives its target."
+             " Dots: the diagonal.", fontsize=MIN_FONT_SIZE)
 
 
 def _positions_page(fig: Figure, context: _Context) -> None:
@@ -455,19 +556,32 @@ def _saliency_page(fig: Figure, context: _Context) -> None:
             "integrated gradients": integrated_gradients(context.model, *inputs,
                                                          target=target).scores,
             "rollout from [MASK]": attention_rollout(attentions)[-1][position]}
-    axes = fig.subplots(3, 1, sharex=True, gridspec_kw={"left": 0.3, "right": 0.97,
-                                                         "top": 0.84, "bottom": 0.3,
-                                                         "hspace": 0.25})
+    axes = fig.subplots(3, 1, sharex=True, gridspec_kw={"left": 0.34, "right": 0.97,
+                                                         "top": 0.74, "bottom": 0.3,
+                                                         "hspace": 0.3})
     for ax, (name, values) in zip(axes, rows.items(), strict=True):
         colors = [_BLUE if value >= 0 else _ORANGE for value in values]
         ax.bar(range(len(tokens)), values, color=colors)
         ax.axhline(0, color="black", linewidth=1)
-        ax.set_yticks([])
-        ax.text(-0.02, 0.5, name, transform=ax.transAxes, ha="right", va="center",
+        low, high = min(0.0, float(np.min(values))), max(0.0, float(np.max(values)))
+        ax.set_yticks([low, high] if low < 0 else [high],
+                      [f"{v:.2f}" for v in ([low, high] if low < 0 else [high])],
+                      fontsize=MIN_FONT_SIZE)
+        ax.text(-0.13, 0.5, name, transform=ax.transAxes, ha="right", va="center",
                 fontsize=MIN_FONT_SIZE)
     axes[-1].set_xticks(range(len(tokens)), tokens, rotation=90, fontsize=MIN_FONT_SIZE)
-    fig.text(0.03, 0.82, f"Why '{word}'?", fontsize=_BODY, color=_BLUE)
-    _source(fig, "Bars: signed scores, each row on its own scale.")
+    # Agreement with the rollout over the words (special tokens and the [MASK] left out).
+    words = [i for i, t in enumerate(tokens) if t not in ("[CLS]", "[SEP]", "[MASK]")]
+    rollout = rows["rollout from [MASK]"][words]
+    agree = {name: float(np.corrcoef(rows[name][words], rollout)[0, 1])
+             for name in ("integrated gradients", "gradient × input")}
+    fig.text(0.03, 0.845, f"Why '{word}'? Correlation with the rollout over the words: "
+             f"integrated gradients {agree['integrated gradients']:+.2f},",
+             fontsize=MIN_FONT_SIZE, color=_BLUE)
+    fig.text(0.03, 0.8, f"gradient × input {agree['gradient × input']:+.2f}: two "
+             "attributions, two answers; one sentence settles nothing.",
+             fontsize=MIN_FONT_SIZE, color=_BLUE)
+    _source(fig, "Signed scores, each row on its own axis.")
 
 
 def _finetune_page(fig: Figure, context: _Context) -> None:
@@ -530,20 +644,26 @@ SLIDES = (
     Slide("0–3", "Fill in the blank: one word, two senses", _fill_mask_page),
     Slide("3–6", "BERT at a glance", _glance_page),
     Slide("3–6", "Pre-train once, fine-tune for each task", _pretrain_finetune_page),
-    Slide("6–11", "The input: three embeddings added", _input_page),
-    Slide("6–11", "A lookup's backward is a scatter-add", _lookup_page),
-    Slide("11–16", "Multi-head attention: split, attend, merge", _multihead_page),
-    Slide("16–20", "Masks: BERT sees both sides", _masks_page),
-    Slide("20–27", ENCODER_TITLE, _encoder_page),
-    Slide("20–27", "The gradient check, as a picture", _gradcheck_page),
-    Slide("27–31", "Bugs that tests catch", _bugs_page),
-    Slide("31–35", "Pretraining: masked LM at once, NSP later", _curves_page),
-    Slide("35–41", "Heads with jobs", _heads_page),
-    Slide("41–44", "Positions are learned", _positions_page),
-    Slide("44–48", "Where it looks is not why it decided", _saliency_page),
-    Slide("48–50", "Fine-tuning: one small head per task", _finetune_page),
-    Slide("48–50", "Published results", _results_page),
-    Slide("48–50", "Homework", _homework_page),
+    Slide("6–10", "The input: three embeddings added", _input_page),
+    Slide("6–10", "A lookup's backward is a scatter-add", _lookup_page),
+    Slide("10–14", "Multi-head attention: split, attend, merge", _multihead_page),
+    Slide("10–14", "Masks: BERT sees both sides", _masks_page),
+    Slide("14–17", ENCODER_TITLE, _encoder_page),
+    Slide("17–23", ATTENTION_BACKWARD_TITLE, _attention_backward_page),
+    Slide("23–26", "The gradient check, as a picture", _gradcheck_page),
+    Slide("26–28", "Bugs that tests catch", _bugs_page),
+    Slide("28–33", OBJECTIVE_TITLE, _objective_page),
+    Slide("33–37", "Pretraining: masked LM at once, NSP later", _curves_page),
+    Slide("37–41", "Heads with jobs", _heads_page),
+    Slide("41–43", "Positions are learned", _positions_page),
+    Slide("43–45", "Where it looks, and why it decided: three readings", _saliency_page),
+)
+
+# Pages for reading after the lecture, printed or sent: ``write_slides(..., handout=...)``.
+HANDOUT = (
+    Slide("", "Fine-tuning: one small head per task", _finetune_page),
+    Slide("", "Published results", _results_page),
+    Slide("", "Homework", _homework_page),
 )
 
 
@@ -559,29 +679,41 @@ def _load(model) -> _Context:
         warnings.simplefilter("ignore")  # a masked-LM-only folder has no NSP weights
         loaded = BertForPreTraining.from_pretrained(folder).eval()
     tokenizer = BertTokenizer.from_pretrained(folder)
-    history_file = folder / "history.json"
+    history_file, recipe_file = folder / "history.json", folder / "training_config.json"
     history = (json.loads(history_file.read_text(encoding="utf-8"))
                if history_file.is_file() else None)
+    recipe = (json.loads(recipe_file.read_text(encoding="utf-8"))
+              if recipe_file.is_file() else None)
     return _Context(loaded, tokenizer, history, text if not Path(text).is_dir() else
-                    folder.name)
+                    folder.name, recipe)
+
+
+def _build(pages, context: _Context, handout: bool) -> list[Figure]:
+    figures = []
+    with rc_context(_RC):
+        for number, slide in enumerate(pages, start=1):
+            fig = _page(slide.title)
+            # A page drawn elsewhere (a board picture) replaces the blank one.
+            fig = slide.draw(fig, context) or fig
+            _footer(fig, slide.minutes, number, len(pages), handout)
+            figures.append(fig)
+    return figures
 
 
 def build_slides(model="tiny-toy") -> list[Figure]:
     """Every page of the deck as a 12.8 × 7.2 inch Figure, in the order of ``SLIDES``.
 
     Inputs: model, a model folder (config.json, model.safetensors, vocab.txt; history.json
-    for the training-curve page) or a reference name such as ``"tiny-toy"``.
+    for the training-curve page, training_config.json for its recipe) or a reference name
+    such as ``"tiny-toy"``.
     """
-    context = _load(model)
-    pages = []
-    with rc_context(_RC):
-        for number, slide in enumerate(SLIDES, start=1):
-            fig = _page(slide.title)
-            # A page drawn elsewhere (the board's encoder block) replaces the blank one.
-            fig = slide.draw(fig, context) or fig
-            _footer(fig, slide.minutes, number, len(SLIDES))
-            pages.append(fig)
-    return pages
+    return _build(SLIDES, _load(model), handout=False)
+
+
+def build_handout(model="tiny-toy") -> list[Figure]:
+    """The handout's pages (``HANDOUT``: fine-tuning, published results, homework), as
+    12.8 × 7.2 inch Figures; model as for :func:`build_slides`."""
+    return _build(HANDOUT, _load(model), handout=True)
 
 
 def save_slides(pages, path, overwrite: bool = False) -> Path:
@@ -609,9 +741,19 @@ def save_slides(pages, path, overwrite: bool = False) -> Path:
     return out
 
 
-def write_slides(path, model="tiny-toy", overwrite: bool = False) -> Path:
-    """Build the deck from ``model`` (see :func:`build_slides`) and save it to ``path``."""
+def write_slides(path, model="tiny-toy", overwrite: bool = False, handout=None) -> Path:
+    """Build the deck from ``model`` (see :func:`build_slides`) and save it to ``path``;
+    with ``handout``, a second PDF path, write the handout's pages there too."""
     out = Path(path)
-    if out.exists() and not overwrite:  # before the build, not after it
-        raise ValueError(f"path {str(path)!r} exists; pass overwrite=True to replace it")
-    return save_slides(build_slides(model), out, overwrite=overwrite)
+    targets = [out] + ([Path(handout)] if handout is not None else [])
+    for target in targets:  # before the build, not after it
+        if target.suffix.lower() != ".pdf":
+            raise ValueError(f"path must end in .pdf, got {str(target)!r}")
+        if target.exists() and not overwrite:
+            raise ValueError(f"path {str(target)!r} exists; pass overwrite=True to replace it")
+    if handout is not None and Path(handout).resolve() == out.resolve():
+        raise ValueError(f"handout must be another file than path, got {str(handout)!r} twice")
+    written = save_slides(build_slides(model), out, overwrite=overwrite)
+    if handout is not None:
+        save_slides(build_handout(model), handout, overwrite=overwrite)
+    return written
