@@ -760,17 +760,19 @@ def test_training_curves_plot_every_series():
     }
     lines = {line.get_label(): line for line in axes["Loss"].lines}
     assert set(lines) == {
-        "total · train",
-        "total · heldout",
-        "masked LM · train",
-        "next sentence · train",
+        "MLM + NSP (minimised) · train",
+        "MLM + NSP (minimised) · held-out",
+        "masked LM alone · train",
+        "next sentence alone · train",
     }
-    np.testing.assert_array_equal(lines["total · train"].get_ydata(), [9.0, 8.5, 5.5, 7.5, 6.0])
-    assert lines["total · train"].get_linestyle() == "-"
-    assert lines["total · heldout"].get_linestyle() == "--"
-    assert lines["total · heldout"].get_marker() == "o"
+    train, heldout = lines["MLM + NSP (minimised) · train"], \
+        lines["MLM + NSP (minimised) · held-out"]
+    np.testing.assert_array_equal(train.get_ydata(), [9.0, 8.5, 5.5, 7.5, 6.0])
+    assert train.get_linestyle() == "-"
+    assert heldout.get_linestyle() == "--"
+    assert heldout.get_marker() == "o"
     # Held-out points drawn on top of the (lighter) training line.
-    assert lines["total · heldout"].get_zorder() > lines["total · train"].get_zorder()
+    assert heldout.get_zorder() > train.get_zorder()
     assert axes["Masked LM accuracy"].get_ylim()[0] == 0.0
 
 

@@ -24,7 +24,11 @@ HISTORY_PANELS = (
     ("Learning rate", ("lr",), "learning rate"),
     ("Gradient norm", ("grad_norm",), "global L2 norm"),
 )
-_KEY_NAMES = {"loss": "total", "masked_lm_loss": "masked LM", "next_sentence_loss": "next sentence"}
+# The loss a run minimises is the sum (MLM + the weighted next-sentence loss); each task's
+# own loss is drawn beside it, so each label says which one a curve is.
+_KEY_NAMES = {"loss": "MLM + NSP (minimised)", "masked_lm_loss": "masked LM alone",
+              "next_sentence_loss": "next sentence alone"}
+_SPLIT_NAMES = {"heldout": "held-out"}
 _PLOTTED_KEYS = {key for _, keys, _ in HISTORY_PANELS for key in keys}
 # Training is a solid line; evaluations are sparse points, so they get markers and dashes.
 # Line style, not only colour, tells them apart in grayscale.
@@ -183,7 +187,8 @@ def training_curves_figure(
                     continue
                 for split in sorted(series.get(key, {}), key=_split_order):
                     steps, values = series[key][split]
-                    name = split if len(keys) == 1 else f"{_KEY_NAMES.get(key, key)} · {split}"
+                    shown = _SPLIT_NAMES.get(split, split)
+                    name = shown if len(keys) == 1 else f"{_KEY_NAMES.get(key, key)} · {shown}"
                     ax.plot(
                         steps,
                         values,
