@@ -12,15 +12,19 @@ check here refuses them where a number is asked for, so ``steps=True`` is not on
 
 from __future__ import annotations
 
+import errno
 import math
 import numbers
+import shutil
+import textwrap
+from pathlib import Path
 
 import numpy as np
 
 __all__ = [
     "IGNORE_INDEX", "is_int", "is_real", "check_int", "check_real", "check_bool",
     "check_probability", "check_str", "check_float_array", "as_int_array", "check_ids",
-    "short_repr", "exact_float",
+    "short_repr", "exact_float", "OS_REASONS", "os_error_line", "wrap_for_terminal",
 ]
 
 # The label of positions that carry no target (no MLM prediction, a [CLS]/[SEP]/padding
@@ -165,3 +169,44 @@ def exact_float(name: str, value) -> float:
         raise ValueError(f"{name} must be a number that float64 holds exactly, got "
                          f"{short_repr(value)}")
     return as_float
+
+
+# What an operating-system error means, in the words of a message (not "[Errno 13] ...").
+OS_REASONS = {
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.ENOENT: "does not exist",
+    errno.EISDIR: "is a folder, not a file",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EEXIST: "already exists",
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "the file system is read-only",
+    errno.ENAMETOOLONG: "the name is too long",
+}
+
+
+def os_error_line(error: OSError) -> str:
+    """One line for an operating-system error: the path and what went wrong, in words.
+
+    minibert's own errors (no errno) already say everything and are passed through.
+    """
+    if error.errno is None:
+        return str(error)
+    reason = OS_REASONS.get(error.errno) or (error.strerror or str(error)).lower()
+    if error.filename is None:
+        return reason
+    if error.errno == errno.EEXIST and Path(error.filename).is_file():
+        reason = "is a file, not a folder"  # mkdir met a file where a folder should go
+    return f"{str(error.filename)!r}: {reason}"
+
+
+def wrap_for_terminal(message: str, stream) -> str:
+    """``message`` wrapped at word breaks to the terminal's width when ``stream`` is a
+    terminal, with the later lines indented; unchanged for a file or a pipe, where a script
+    reads one line. Never cut: the end of a message holds its advice."""
+    if not stream.isatty():
+        return message
+    width = max(40, shutil.get_terminal_size().columns - 1)
+    return "\n".join(textwrap.wrap(message, width, subsequent_indent="    ",
+                                   break_long_words=False, break_on_hyphens=False))

@@ -60,3 +60,23 @@ def test_attention_activations_grow_with_the_square_of_the_length():
     heads = SMALL["num_attention_heads"]
     assert long["per_layer"] - short["per_layer"] == pytest.approx(heads * 32 * 9, abs=1e-9)
     assert short["total"] == pytest.approx(short["rest"] + 3 * short["per_layer"])
+
+
+@pytest.mark.parametrize("preset, seq_len", [("tiny", 32), ("mini", 64)])
+def test_the_estimate_before_a_run_holds_what_the_forward_keeps(preset, seq_len):
+    # training_memory's formula against the measured caches: at or a little above them, so
+    # that a run refused as too large would really not fit, and one let through does.
+    config = mb.BertConfig.preset(preset, vocab_size=5000)
+    measured = M.activation_bytes_per_token(config, seq_len)["total"]
+    estimate = M.activation_estimate_per_token(config, seq_len)
+    assert 0.9 * measured <= estimate <= 1.5 * measured, (estimate, measured)
+    need = M.training_memory(config, batch_size=8, seq_len=seq_len, workers=2)
+    assert need["total"] == (16 + 8) * M.pretraining_parameters(config) + \
+        int(estimate * 8 * seq_len)
+
+
+def test_available_memory_reads_a_bound_where_the_system_has_one():
+    found = M.available_memory()
+    if found is not None:  # Linux: /proc/meminfo at least
+        assert found[0] >= 0 and isinstance(found[1], str)
+    assert M.format_bytes(3.2e9) == "3.2 GB" and M.format_bytes(410e6) == "410 MB"

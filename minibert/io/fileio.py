@@ -34,7 +34,8 @@ except ImportError:  # Windows: the lock is a file created exclusively, without 
 __all__ = ["DuplicateKeyError", "FolderInUse", "RUN_FILES", "LOCK_NAME", "atomic_open",
            "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_folder",
            "folder_versions", "remove_folder", "strict_json_loads", "run_folder",
-           "clear_run_files", "open_to_read", "read_json_object"]
+           "clear_run_files", "open_to_read", "read_json_object", "running_job",
+           "output_lock"]
 
 
 @contextlib.contextmanager
@@ -136,14 +137,31 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
     try:
         staging.mkdir(parents=True)
         yield staging
-    except BaseException:
+    except BaseException as error:
         shutil.rmtree(staging, ignore_errors=True)  # a full disk keeps no partial copy
+        _name_the_target(error, path, staging)
+        raise
+    try:
+        shutil.rmtree(previous, ignore_errors=True)
+        if path.exists():
+            os.replace(path, previous)
+        os.replace(staging, path)
+    except OSError as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        _name_the_target(error, path, staging)
         raise
     shutil.rmtree(previous, ignore_errors=True)
-    if path.exists():
-        os.replace(path, previous)
-    os.replace(staging, path)
-    shutil.rmtree(previous, ignore_errors=True)
+
+
+def _name_the_target(error: BaseException, path: Path, staging: Path) -> None:
+    """An OSError about the staging folder (or a file in it) names the user's ``path``:
+    the user never asked for ``.<name>.new``."""
+    if not isinstance(error, OSError):
+        return
+    for attribute in ("filename", "filename2"):
+        name = getattr(error, attribute, None)
+        if isinstance(name, (str, os.PathLike)) and str(name).startswith(str(staging)):
+            setattr(error, attribute, str(path) + str(name)[len(str(staging)):])
 
 
 def folder_versions(path: str | os.PathLike) -> tuple[Path, Path]:
@@ -258,6 +276,57 @@ def _take_lock(lock: Path, argument: str, path: Path) -> tuple[int, str]:
         return fd, previous
     raise FolderInUse(f"{argument} {str(path)!r}: could not take its lock {LOCK_NAME}; other "
                       f"jobs keep taking it")
+
+
+def running_job(path: str | os.PathLike) -> str | None:
+    """'pid N' of the live job that holds the run folder ``path``'s lock, or None.
+
+    For a command that reads a folder: a folder a running job writes into holds a model
+    only half made (or an older one about to be replaced). The lock is tested, never
+    taken for longer than the test, and no file is created.
+    """
+    lock = Path(path) / LOCK_NAME
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        if fcntl is None:
+            return _holder(_lock_text(fd))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _holder(_lock_text(fd))
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def output_lock(path: str | os.PathLike, argument: str = "-o") -> Iterator[Path]:
+    """Hold a lock on the output file ``path`` while a command makes it.
+
+    Two commands writing one file at once would each say "wrote" and the later rename
+    would silently win; the second is refused instead (FolderInUse naming the first's
+    pid). The lock is ``.<name>.lock`` beside the file, held with flock (released by the
+    kernel if the holder dies) and removed at the end.
+    """
+    path = Path(path)
+    lock = path.parent / f".{path.name}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd, _ = _take_lock(lock, argument, path)
+    except FolderInUse as error:
+        raise FolderInUse(str(error).replace(" is in use by a running job",
+                                             " is being written by a running job")) from None
+    except OSError as error:
+        error.filename = str(path)  # the user named the file, not its hidden lock
+        raise
+    try:
+        yield path
+    finally:
+        _release(lock, fd)
 
 
 @contextlib.contextmanager

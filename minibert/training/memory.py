@@ -18,10 +18,19 @@ excluded, each buffer once). ``activation_bytes_per_token`` measures models of o
 two layers of the given width and extrapolates to the configured depth (every layer
 holds the same).
 
-Dimension legend: B batch, T sequence length, H hidden size, L layers, V vocabulary.
+``training_memory`` adds it up before a run allocates anything, from a formula fitted to
+those measurements (per token: about 21 H + 2 N T numbers a layer, 4 H + 0.15 V for the
+embeddings and heads; the formula keeps 24 H, a little above every measured width), and
+``available_memory`` says what the machine can give: ``pretrain`` refuses a run whose
+estimate is larger, naming both, instead of failing after minutes with an allocation error.
+
+Dimension legend: B batch, T sequence length, H hidden size, L layers, V vocabulary,
+N attention heads.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -33,8 +42,12 @@ __all__ = [
     "ZERO_STAGES",
     "activation_bytes",
     "activation_bytes_per_token",
+    "activation_estimate_per_token",
+    "available_memory",
     "pretraining_parameters",
     "replica_bytes",
+    "training_memory",
+    "format_bytes",
 ]
 
 # float32 weights, gradients and Adam's two moments: 4 numbers of 4 bytes per parameter.
@@ -141,3 +154,104 @@ def activation_bytes_per_token(config: BertConfig, seq_len: int,
     rest = measured[0] / seq_len - per_layer
     return {"per_layer": per_layer, "rest": rest,
             "total": rest + config.num_hidden_layers * per_layer}
+
+
+def activation_estimate_per_token(config: BertConfig, seq_len: int) -> float:
+    """Activation bytes per token of a BertForPreTraining training step, from the formula.
+
+    float32: per layer 24 H + 2 N T numbers (Q, K, V, the two LayerNorms, the feed-forward's
+    4H twice, the attention probabilities before and after dropout), and 4 H + 0.15 V for
+    the embeddings and the heads (the MLM logits of the masked 15%). At or a little above
+    ``activation_bytes_per_token`` (a test holds it within 0.9 to 1.5 times the measure).
+    """
+    seq_len = check_int("seq_len", seq_len, minimum=1)
+    hidden, heads = config.hidden_size, config.num_attention_heads
+    per_layer = 24 * hidden + 2 * heads * seq_len
+    rest = 4 * hidden + 0.15 * config.vocab_size
+    return 4.0 * (config.num_hidden_layers * per_layer + rest)
+
+
+def training_memory(config: BertConfig, batch_size: int, seq_len: int,
+                    workers: int = 1, parameters: int | None = None) -> dict:
+    """Bytes a data-parallel pretraining run of ``config`` needs, estimated before it starts.
+
+    Inputs: config, the model's; batch_size (B) and seq_len (T) of a step; workers, the
+    processes sharing the batch (the weights are shared; each worker keeps its gradients);
+    parameters, the count when the architecture is not BERT's (ALBERT shares its blocks).
+    Returns {"parameters": count, "weights_and_optimizer": weights, gradients and Adam's
+    two moments in the main process, "worker_gradients", "activations": B x T tokens,
+    "total"}.
+    """
+    batch_size = check_int("batch_size", batch_size, minimum=1)
+    workers = check_int("workers", workers, minimum=1)
+    count = pretraining_parameters(config) if parameters is None else parameters
+    weights = replica_bytes(count)
+    worker_gradients = 4 * count * workers if workers > 1 else 0
+    activations = int(activation_estimate_per_token(config, seq_len) * batch_size * seq_len)
+    return {"parameters": count, "weights_and_optimizer": weights,
+            "worker_gradients": worker_gradients, "activations": activations,
+            "total": weights + worker_gradients + activations}
+
+
+def _meminfo_available() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            found = re.search(r"^MemAvailable:\s+(\d+) kB", handle.read(), re.MULTILINE)
+    except OSError:
+        return None
+    return int(found.group(1)) * 1024 if found else None
+
+
+def _cgroup_available() -> int | None:
+    """What the cgroup (a container's memory limit) still allows, if it sets a limit."""
+    for limit_file, usage_file in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+                                   ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                                    "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
+        try:
+            with open(limit_file, encoding="ascii") as handle:
+                limit = handle.read().strip()
+            with open(usage_file, encoding="ascii") as handle:
+                usage = int(handle.read().strip())
+        except (OSError, ValueError):
+            continue
+        if limit.isdigit() and int(limit) < 2**60:
+            return max(0, int(limit) - usage)
+    return None
+
+
+def _address_space_available() -> int | None:
+    """What ``ulimit -v`` (RLIMIT_AS) leaves this process, if it is set."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            found = re.search(r"^VmSize:\s+(\d+) kB", handle.read(), re.MULTILINE)
+    except OSError:
+        found = None
+    used = int(found.group(1)) * 1024 if found else 0
+    return max(0, soft - used)
+
+
+def available_memory() -> tuple[int, str] | None:
+    """(bytes, where the bound comes from) that this process can still allocate, or None
+    when nothing can be read (not Linux): the least of the free memory, the container's
+    limit and ``ulimit -v``."""
+    found = [(value, what) for value, what in (
+        (_meminfo_available(), "free memory"),
+        (_cgroup_available(), "under the container's memory limit"),
+        (_address_space_available(), "under ulimit -v"),
+    ) if value is not None]
+    return min(found) if found else None
+
+
+def format_bytes(count: float) -> str:
+    """'3.2 GB', '410 MB': a byte count as a person reads it (powers of 1000)."""
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if count >= size:
+            return f"{count / size:.3g} {unit}"
+    return f"{int(count)} bytes"
