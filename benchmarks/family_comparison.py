@@ -57,15 +57,9 @@ BATCH_SIZE, SEQ_LEN = 64, 32
 
 
 def model_class(folder: Path):
-    import minibert as mb
-    from minibert.io.checkpoint import config_class_of
+    from minibert.family.registry import family_of_folder
 
-    config_class = config_class_of(folder)
-    if config_class is mb.AlbertConfig:
-        return mb.AlbertForMaskedLM
-    if config_class is mb.DistilBertConfig:
-        return mb.DistilBertForMaskedLM
-    return mb.BertForMaskedLM
+    return family_of_folder(folder).masked_lm
 
 
 # -- train ---------------------------------------------------------------------------------
@@ -84,7 +78,7 @@ def train(out: Path, recipe: str, seed: int, steps: int) -> None:
     start = time.perf_counter()
     if recipe == "distil":
         import minibert as mb
-        from minibert.family.distillation import DistillConfig, distil
+        from minibert.training.distillation import DistillConfig, distil
 
         distil(DistillConfig(steps=steps, batch_size=BATCH_SIZE, seed=seed),
                mb.reference_path(), folder, overwrite=True, progress=quiet)
@@ -136,7 +130,7 @@ def evaluate_one(out: Path, recipe: str, seed: int) -> None:
         return
     from minibert.data.probes import AMBIGUITY_PROBES
     from minibert.fill_mask import fill_mask
-    from minibert.io.checkpoint import load_tokenizer
+    from minibert.tokenization import load_tokenizer
     from minibert.training.finetune import finetune
 
     with warnings.catch_warnings():
@@ -165,7 +159,8 @@ def evaluate_one(out: Path, recipe: str, seed: int) -> None:
 def time_recipe(out: Path, recipe: str, steps: int = 20) -> float:
     """Median seconds of one training step of ``recipe`` (run in this process)."""
     import minibert as mb
-    from minibert.io.checkpoint import load_tokenizer
+    from minibert.family.registry import family_of_folder
+    from minibert.tokenization import load_tokenizer
     from minibert.training.loop import train_step
     from minibert.training.optim import AdamW
 
@@ -185,7 +180,7 @@ def time_recipe(out: Path, recipe: str, steps: int = 20) -> float:
             return {"input_ids": b.input_ids, "attention_mask": b.attention_mask,
                     "labels": b.labels}
     else:
-        cls = mb.AlbertForPreTraining if recipe == "albert" else mb.BertForPreTraining
+        cls = family_of_folder(folder).pretraining
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model = cls.from_pretrained(folder).train()

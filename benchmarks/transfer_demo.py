@@ -46,8 +46,8 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from minibert.data.templates import TOPICS  # noqa: E402
-from minibert.io.checkpoint import load_tokenizer  # noqa: E402
 from minibert.io.fileio import atomic_write_json  # noqa: E402
+from minibert.tokenization import load_tokenizer  # noqa: E402
 from minibert.training.finetune import FinetuneConfig, run_finetune, scratch_tokenizer  # noqa: E402
 from minibert.training.pretrain import TrainingConfig, pretrain  # noqa: E402
 

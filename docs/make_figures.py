@@ -22,10 +22,9 @@ from pathlib import Path
 
 from minibert import viz
 from minibert.heads import BertForPreTraining
-from minibert.io.checkpoint import load_tokenizer
 from minibert.model import BertModel
 from minibert.reference import REFERENCES, reference_path
-from minibert.tokenization import BertTokenizer
+from minibert.tokenization import BertTokenizer, load_tokenizer
 from minibert.viz import board
 from minibert.viz.lecture_set import lecture_figures
 

@@ -365,6 +365,7 @@ def _run_info(args) -> int:
     it has."""
     import json
 
+    from minibert.family.registry import config_class_of
     from minibert.io.checkpoint import checkpoint_summary
 
     if (args.model is None) == (args.folder is None):
@@ -374,7 +375,7 @@ def _run_info(args) -> int:
     argument = "--model" if args.model is not None else "DIR"
     folder = _model_folder(args.model or args.folder, argument)
     with _file_access(f"{argument} must be a readable model folder"):
-        summary = checkpoint_summary(folder)
+        summary = checkpoint_summary(folder, config_class_of(folder))
     if args.json:
         print(json.dumps(summary, indent=2, sort_keys=True))
         return 0
@@ -569,6 +570,7 @@ def _pretrain_workers(args) -> int:
 def _run_pretrain(args) -> int:
     """Pretrain BertForPreTraining from scratch. Writes OUT/config.json, model.safetensors,
     vocab.txt (loadable with from_pretrained), metrics.json and history.json."""
+    from minibert.family.registry import FAMILIES
     from minibert.training.pretrain import TrainingConfig, checkpoint_step, pretrain
 
     _out_path(args.out)
@@ -576,8 +578,8 @@ def _run_pretrain(args) -> int:
     _bounded(args.max_seq_length, "--max-seq-length", maximum=MAX_SEQ_LENGTH)
     _bounded(args.seed, "--seed", minimum=0)
     _bounded(args.layers, "--layers", minimum=1, maximum=MAX_LAYERS)
-    objective = args.objective or {"albert": "sop", "electra": "mlm"}.get(args.architecture,
-                                                                          "nsp")
+    family = FAMILIES.get(args.architecture)  # an unknown one is refused by TrainingConfig
+    objective = args.objective or (family.objective if family else None) or "nsp"
     config = TrainingConfig(
         preset=args.preset, num_layers=args.layers, architecture=args.architecture,
         objective=objective, steps=args.steps,
@@ -671,22 +673,21 @@ def _run_fill_mask(args) -> int:
     pipeline (score, token, token_str, sequence)."""
     import warnings
 
-    from minibert.family.albert import AlbertConfig, AlbertForMaskedLM
-    from minibert.family.distilbert import DistilBertConfig, DistilBertForMaskedLM
+    from minibert.family.registry import family_of_folder
     from minibert.fill_mask import fill_mask
-    from minibert.heads import BertForMaskedLM
-    from minibert.io.checkpoint import config_class_of, load_tokenizer
+    from minibert.tokenization import load_tokenizer
 
     _bounded(args.top_k, "--top-k", minimum=1)
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
         tokenizer = load_tokenizer(folder)
-        model_class = {AlbertConfig: AlbertForMaskedLM,
-                       DistilBertConfig: DistilBertForMaskedLM}.get(config_class_of(folder),
-                                                                    BertForMaskedLM)
+        family = family_of_folder(folder)
+        if family.masked_lm is None:
+            raise CommandError(f"fill-mask needs a model with an MLM head; {args.model!r} "
+                               f"holds {family.article}")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an NSP head in the folder is not needed here
-            model = model_class.from_pretrained(folder)
+            model = family.masked_lm.from_pretrained(folder)
     if model.loading_info["missing_keys"]:
         raise CommandError(f"{args.model!r} has no MLM head (missing "
                            f"{model.loading_info['missing_keys'][0]}); fill-mask needs one")
@@ -752,12 +753,10 @@ def _run_attention(args) -> int:
     import warnings
 
     from minibert import viz
-    from minibert.family.albert import AlbertConfig, AlbertModel
-    from minibert.family.distilbert import DistilBertConfig, DistilBertModel
+    from minibert.family.registry import family_of_folder
     from minibert.fill_mask import excerpt
     from minibert.heads import forward_inputs
-    from minibert.io.checkpoint import config_class_of, load_tokenizer
-    from minibert.model import BertModel
+    from minibert.tokenization import load_tokenizer
 
     suffix = args.out.rsplit(".", 1)[-1].lower() if "." in args.out else ""
     if suffix not in viz.SAVE_FORMATS:
@@ -772,15 +771,10 @@ def _run_attention(args) -> int:
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
         tokenizer = load_tokenizer(folder)
-        config_class = config_class_of(folder)
+        family = family_of_folder(folder)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pretraining heads are not needed for attention
-            if config_class is AlbertConfig:  # the pooler, absent from MLM folders, neither
-                model = AlbertModel.from_pretrained(folder, add_pooling_layer=False)
-            elif config_class is DistilBertConfig:
-                model = DistilBertModel.from_pretrained(folder)
-            else:
-                model = BertModel.from_pretrained(folder)
+            model = family.base_model.from_pretrained(folder, **family.base_model_options)
     encoding = tokenizer(args.text, args.pair, return_tensors="np")
     limit = min(args.max_seq_length, model.config.max_position_embeddings)
     length = encoding["input_ids"].shape[1]
@@ -868,23 +862,13 @@ def _new_output(path: str, overwrite: bool) -> None:
         raise CommandError(f"-o {path!r} already exists; pass --overwrite to replace it")
 
 
-def _model_kind(config_class) -> str:
-    """'an ALBERT model' for AlbertConfig: what a folder holds, in a user's words."""
-    name = {"AlbertConfig": "ALBERT", "DistilBertConfig": "DistilBERT",
-            "ElectraConfig": "ELECTRA"}.get(config_class.__name__,
-                                            config_class.__name__.removesuffix("Config"))
-    return f"{'an' if name[0] in 'AEIOU' else 'a'} {name} model"
-
-
 def _require_bert(folder: str, name: str, command: str) -> None:
     """Refuse a folder of another family (ALBERT, DistilBERT) for a BERT-only command."""
-    from minibert.config import BertConfig
-    from minibert.io.checkpoint import config_class_of
+    from minibert.family.registry import family_of_folder
 
-    config_class = config_class_of(folder)
-    if config_class is not BertConfig:
-        raise CommandError(f"{command} needs a BERT folder; {name!r} holds "
-                           f"{_model_kind(config_class)}")
+    family = family_of_folder(folder)
+    if family.model_type != "bert":
+        raise CommandError(f"{command} needs a BERT folder; {name!r} holds {family.article}")
 
 
 def _require_mlm_head(folder: str, name: str, command: str) -> None:
@@ -908,18 +892,17 @@ def _run_saliency(args) -> int:
     import warnings
 
     from minibert import viz
-    from minibert.config import BertConfig
+    from minibert.family.registry import family_of_folder
     from minibert.heads import BertForMaskedLM
-    from minibert.io.checkpoint import config_class_of, load_tokenizer
+    from minibert.tokenization import load_tokenizer
 
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
         tokenizer = load_tokenizer(folder)
-        config_class = config_class_of(folder)
-        if config_class is not BertConfig:
+        family = family_of_folder(folder)
+        if family.model_type != "bert":
             raise CommandError(f"--view saliency needs a BERT folder; {args.model!r} holds "
-                               f"{_model_kind(config_class)} (the other views "
-                               f"work for it)")
+                               f"{family.article} (the other views work for it)")
         _require_mlm_head(folder, args.model, "--view saliency")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the next-sentence head is not needed
@@ -997,7 +980,7 @@ def _run_finetune(args) -> int:
 # -- distil ----------------------------------------------------------------------------------
 
 def _add_distil(subparsers) -> None:
-    from minibert.family.distillation import DistillConfig
+    from minibert.training.distillation import DistillConfig
 
     defaults = DistillConfig()
     parser = _subcommand(subparsers, "distil", _run_distil,
@@ -1055,7 +1038,7 @@ def _run_distil(args) -> int:
     MLM head copied) and train it on the toy corpus's MLM batches with alpha_ce * T^2 KL +
     alpha_mlm * MLM + alpha_cos * cosine. Writes OUT/config.json, model.safetensors,
     vocab.txt, metrics.json, history.json."""
-    from minibert.family.distillation import DistillConfig, distil
+    from minibert.training.distillation import DistillConfig, distil
 
     _out_path(args.out)
     _bounded(args.steps, "--steps", maximum=MAX_STEPS)

@@ -15,7 +15,6 @@ from typing import Any
 from minibert import hf_config
 from minibert.checks import short_repr
 from minibert.hf_config import ClassifierLabels, HFConfigFile
-from minibert.io.checkpoint import register_config_class
 
 __all__ = ["BertConfig", "BertFields", "PRESETS", "preset_sizes", "HIDDEN_ACTS"]
 
@@ -145,5 +144,3 @@ class BertConfig(HFConfigFile, ClassifierLabels, BertFields):
         """
         return self.num_parameters_estimate() - (self.hidden_size ** 2 + self.hidden_size)
 
-
-register_config_class(BertConfig)

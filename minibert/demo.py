@@ -21,9 +21,9 @@ from pathlib import Path
 from minibert.data import AMBIGUITY_PROBES
 from minibert.fill_mask import fill_mask
 from minibert.heads import BertForMaskedLM
-from minibert.io.checkpoint import load_tokenizer
 from minibert.io.fileio import atomic_write_json, atomic_write_text
 from minibert.model import BertModel
+from minibert.tokenization import load_tokenizer
 from minibert.training.pretrain import TrainingConfig, pretrain
 from minibert.training.pretrain_config import default_workers
 

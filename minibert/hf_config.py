@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from minibert.checks import check_int, exact_float, is_int, is_real, short_repr
-from minibert.io.checkpoint import CONFIG_CLASSES
 from minibert.io.fileio import atomic_write_json, read_json_object
 
 __all__ = ["HFConfigFile", "ClassifierLabels", "DEFAULT_LABELS", "LABEL_KEYS", "with_labels",
@@ -77,6 +76,17 @@ class ClassifierLabels:
         return _names_of_id2label(stored) if stored is not None else list(DEFAULT_LABELS)
 
 
+def _config_class_named(model_type: str):
+    """The config class of ``model_type`` among those defined so far (for an error's hint)."""
+    pending = list(HFConfigFile.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        if cls.__dict__.get("model_type") == model_type:
+            return cls
+        pending += cls.__subclasses__()
+    return None
+
+
 class HFConfigFile:
     """config.json as HF reads and writes it, for BertConfig, AlbertConfig and DistilBertConfig.
 
@@ -116,7 +126,7 @@ class HFConfigFile:
         extra.update(nested)
         model_type = extra.pop("model_type", cls.model_type)
         if model_type != cls.model_type:
-            other = CONFIG_CLASSES.get(model_type) if isinstance(model_type, str) else None
+            other = _config_class_named(model_type) if isinstance(model_type, str) else None
             hint = f"; a {model_type} config.json loads with {other.__name__}" if other else ""
             raise ValueError(f"model_type must be {cls.model_type!r}, got "
                              f"{short_repr(model_type)}{hint}")

@@ -4,10 +4,11 @@ all-MiniLM-L6-v2 (sentence-transformers; Reimers & Gurevych 2019) is a 6-layer B
 sentence vector is the mean of its last hidden states over the real tokens (padding
 left out), scaled to length 1, so that a dot product is a cosine similarity. It was
 trained with MultipleNegativesRankingLoss: in a batch of (anchor, positive) pairs each
-anchor must pick its own positive among all the batch's positives (``contrastive_loss``
-in ``minibert.functional``). This module holds that pipeline as a Module with a backward
-pass, the one-call ``sentence_embeddings``, ranking for ``minibert search``, and a toy
-contrastive fine-tune. See docs/descendants.md.
+anchor must pick its own positive among all the batch's positives (``contrastive_loss``).
+This module holds the recipe's three forward/backward pairs (masked mean pooling, L2
+normalisation, the contrastive loss), the pipeline as a Module with a backward pass, the
+one-call ``sentence_embeddings``, ranking for ``minibert search``, and a toy contrastive
+fine-tune. See docs/descendants.md.
 
 Dimension legend: B batch, T sequence length, H hidden size, n texts, M candidates.
 """
@@ -16,17 +17,134 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from minibert import functional as F
-from minibert.checks import check_int, check_real
+from minibert.checks import check_float_array, check_int, check_real
 from minibert.layers import Module
 
 __all__ = ["SentenceEncoder", "sentence_embeddings", "rank", "load_sentence_model",
-           "retrieval_pairs", "retrieval_accuracy", "contrastive_finetune", "MAX_SEQ_LENGTH"]
+           "retrieval_pairs", "retrieval_accuracy", "contrastive_finetune", "MAX_SEQ_LENGTH",
+           "mean_pooling_forward", "mean_pooling_backward",
+           "l2_normalize_forward", "l2_normalize_backward",
+           "contrastive_loss_forward", "contrastive_loss_backward",
+           "MeanPoolingCache", "L2NormalizeCache", "ContrastiveLossCache"]
 
 MAX_SEQ_LENGTH = 256  # all-MiniLM-L6-v2's sentence_bert_config.json: longer texts are cut
+
+
+# ----------------------------------------------------------------------------------------
+# The recipe's three pairs: the mean of the real tokens' hidden states, scaled to unit
+# length, trained with in-batch negatives. Derivations: docs/descendants.md (section 1).
+# ----------------------------------------------------------------------------------------
+
+
+class MeanPoolingCache(NamedTuple):
+    weights: np.ndarray  # (B, T, 1) mask / number of real tokens of the row
+
+
+class L2NormalizeCache(NamedTuple):
+    unit: np.ndarray  # (..., H) the output x / max(|x|, eps)
+    norm: np.ndarray  # (..., 1) max(|x|, eps)
+    clamped: np.ndarray  # bool (..., 1), True where |x| < eps (the output is x / eps)
+
+
+class ContrastiveLossCache(NamedTuple):
+    anchors: L2NormalizeCache  # the anchors made unit vectors, (B, H)
+    candidates: L2NormalizeCache  # the candidates made unit vectors, (M, H)
+    scores: F.CrossEntropyCache  # softmax cross-entropy of the (B, M) scores
+    scale: float
+
+
+def mean_pooling_forward(hidden_states: np.ndarray, attention_mask):
+    """The mean of each row's real-token vectors: sum_t m[b, t] h[b, t] / sum_t m[b, t].
+
+    Inputs: hidden_states (B, T, H); attention_mask (B, T), 1 = real token, 0 = padding;
+    every row needs at least one real token. Output: (B, H). Cache: MeanPoolingCache.
+    """
+    check_float_array("hidden_states", hidden_states)
+    mask = np.asarray(attention_mask)
+    if hidden_states.ndim != 3 or mask.shape != hidden_states.shape[:2]:
+        raise ValueError(f"hidden_states must be (B, T, H) and attention_mask (B, T) with the "
+                         f"same B and T, got {hidden_states.shape} and {mask.shape}")
+    if mask.size and not np.isin(mask, (0, 1)).all():
+        raise ValueError(f"attention_mask must hold only 0 (padding) and 1 (real token), got "
+                         f"values {np.unique(mask)[:5].tolist()}")
+    counts = mask.sum(axis=1, keepdims=True)  # (B, 1)
+    if (counts == 0).any():
+        raise ValueError(f"attention_mask row {int(np.argmax(counts[:, 0] == 0))} has no real "
+                         f"token (all 0); every sentence needs at least one real token to "
+                         f"average")
+    weights = (mask / counts).astype(hidden_states.dtype)[..., None]  # (B, T, 1)
+    pooled = (hidden_states * weights).sum(axis=1)  # (B, H)
+    return pooled, MeanPoolingCache(weights)
+
+
+def mean_pooling_backward(dout: np.ndarray, cache):
+    """Returns d hidden_states (B, T, H) = dout[b] * m[b, t] / count[b]: 0 at padding."""
+    # forward: pooled[b] = sum_t weights[b, t] h[b, t]
+    return dout[:, None, :] * cache.weights
+
+
+def l2_normalize_forward(x: np.ndarray, eps: float = 1e-12):
+    """x scaled to unit length along the last axis: x / max(|x|, eps), torch's F.normalize.
+
+    Inputs: x (..., H); eps > 0 keeps a zero vector finite (it stays zero).
+    Output: (..., H). Cache: L2NormalizeCache.
+    """
+    check_float_array("x", x)
+    eps = check_real("eps", eps, 0, above=True)
+    length = np.sqrt((x * x).sum(axis=-1, keepdims=True))  # (..., 1)
+    clamped = length < eps
+    norm = np.maximum(length, eps)  # (..., 1)
+    unit = x / norm  # (..., H)
+    return unit, L2NormalizeCache(unit, norm, clamped)
+
+
+def l2_normalize_backward(dout: np.ndarray, cache):
+    """Returns dx (..., H) = (dout - u (u . dout)) / |x|; dout / eps where |x| < eps."""
+    unit, norm = cache.unit, cache.norm
+    # forward: u = x / |x|; d u / dx = (I - u u^T) / |x|, so only dout's part across u passes
+    radial = (unit * dout).sum(axis=-1, keepdims=True)  # (..., 1) u . dout
+    # below eps the denominator is the constant eps, and u = x / eps is linear in x
+    return (dout - unit * np.where(cache.clamped, 0.0, radial)) / norm
+
+
+def contrastive_loss_forward(anchors: np.ndarray, candidates: np.ndarray, scale: float = 20.0):
+    """In-batch contrastive loss (InfoNCE), sentence-transformers' MultipleNegativesRankingLoss.
+
+    scores[i, j] = scale * cos(anchor i, candidate j); the loss is the mean softmax
+    cross-entropy of each row against its own index: candidate i is anchor i's positive
+    and every other candidate (the batch's other positives, then any extra hard negatives)
+    is a negative. Inputs: anchors (B, H); candidates (M, H) with M >= B, the first B the
+    positives; scale > 0 (20 in sentence-transformers). Output: scalar loss.
+    Cache: ContrastiveLossCache.
+    """
+    check_float_array("anchors", anchors)
+    check_float_array("candidates", candidates)
+    if anchors.ndim != 2 or candidates.ndim != 2 or anchors.shape[1] != candidates.shape[1] \
+            or candidates.shape[0] < anchors.shape[0]:
+        raise ValueError(f"anchors must be (B, H) and candidates (M, H) with M >= B, got "
+                         f"{anchors.shape} and {candidates.shape}")
+    scale = check_real("scale", scale, 0, above=True)
+    unit_anchors, anchors_cache = l2_normalize_forward(anchors)  # (B, H)
+    unit_candidates, candidates_cache = l2_normalize_forward(candidates)  # (M, H)
+    scores = scale * (unit_anchors @ unit_candidates.T)  # (B, M)
+    labels = np.arange(anchors.shape[0])  # anchor i's positive is candidate i
+    loss, scores_cache = F.cross_entropy_forward(scores, labels)
+    return loss, ContrastiveLossCache(anchors_cache, candidates_cache, scores_cache, scale)
+
+
+def contrastive_loss_backward(dloss, cache):
+    """Returns (d anchors (B, H), d candidates (M, H))."""
+    dscores = F.cross_entropy_backward(dloss, cache.scores)  # (B, M)
+    # forward: scores = scale * unit_anchors @ unit_candidates.T
+    d_unit_anchors = cache.scale * (dscores @ cache.candidates.unit)  # (B, H)
+    d_unit_candidates = cache.scale * (dscores.T @ cache.anchors.unit)  # (M, H)
+    return (l2_normalize_backward(d_unit_anchors, cache.anchors),
+            l2_normalize_backward(d_unit_candidates, cache.candidates))
 
 
 def _encoder_of(model) -> Module:
@@ -54,10 +172,10 @@ class SentenceEncoder(Module):
         """input_ids, attention_mask (B, T) -> sentence embeddings (B, H)."""
         mask = np.asarray(attention_mask)
         hidden = self.bert(input_ids, token_type_ids, mask).last_hidden_state  # (B, T, H)
-        pooled, pooling_cache = F.mean_pooling_forward(hidden, mask)  # (B, H)
+        pooled, pooling_cache = mean_pooling_forward(hidden, mask)  # (B, H)
         normalize_cache = None
         if self.normalize:
-            pooled, normalize_cache = F.l2_normalize_forward(pooled)  # (B, H)
+            pooled, normalize_cache = l2_normalize_forward(pooled)  # (B, H)
         self.cache = (pooling_cache, normalize_cache)
         return pooled
 
@@ -68,8 +186,8 @@ class SentenceEncoder(Module):
         pooling_cache, normalize_cache = self.cache
         d_pooled = d_embeddings
         if normalize_cache is not None:
-            d_pooled = F.l2_normalize_backward(d_pooled, normalize_cache)  # (B, H)
-        d_hidden = F.mean_pooling_backward(d_pooled, pooling_cache)  # (B, T, H)
+            d_pooled = l2_normalize_backward(d_pooled, normalize_cache)  # (B, H)
+        d_hidden = mean_pooling_backward(d_pooled, pooling_cache)  # (B, T, H)
         self.bert.backward(d_hidden.astype(self.bert.dtype, copy=False))
 
 
@@ -130,7 +248,7 @@ def load_sentence_model(folder, dtype=np.float32):
     import warnings
 
     from minibert import BertModel
-    from minibert.io.checkpoint import load_tokenizer
+    from minibert.tokenization import load_tokenizer
 
     tokenizer = load_tokenizer(folder)
     with warnings.catch_warnings():
@@ -224,9 +342,9 @@ def contrastive_finetune(model, tokenizer, train_pairs, test_pairs, *, steps: in
         batch = _encode(tokenizer, texts, max_length)
         optimizer.zero_grad()
         vectors = encoder(batch["input_ids"], batch["attention_mask"])  # (2B, H)
-        loss, cache = F.contrastive_loss_forward(vectors[:batch_size], vectors[batch_size:],
+        loss, cache = contrastive_loss_forward(vectors[:batch_size], vectors[batch_size:],
                                                  scale)
-        d_anchors, d_positives = F.contrastive_loss_backward(1.0, cache)
+        d_anchors, d_positives = contrastive_loss_backward(1.0, cache)
         encoder.backward(np.concatenate([d_anchors, d_positives]))  # (2B, H)
         optimizer.step()
         losses.append(float(loss))

@@ -14,7 +14,8 @@ import pytest
 
 import minibert as mb
 from minibert.io import safetensors
-from minibert.io.checkpoint import checkpoint_summary, load_tokenizer
+from minibert.io.checkpoint import checkpoint_summary
+from minibert.tokenization import load_tokenizer
 
 
 def tiny_config(**overrides):

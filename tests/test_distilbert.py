@@ -19,6 +19,7 @@ from minibert import functional as F
 from minibert import kernels as K
 from minibert.base import make_init
 from minibert.checks import IGNORE_INDEX
+from minibert.family import distillation as D
 from minibert.family.distilbert import (
     DistilBertConfig,
     DistilBertForMaskedLM,
@@ -304,24 +305,24 @@ def _loss_inputs(seed=0):
 
 
 def _kl_backward_without_t_squared(dloss, cache):
-    d, _ = F.soft_target_kl_backward(dloss, cache)
+    d, _ = D.soft_target_kl_backward(dloss, cache)
     return d / cache.temperature**2, None
 
 
 def _kl_backward_without_one_over_t(dloss, cache):
-    d, _ = F.soft_target_kl_backward(dloss, cache)
+    d, _ = D.soft_target_kl_backward(dloss, cache)
     return d * cache.temperature, None
 
 
 def _kl_backward_mean_over_all_rows(dloss, cache):
-    d, _ = F.soft_target_kl_backward(dloss, cache)
+    d, _ = D.soft_target_kl_backward(dloss, cache)
     return d * cache.count / np.prod(cache.input_shape[:-1]), None
 
 
 def _cosine_backward_without_norm_term(dloss, cache):
     d_rows = -float(dloss) / cache.count * cache.teacher / np.sqrt(
         cache.student_sq * cache.teacher_sq)
-    return F._scatter_rows(d_rows, cache.selected, cache.input_shape), None
+    return D._scatter_rows(d_rows, cache.selected, cache.input_shape), None
 
 
 @pytest.mark.parametrize("broken", [_kl_backward_without_t_squared,
@@ -331,9 +332,9 @@ def test_a_broken_soft_target_backward_is_caught(broken):
     student, teacher, mask = _loss_inputs()
     inputs = {"student_logits": student, "teacher_logits": teacher}
     kwargs = {"mask": mask, "temperature": 2.0}
-    good = check_function(F.soft_target_kl_forward, F.soft_target_kl_backward, inputs,
+    good = check_function(D.soft_target_kl_forward, D.soft_target_kl_backward, inputs,
                           kwargs=kwargs)
-    bad = check_function(F.soft_target_kl_forward, broken, inputs, kwargs=kwargs)
+    bad = check_function(D.soft_target_kl_forward, broken, inputs, kwargs=kwargs)
     assert not good.failures(SINGLE_LAYER_TOL)
     assert bad.failures(SINGLE_LAYER_TOL)
 
@@ -341,9 +342,9 @@ def test_a_broken_soft_target_backward_is_caught(broken):
 def test_a_broken_cosine_backward_is_caught():
     student, teacher, mask = _loss_inputs(1)
     inputs = {"student_hidden": student, "teacher_hidden": teacher}
-    good = check_function(F.cosine_embedding_forward, F.cosine_embedding_backward, inputs,
+    good = check_function(D.cosine_embedding_forward, D.cosine_embedding_backward, inputs,
                           kwargs={"mask": mask})
-    bad = check_function(F.cosine_embedding_forward, _cosine_backward_without_norm_term,
+    bad = check_function(D.cosine_embedding_forward, _cosine_backward_without_norm_term,
                          inputs, kwargs={"mask": mask})
     assert not good.failures(SINGLE_LAYER_TOL)
     assert bad.failures(SINGLE_LAYER_TOL)
@@ -352,11 +353,11 @@ def test_a_broken_cosine_backward_is_caught():
 def test_soft_target_loss_values():
     student, teacher, mask = _loss_inputs(2)
     # identical distributions: KL 0 and gradient 0, whatever T
-    loss, cache = F.soft_target_kl_forward(teacher, teacher.copy(), mask, temperature=3.0)
+    loss, cache = D.soft_target_kl_forward(teacher, teacher.copy(), mask, temperature=3.0)
     assert abs(loss) < 1e-14
-    assert np.abs(F.soft_target_kl_backward(1.0, cache)[0]).max() < 1e-15
+    assert np.abs(D.soft_target_kl_backward(1.0, cache)[0]).max() < 1e-15
     # T^2 * mean over the selected rows of KL, written out
-    loss, cache = F.soft_target_kl_forward(student, teacher, mask, temperature=2.0)
+    loss, cache = D.soft_target_kl_forward(student, teacher, mask, temperature=2.0)
     rows = []
     for s, t in zip(student[mask], teacher[mask], strict=True):
         p = np.exp(t / 2) / np.exp(t / 2).sum()
@@ -364,30 +365,30 @@ def test_soft_target_loss_values():
         rows.append(np.sum(p * np.log(p / q)))
     assert loss == pytest.approx(4.0 * np.mean(rows), rel=1e-12)
     # rows outside the mask get exactly zero gradient; nothing selected gives 0 and zeros
-    d_student, d_teacher = F.soft_target_kl_backward(1.0, cache)
+    d_student, d_teacher = D.soft_target_kl_backward(1.0, cache)
     assert d_teacher is None and np.all(d_student[~mask] == 0.0)
-    empty, cache = F.soft_target_kl_forward(student, teacher, np.zeros((3, 5), bool))
-    assert empty == 0.0 and np.all(F.soft_target_kl_backward(1.0, cache)[0] == 0.0)
+    empty, cache = D.soft_target_kl_forward(student, teacher, np.zeros((3, 5), bool))
+    assert empty == 0.0 and np.all(D.soft_target_kl_backward(1.0, cache)[0] == 0.0)
 
 
 def test_cosine_loss_values():
     s = np.array([[[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]]])  # (1, 3, 2)
     t = np.array([[[3.0, 0.0], [1.0, 0.0], [1.0, 1.0]]])
-    loss, _ = F.cosine_embedding_forward(s, t)
+    loss, _ = D.cosine_embedding_forward(s, t)
     assert loss == pytest.approx((0.0 + 1.0 + 1.0) / 3)  # parallel, orthogonal, zero vector
-    loss, cache = F.cosine_embedding_forward(s, t, np.array([[1, 0, 0]]))
+    loss, cache = D.cosine_embedding_forward(s, t, np.array([[1, 0, 0]]))
     assert loss == pytest.approx(0.0)
-    assert np.all(np.isfinite(F.cosine_embedding_backward(1.0, cache)[0]))
+    assert np.all(np.isfinite(D.cosine_embedding_backward(1.0, cache)[0]))
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: F.soft_target_kl_forward(np.zeros((2, 3)), np.zeros((2, 4))),
+    (lambda: D.soft_target_kl_forward(np.zeros((2, 3)), np.zeros((2, 4))),
      "must have one shape"),
-    (lambda: F.soft_target_kl_forward(np.zeros((2, 3)), np.zeros((2, 3)), temperature=0.0),
+    (lambda: D.soft_target_kl_forward(np.zeros((2, 3)), np.zeros((2, 3)), temperature=0.0),
      "temperature must be a finite number > 0"),
-    (lambda: F.soft_target_kl_forward(np.zeros((2, 3)), np.zeros((2, 3)), np.ones(3)),
+    (lambda: D.soft_target_kl_forward(np.zeros((2, 3)), np.zeros((2, 3)), np.ones(3)),
      r"mask must have shape \(2,\)"),
-    (lambda: F.cosine_embedding_forward(np.zeros((2, 3)), np.zeros((2, 3)), np.full(2, 2)),
+    (lambda: D.cosine_embedding_forward(np.zeros((2, 3)), np.zeros((2, 3)), np.full(2, 2)),
      "mask must hold only 0/1"),
 ])
 def test_loss_argument_errors(call, message):

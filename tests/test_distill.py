@@ -12,14 +12,13 @@ import minibert as mb
 from minibert import functional as F
 from minibert.checks import IGNORE_INDEX
 from minibert.cli import main
+from minibert.family import distillation as D
 from minibert.family.distilbert import DistilBertConfig, DistilBertForMaskedLM
 from minibert.family.distillation import (
     HEAD_MAP,
     LAYER_MAP,
     DistillationObjective,
-    DistillConfig,
     default_teacher_layers,
-    distil,
     init_student,
     student_config,
 )
@@ -28,6 +27,7 @@ from minibert.gradcheck.suite import MODEL_TOL
 from minibert.io import safetensors
 from minibert.reference import reference_path
 from minibert.tokenization import BertTokenizer
+from minibert.training.distillation import DistillConfig, distil
 from minibert.training.loop import train_step
 from minibert.training.optim import AdamW
 
@@ -196,10 +196,10 @@ def test_objective_is_the_weighted_sum_of_the_three_losses():
     t_hidden = teacher.bert(ids, None, mask).last_hidden_state
     s_hidden = student.distilbert(ids, mask).last_hidden_state
     s_logits = student.lm_head_forward(s_hidden[real])
-    soft, _ = F.soft_target_kl_forward(s_logits, teacher.cls.predictions(t_hidden[real]),
+    soft, _ = D.soft_target_kl_forward(s_logits, teacher.cls.predictions(t_hidden[real]),
                                        temperature=3.0)
     mlm, _ = F.cross_entropy_forward(s_logits, labels[real])
-    cosine, _ = F.cosine_embedding_forward(s_hidden, t_hidden, mask)
+    cosine, _ = D.cosine_embedding_forward(s_hidden, t_hidden, mask)
     assert out.soft_target_loss == pytest.approx(soft, rel=1e-12)
     assert out.masked_lm_loss == pytest.approx(mlm, rel=1e-12)
     assert out.cosine_loss == pytest.approx(cosine, rel=1e-12)

@@ -38,7 +38,7 @@ import pytest
 
 import minibert as mb
 from minibert.io import safetensors as st
-from minibert.io.checkpoint import load_tokenizer
+from minibert.tokenization import load_tokenizer
 
 SEED = 0
 SAFETENSORS_CASES = 1200

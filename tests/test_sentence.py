@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import minibert as mb
-from minibert import functional as F
+from minibert import sentence as S
 from minibert.cli import main
 from minibert.gradcheck import check_function, check_loss
 from minibert.gradcheck.suite import MODEL_TOL, SINGLE_LAYER_TOL, perturb_parameters, small_config
@@ -53,11 +53,11 @@ def test_contrastive_loss_through_the_model(encoder):
 
     def loss():
         vectors = encoder(input_ids, mask)  # (4, H)
-        value, loss.cache = F.contrastive_loss_forward(vectors[:2], vectors[2:], scale=20.0)
+        value, loss.cache = S.contrastive_loss_forward(vectors[:2], vectors[2:], scale=20.0)
         return value
 
     def backward():
-        d_anchors, d_positives = F.contrastive_loss_backward(1.0, loss.cache)
+        d_anchors, d_positives = S.contrastive_loss_backward(1.0, loss.cache)
         encoder.backward(np.concatenate([d_anchors, d_positives]))
 
     check_loss(encoder, loss, backward, max_entries=12).assert_below(MODEL_TOL)
@@ -69,7 +69,7 @@ def test_broken_backward_is_caught():
     def normalize_without_projection(dout, cache):
         return dout / cache.norm  # forgets to remove the part along u
 
-    table = check_function(F.l2_normalize_forward, normalize_without_projection,
+    table = check_function(S.l2_normalize_forward, normalize_without_projection,
                            {"x": rng.standard_normal((3, 5))})
     assert table.failures(SINGLE_LAYER_TOL)
 
@@ -78,7 +78,7 @@ def test_broken_backward_is_caught():
                                cache.weights.shape[:2] + dout.shape[-1:]).copy()
 
     mask = np.array([[1, 1, 1, 0], [1, 1, 0, 0]])
-    table = check_function(F.mean_pooling_forward, pooling_over_padding_too,
+    table = check_function(S.mean_pooling_forward, pooling_over_padding_too,
                            {"hidden_states": rng.standard_normal((2, 4, 3))},
                            kwargs={"attention_mask": mask})
     assert table.failures(SINGLE_LAYER_TOL)
@@ -113,11 +113,11 @@ def test_sentence_embeddings_and_rank():
 
 def test_bad_input_is_one_clear_line(encoder):
     with pytest.raises(ValueError, match="attention_mask row 1 has no real token"):
-        F.mean_pooling_forward(np.ones((2, 3, 4)), np.array([[1, 0, 0], [0, 0, 0]]))
+        S.mean_pooling_forward(np.ones((2, 3, 4)), np.array([[1, 0, 0], [0, 0, 0]]))
     with pytest.raises(ValueError, match="anchors must be .* M >= B"):
-        F.contrastive_loss_forward(np.ones((3, 4)), np.ones((2, 4)))
+        S.contrastive_loss_forward(np.ones((3, 4)), np.ones((2, 4)))
     with pytest.raises(ValueError, match="scale"):
-        F.contrastive_loss_forward(np.ones((2, 4)), np.ones((2, 4)), scale=0.0)
+        S.contrastive_loss_forward(np.ones((2, 4)), np.ones((2, 4)), scale=0.0)
     with pytest.raises(TypeError, match="texts must be"):
         mb.sentence_embeddings(encoder.bert, None, [])
     with pytest.raises(TypeError, match="model must be a BERT encoder"):

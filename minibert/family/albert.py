@@ -66,7 +66,6 @@ from minibert.config import BertFields, preset_sizes
 from minibert.heads.pretraining import BertWithHeads, MaskedLMCache, MaskedLMModel
 from minibert.heads.tasks import PooledClassifier, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
-from minibert.io.checkpoint import register_config_class
 from minibert.layers import (
     CrossEntropyLoss,
     Embedding,
@@ -193,9 +192,6 @@ class AlbertConfig(HFConfigFile, ClassifierLabels, _AlbertFields):
 # ----------------------------------------------------------------------------------------
 # Embeddings: tables of width E
 # ----------------------------------------------------------------------------------------
-
-
-register_config_class(AlbertConfig)
 
 
 class AlbertEmbeddings(BertEmbeddings):

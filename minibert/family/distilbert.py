@@ -53,7 +53,6 @@ from minibert.config import HIDDEN_ACTS
 from minibert.heads.pretraining import MaskedLMCache, masked_positions
 from minibert.heads.tasks import LabelledHead, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
-from minibert.io.checkpoint import register_config_class
 from minibert.layers import (
     CrossEntropyLoss,
     Embedding,
@@ -181,9 +180,6 @@ class DistilBertConfig(HFConfigFile, ClassifierLabels, _DistilBertFields):
     def required_checkpoint_numbers(self) -> int:
         """The fewest numbers a checkpoint of this config holds: the whole DistilBertModel."""
         return self.num_parameters_estimate()
-
-
-register_config_class(DistilBertConfig)
 
 
 def sinusoidal_position_table(num_positions: int, dim: int) -> np.ndarray:

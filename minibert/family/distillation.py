@@ -13,16 +13,14 @@ transformers repository: ``train.py``, ``distiller.py``, ``scripts/extract_disti
        loss = alpha_ce * L_ce + alpha_mlm * L_mlm + alpha_cos * L_cos
 
    L_ce = T^2 * batchmean KL(softmax(teacher / T) || softmax(student / T)) over the real
-   (non-padding) positions (``functional.soft_target_kl_forward``), L_mlm BERT's masked-LM
+   (non-padding) positions (``soft_target_kl_forward``), L_mlm BERT's masked-LM
    cross-entropy, L_cos = mean of 1 - cos(student, teacher) between the last hidden
-   states at the real positions (``functional.cosine_embedding_forward``). The defaults
+   states at the real positions (``cosine_embedding_forward``). The defaults
    alpha_ce = 5, alpha_mlm = 2, alpha_cos = 1, T = 2 are the training command of the
    authors' README and ``train.py``'s default temperature.
-3. The loop (``distil``): MLM-only single-segment batches with dynamic masking (no next
-   sentence prediction, as the paper), AdamW, global-norm clipping, a linear warmup and
-   decay, one ``train_step`` per batch; the student saved with ``save_pretrained`` and
-   the teacher's tokenizer, atomically.
 
+This module holds the two losses as forward/backward pairs, the student and the
+objective; the training loop (``distil``) is ``minibert.training.distillation``.
 See docs/distillation.md for the derivations and the choices made here.
 
 Dimension legend: B batch, T sequence length, H hidden size, V vocabulary size,
@@ -31,12 +29,9 @@ M number of selected positions.
 
 from __future__ import annotations
 
-import dataclasses
 import os
-import sys
-import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -44,30 +39,24 @@ from typing import NamedTuple
 import numpy as np
 
 from minibert import functional as F
-from minibert.checks import IGNORE_INDEX, check_bool, check_int, check_probability, check_real
+from minibert.checks import IGNORE_INDEX, check_bool, check_float_array, check_int, check_real
 from minibert.config import BertConfig
-from minibert.data import PretrainingBatches, PretrainingDataConfig, ToyCorpus
-from minibert.data.pretraining import create_pretraining_instances
 from minibert.family.distilbert import LAYER_NORM_EPS, DistilBertConfig, DistilBertForMaskedLM
 from minibert.heads import BertForMaskedLM, BertForPreTraining
-from minibert.io.checkpoint import CONFIG_NAME, WEIGHTS_NAME, load_tokenizer
-from minibert.io.fileio import atomic_write_json, clear_run_files, run_folder
-from minibert.kernels import JOB_NOTE, fast_kernels_for_job
+from minibert.io.checkpoint import CONFIG_NAME
 from minibert.layers import CrossEntropyLoss
-from minibert.training.loop import eval_mode, train_step
-from minibert.training.optim import AdamW
-from minibert.training.pretrain_data import batches_of, heldout_instances
-from minibert.training.schedules import make_schedule
+from minibert.tokenization import load_tokenizer
 
 __all__ = [
-    "DistillConfig",
+    "soft_target_kl_forward", "soft_target_kl_backward",
+    "cosine_embedding_forward", "cosine_embedding_backward",
+    "SoftTargetKLCache", "CosineEmbeddingCache",
     "DistillationObjective",
     "DistillationOutput",
     "student_config",
     "default_teacher_layers",
     "init_student",
     "load_teacher",
-    "distil",
 ]
 
 # Student layer <- teacher layer, parameter by parameter (BERT's names -> DistilBERT's).
@@ -85,6 +74,150 @@ HEAD_MAP = {
     "cls.predictions.transform.dense": "vocab_transform",
     "cls.predictions.transform.LayerNorm": "vocab_layer_norm",
 }
+
+
+# ------------------------------------------------------------------------------------------
+# The two distillation losses as forward/backward pairs. In both the teacher's array is a
+# fixed target: its gradient is None. Derivations: docs/distillation.md (section 2).
+# ------------------------------------------------------------------------------------------
+
+
+class SoftTargetKLCache(NamedTuple):
+    student_probs: np.ndarray  # (M, V) softmax(student_logits / T) at the selected rows
+    teacher_probs: np.ndarray  # (M, V) softmax(teacher_logits / T) at the selected rows
+    selected: np.ndarray | None  # bool (...), the rows of the (..., V) input used; None: all
+    input_shape: tuple  # (..., V)
+    temperature: float  # T
+    count: int  # M, the number of selected rows
+
+
+class CosineEmbeddingCache(NamedTuple):
+    student: np.ndarray  # (M, H) the selected student vectors s
+    teacher: np.ndarray  # (M, H) the selected teacher vectors t
+    cosine: np.ndarray  # (M, 1) cos(s, t)
+    student_sq: np.ndarray  # (M, 1) |s|^2 + eps
+    teacher_sq: np.ndarray  # (M, 1) |t|^2 + eps
+    selected: np.ndarray | None  # bool (...), None: every row
+    input_shape: tuple  # (..., H)
+    count: int  # M
+
+
+def _selected_rows(name: str, student: np.ndarray, teacher: np.ndarray, mask):
+    """Check a student/teacher pair and a row mask; returns (student rows, teacher rows,
+    selected bool (...) or None). Rows are the vectors along the last axis."""
+    check_float_array(f"student_{name}", student)
+    check_float_array(f"teacher_{name}", teacher)
+    if student.ndim < 2 or student.shape != teacher.shape:
+        raise ValueError(f"student_{name} and teacher_{name} must have one shape (..., "
+                         f"{'V' if name == 'logits' else 'H'}) with at least 2 axes, got "
+                         f"{student.shape} and {teacher.shape}")
+    if mask is None:
+        width = student.shape[-1]
+        return student.reshape(-1, width), teacher.reshape(-1, width), None
+    mask = np.asarray(mask)
+    if mask.shape != student.shape[:-1]:
+        raise ValueError(f"mask must have shape {student.shape[:-1]} (one entry per row of "
+                         f"student_{name}), got {mask.shape}")
+    if mask.dtype != bool:
+        if not np.issubdtype(mask.dtype, np.integer) or (mask.size and (
+                mask.min() < 0 or mask.max() > 1)):
+            raise ValueError(f"mask must hold only 0/1 or False/True (1 = row used), got "
+                             f"dtype {mask.dtype}")
+        mask = mask.astype(bool)
+    return student[mask], teacher[mask], mask
+
+
+def _scatter_rows(rows: np.ndarray, selected, input_shape: tuple) -> np.ndarray:
+    """The (M, width) rows put back at their places in a zero array of ``input_shape``."""
+    if selected is None:
+        return rows.reshape(input_shape)
+    full = np.zeros(input_shape, dtype=rows.dtype)
+    full[selected] = rows
+    return full
+
+
+def soft_target_kl_forward(student_logits: np.ndarray, teacher_logits: np.ndarray, mask=None,
+                           temperature: float = 2.0):
+    """DistilBERT's distillation loss: T^2 * mean over selected rows of KL(p_t || p_s).
+
+    With p_t = softmax(teacher_logits / T) and p_s = softmax(student_logits / T) along the
+    last axis, for each selected row KL = sum_v p_t[v] (log p_t[v] - log p_s[v]); the loss is
+    T^2 times their mean over the M selected rows, which is ``torch.nn.KLDivLoss(reduction=
+    "batchmean")(log p_s, p_t) * T**2`` as the DistilBERT authors' distiller computes it. The
+    paper calls it a cross-entropy: sum_v -p_t log p_s differs from KL by the teacher's
+    entropy, a constant for the student, so both have the same gradient. T^2 keeps the
+    gradient's size independent of T (Hinton et al. 2015). See docs/distillation.md.
+
+    Inputs: student_logits, teacher_logits (..., V); mask (...) bool or 0/1, the rows that
+    count (None: all); temperature T > 0. Output: scalar loss (0 when no row is selected).
+    Cache: SoftTargetKLCache.
+    """
+    student_rows, teacher_rows, selected = _selected_rows("logits", student_logits,
+                                                          teacher_logits, mask)
+    temperature = check_real("temperature", temperature, 0, above=True)
+    count = student_rows.shape[0]
+    log_student = F.log_softmax(student_rows / temperature)  # (M, V) log p_s
+    log_teacher = F.log_softmax(teacher_rows / temperature)  # (M, V) log p_t
+    teacher_probs = np.exp(log_teacher)  # (M, V) p_t
+    kl_rows = (teacher_probs * (log_teacher - log_student)).sum(axis=-1)  # (M,)
+    loss = temperature**2 * kl_rows.sum() / max(count, 1)
+    cache = SoftTargetKLCache(np.exp(log_student), teacher_probs, selected,
+                              student_logits.shape, temperature, count)
+    return student_logits.dtype.type(loss), cache
+
+
+def soft_target_kl_backward(dloss, cache):
+    """Returns (d student_logits (..., V), None): dloss * T * (p_s - p_t) / M at the selected
+    rows, 0 elsewhere. The teacher's logits are a fixed target and get no gradient."""
+    if cache.count == 0:
+        return np.zeros(cache.input_shape, dtype=cache.student_probs.dtype), None
+    # forward: loss = T^2 / M * sum_rows KL(p_t || softmax(z / T)); d KL / d(z / T) = p_s - p_t,
+    # and d(z / T) / dz = 1 / T, so d loss / dz = T^2 / M * (p_s - p_t) / T = T (p_s - p_t) / M
+    scale = float(dloss) * cache.temperature / cache.count
+    d_rows = (cache.student_probs - cache.teacher_probs) * scale  # (M, V)
+    return _scatter_rows(d_rows, cache.selected, cache.input_shape), None
+
+
+_COSINE_EPS = 1e-12  # added to |s|^2 and |t|^2, as torch's cosine_embedding_loss does
+
+
+def cosine_embedding_forward(student_hidden: np.ndarray, teacher_hidden: np.ndarray,
+                             mask=None):
+    """DistilBERT's cosine loss: mean over selected rows of 1 - cos(s, t).
+
+    cos(s, t) = s.t / sqrt((|s|^2 + eps) (|t|^2 + eps)) with eps = 1e-12 (torch's
+    ``cosine_embedding_loss`` with target 1 and its eps), so a zero vector gives cos 0,
+    never NaN. The DistilBERT authors apply it to the last hidden states at the real
+    (non-padding) positions. See docs/distillation.md.
+
+    Inputs: student_hidden, teacher_hidden (..., H); mask (...) bool or 0/1, the rows that
+    count (None: all). Output: scalar loss (0 when no row is selected).
+    Cache: CosineEmbeddingCache.
+    """
+    student, teacher, selected = _selected_rows("hidden", student_hidden, teacher_hidden, mask)
+    count = student.shape[0]
+    dot = (student * teacher).sum(axis=-1, keepdims=True)  # (M, 1) s.t
+    student_sq = (student * student).sum(axis=-1, keepdims=True) + _COSINE_EPS  # (M, 1)
+    teacher_sq = (teacher * teacher).sum(axis=-1, keepdims=True) + _COSINE_EPS  # (M, 1)
+    cosine = dot / np.sqrt(student_sq * teacher_sq)  # (M, 1)
+    loss = (1.0 - cosine).sum() / max(count, 1)
+    cache = CosineEmbeddingCache(student, teacher, cosine, student_sq, teacher_sq, selected,
+                                 student_hidden.shape, count)
+    return student_hidden.dtype.type(loss), cache
+
+
+def cosine_embedding_backward(dloss, cache):
+    """Returns (d student_hidden (..., H), None): -dloss / M * (t / sqrt(a b) - cos * s / a)
+    at the selected rows (a = |s|^2 + eps, b = |t|^2 + eps), 0 elsewhere. The teacher's
+    hidden states are a fixed target and get no gradient."""
+    if cache.count == 0:
+        return np.zeros(cache.input_shape, dtype=cache.student.dtype), None
+    s, t, cosine = cache.student, cache.teacher, cache.cosine
+    # forward: cos = s.t / sqrt(a b), a = |s|^2 + eps;  d cos / ds = t / sqrt(a b) - cos * s / a
+    d_cosine_ds = t / np.sqrt(cache.student_sq * cache.teacher_sq) - cosine * s / cache.student_sq
+    # forward: loss = mean over the M rows of (1 - cos)
+    d_rows = d_cosine_ds * (-float(dloss) / cache.count)  # (M, H)
+    return _scatter_rows(d_rows, cache.selected, cache.input_shape), None
 
 
 # ------------------------------------------------------------------------------------------
@@ -224,8 +357,8 @@ class DistillationOutput:
 
 class DistillationCache(NamedTuple):
     selected: tuple  # (batch index, position) arrays of the M rows the logits are taken at
-    soft_target: F.SoftTargetKLCache  # over the (M, V) logits
-    cosine: F.CosineEmbeddingCache  # over the (B, T, H) last hidden states
+    soft_target: SoftTargetKLCache  # over the (M, V) logits
+    cosine: CosineEmbeddingCache  # over the (B, T, H) last hidden states
     sequence_shape: tuple  # (B, T, H)
 
 
@@ -300,11 +433,11 @@ class DistillationObjective:
         student_hidden = student.distilbert(input_ids, attention_mask).last_hidden_state
         student_logits = student.lm_head_forward(student_hidden[selected])  # (M, V)
 
-        soft, soft_cache = F.soft_target_kl_forward(student_logits, teacher_logits,
+        soft, soft_cache = soft_target_kl_forward(student_logits, teacher_logits,
                                                     temperature=self.temperature)
         row_labels = labels[selected]  # (M,) -100 at rows without an MLM target
         mlm = self.mlm_loss(student_logits, row_labels)
-        cosine, cosine_cache = F.cosine_embedding_forward(student_hidden, teacher_hidden, real)
+        cosine, cosine_cache = cosine_embedding_forward(student_hidden, teacher_hidden, real)
         alphas = self.alphas
         loss = (alphas["alpha_ce"] * float(soft) + alphas["alpha_mlm"] * float(mlm)
                 + alphas["alpha_cos"] * float(cosine))
@@ -325,82 +458,18 @@ class DistillationObjective:
         cache, self.cache = self.cache, None
         alphas = self.alphas
         # forward: loss = a_ce L_ce(logits) + a_mlm L_mlm(logits) + a_cos L_cos(hidden)
-        d_logits, _ = F.soft_target_kl_backward(alphas["alpha_ce"], cache.soft_target)
+        d_logits, _ = soft_target_kl_backward(alphas["alpha_ce"], cache.soft_target)
         d_logits = d_logits + self.mlm_loss.backward(alphas["alpha_mlm"])  # (M, V)
         d_rows = self.student.lm_head_backward(d_logits)  # (M, H)
-        d_hidden, _ = F.cosine_embedding_backward(alphas["alpha_cos"], cache.cosine)
+        d_hidden, _ = cosine_embedding_backward(alphas["alpha_cos"], cache.cosine)
         d_hidden = d_hidden.astype(d_rows.dtype)  # (B, T, H)
         d_hidden[cache.selected] += d_rows  # each selected position appears once
         self.student.distilbert.backward(d_hidden)
 
 
 # ------------------------------------------------------------------------------------------
-# The job
+# The teacher
 # ------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DistillConfig:
-    """Everything that determines a distillation run besides the teacher."""
-
-    steps: int = 300  # optimizer steps
-    batch_size: int = 32  # sequences per step
-    max_seq_length: int = 32  # T of the MLM instances
-    learning_rate: float = 5e-4  # peak of the linear schedule (the authors' train.py)
-    warmup_fraction: float = 0.05  # share of the steps warming up (the authors' warmup_prop)
-    weight_decay: float = 0.0  # the authors' default
-    adam_epsilon: float = 1e-6  # the authors' default
-    max_grad_norm: float = 5.0  # global-norm clipping (the authors' default)
-    temperature: float = 2.0  # T of the soft targets (the authors' default)
-    alpha_ce: float = 5.0  # weight of L_ce (the authors' README command)
-    alpha_mlm: float = 2.0  # weight of L_mlm (likewise)
-    alpha_cos: float = 1.0  # weight of L_cos (likewise)
-    restrict_ce_to_mask: bool = False  # L_ce at the MLM targets only, not every real token
-    student_layers: int | None = None  # default half the teacher's layers
-    teacher_layers: tuple[int, ...] | None = None  # default every other: 0, 2, 4, ...
-    dropout: float = 0.0  # the student's hidden and attention dropout
-    masked_lm_prob: float = 0.15  # share of tokens chosen as MLM targets
-    max_predictions_per_seq: int = 10  # cap on MLM targets per sequence
-    num_documents: int = 2600  # toy-corpus training documents (the pretrain default)
-    num_heldout_documents: int = 260  # toy-corpus held-out documents
-    eval_batches: int = 8  # held-out batches measured before and after training
-    log_every: int = 10  # history and progress-line period in steps
-    seed: int = 0  # seeds corpus, masks, batch order and the student's dropout
-
-    def __post_init__(self) -> None:
-        for name in ("steps", "batch_size", "max_predictions_per_seq", "num_documents",
-                     "eval_batches", "log_every"):
-            check_int(name, getattr(self, name), minimum=1)
-        check_int("max_seq_length", self.max_seq_length, minimum=3)
-        check_int("num_heldout_documents", self.num_heldout_documents, minimum=0)
-        check_int("seed", self.seed, minimum=0)
-        if self.student_layers is not None:
-            check_int("student_layers", self.student_layers, minimum=1)
-        if self.teacher_layers is not None:
-            if not isinstance(self.teacher_layers, (tuple, list)) or not self.teacher_layers:
-                raise ValueError(f"teacher_layers must be a non-empty list of layer indices, "
-                                 f"got {self.teacher_layers!r}")
-            object.__setattr__(self, "teacher_layers", tuple(
-                check_int(f"teacher_layers[{i}]", v, minimum=0)
-                for i, v in enumerate(self.teacher_layers)))
-        for name in ("learning_rate", "adam_epsilon", "max_grad_norm", "temperature"):
-            check_real(name, getattr(self, name), 0, above=True)
-        for name in ("weight_decay", "alpha_ce", "alpha_mlm", "alpha_cos"):
-            check_real(name, getattr(self, name), 0)
-        if not (self.alpha_ce or self.alpha_mlm or self.alpha_cos):
-            raise ValueError("alpha_ce, alpha_mlm and alpha_cos are all 0; at least one loss "
-                             "must have a positive weight")
-        check_bool("restrict_ce_to_mask", self.restrict_ce_to_mask)
-        check_probability("warmup_fraction", self.warmup_fraction)
-        check_probability("dropout", self.dropout, open_at_one=True)
-        check_probability("masked_lm_prob", self.masked_lm_prob, open_at_zero=True,
-                          open_at_one=True)
-
-    def to_dict(self) -> dict:
-        data = dataclasses.asdict(self)
-        if data["teacher_layers"] is not None:
-            data["teacher_layers"] = list(data["teacher_layers"])
-        return data
 
 
 def load_teacher(directory: str | os.PathLike):
@@ -438,156 +507,3 @@ def load_teacher(directory: str | os.PathLike):
                          f"tokens but the model's vocab_size is {teacher.config.vocab_size}; "
                          f"teacher, student and tokenizer must share one vocabulary")
     return teacher.eval(), tokenizer
-
-
-def _check_out_dir(out_dir: Path, overwrite: bool) -> None:
-    if out_dir.exists() and not out_dir.is_dir():
-        raise NotADirectoryError(f"--out {str(out_dir)!r} exists and is not a folder")
-    if not overwrite and any((out_dir / f).exists() for f in (WEIGHTS_NAME, CONFIG_NAME)):
-        raise FileExistsError(f"--out {str(out_dir)!r} already holds a model; pass "
-                              f"--overwrite to replace it")
-
-
-def _data(config: DistillConfig, tokenizer, max_positions: int):
-    """(training batch stream, held-out instances, data config): MLM-only, single segments."""
-    if config.max_seq_length > max_positions:
-        raise ValueError(f"max_seq_length={config.max_seq_length} is longer than the teacher's "
-                         f"max_position_embeddings={max_positions}; allowed: 3..{max_positions}")
-    corpus = ToyCorpus.generate(config.num_documents, config.num_heldout_documents,
-                                seed=config.seed)
-    data_config = PretrainingDataConfig(
-        max_seq_length=config.max_seq_length, masked_lm_prob=config.masked_lm_prob,
-        max_predictions_per_seq=config.max_predictions_per_seq, dupe_factor=1,
-        random_seed=config.seed, objective="mlm", dynamic_masking=True)
-    instances = create_pretraining_instances(corpus.train, tokenizer, data_config)
-    batches = PretrainingBatches(instances, tokenizer, data_config,
-                                 batch_size=config.batch_size, padding="longest",
-                                 seed=config.seed)
-    heldout = []
-    if corpus.heldout:
-        static = dataclasses.replace(data_config, dynamic_masking=False)
-        heldout = heldout_instances(corpus.heldout, tokenizer, static)
-    return batches, heldout, data_config
-
-
-def _inputs(batch) -> dict:
-    """A pretraining batch as the objective's inputs (no token types: DistilBERT has none)."""
-    return {"input_ids": batch.input_ids, "attention_mask": batch.attention_mask,
-            "labels": batch.labels}
-
-
-LOSS_NAMES = ("loss", "soft_target_loss", "masked_lm_loss", "cosine_loss")
-
-
-def _evaluate(objective: DistillationObjective, batches) -> dict[str, float]:
-    """Held-out means over batches of the losses; MLM accuracy of student and teacher."""
-    sums = dict.fromkeys(LOSS_NAMES, 0.0)
-    student_correct = teacher_correct = 0.0
-    count = targets = 0
-    with eval_mode(objective.student):
-        for batch in batches:
-            out = objective(**_inputs(batch))
-            objective.cache = None  # no backward follows
-            for name in LOSS_NAMES:
-                sums[name] += getattr(out, name)
-            if out.num_targets:
-                student_correct += out.masked_lm_accuracy * out.num_targets
-                teacher_correct += out.teacher_masked_lm_accuracy * out.num_targets
-            targets += out.num_targets
-            count += 1
-    if count == 0:
-        return {}
-    metrics = {name: value / count for name, value in sums.items()}
-    metrics["student_masked_lm_accuracy"] = student_correct / max(targets, 1)
-    metrics["teacher_masked_lm_accuracy"] = teacher_correct / max(targets, 1)
-    return metrics
-
-
-def distil(config: DistillConfig, teacher_dir: str | os.PathLike, out_dir: str | os.PathLike,
-           *, overwrite: bool = False, progress: Callable[[str], None] | None = None) -> dict:
-    """Distil the teacher in ``teacher_dir`` into a DistilBERT written to ``out_dir``.
-
-    Writes config.json, model.safetensors, vocab.txt (the teacher's tokenizer),
-    metrics.json, history.json and distill_config.json, each atomically. ``out_dir`` is
-    locked (and so proven writable) before any work; an overwrite removes the previous
-    run's files (only minibert's) once the student is trained. Returns the metrics.
-    """
-    if not isinstance(config, DistillConfig):
-        raise TypeError(f"config must be a DistillConfig, got {type(config).__name__}")
-    progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
-    out_dir = Path(out_dir)
-    _check_out_dir(out_dir, overwrite)
-    with run_folder(out_dir, notice=progress), fast_kernels_for_job():
-        return _distil_locked(config, teacher_dir, out_dir, overwrite, progress)
-
-
-def _distil_locked(config: DistillConfig, teacher_dir, out_dir: Path, overwrite: bool,
-                   progress: Callable[[str], None]) -> dict:
-    start = time.perf_counter()
-    teacher, tokenizer = load_teacher(teacher_dir)
-    student = init_student(teacher, config.student_layers, config.teacher_layers,
-                           seed=config.seed, dropout=config.dropout,
-                           attention_dropout=config.dropout)
-    teacher_layers = (list(config.teacher_layers) if config.teacher_layers is not None else
-                      default_teacher_layers(teacher.config.num_hidden_layers,
-                                             student.config.n_layers))
-    layers = student.config.n_layers
-    progress(f"student: {layers} layer{'s' if layers > 1 else ''} from teacher layers "
-             f"{teacher_layers} of {teacher.config.num_hidden_layers}; "
-             f"{student.num_parameters():,} parameters (teacher {teacher.num_parameters():,})")
-    progress(JOB_NOTE)
-    objective = DistillationObjective(teacher, student, config.temperature, config.alpha_ce,
-                                      config.alpha_mlm, config.alpha_cos,
-                                      config.restrict_ce_to_mask)
-    batches, heldout, data_config = _data(config, tokenizer,
-                                          teacher.config.max_position_embeddings)
-    progress(f"data: {len(batches.instances):,} MLM instances (T={config.max_seq_length}, "
-             f"dynamic masking), {len(heldout):,} held out")
-
-    def heldout_metrics() -> dict[str, float]:
-        chosen = heldout[: config.batch_size * config.eval_batches]
-        return _evaluate(objective, batches_of(chosen, tokenizer, config.batch_size,
-                                               data_config.max_predictions_per_seq))
-
-    initial = heldout_metrics()
-    schedule = make_schedule("linear", config.learning_rate,
-                             warmup_steps=int(config.warmup_fraction * config.steps),
-                             total_steps=config.steps)
-    optimizer = AdamW(student, lr=schedule, eps=config.adam_epsilon,
-                      weight_decay=config.weight_decay)
-    history: list[dict] = []
-    student.train()
-    for step in range(1, config.steps + 1):
-        batch = next(batches)
-        lr = optimizer.current_lr
-        out, grad_norm = train_step(objective, _inputs(batch), optimizer, config.max_grad_norm)
-        if step % config.log_every == 0 or step in (1, config.steps):
-            history.append({"step": step, "lr": lr, "grad_norm": grad_norm,
-                            **dataclasses.asdict(out)})
-            progress(f"step {step}/{config.steps}  loss {out.loss:.4f}  (ce "
-                     f"{out.soft_target_loss:.4f}  mlm {out.masked_lm_loss:.4f}  cos "
-                     f"{out.cosine_loss:.4f})  lr {lr:.2e}")
-    student.eval()
-    final = heldout_metrics()
-    metrics = {
-        "steps": config.steps,
-        "student_layers": student.config.n_layers,
-        "teacher_layers": teacher_layers,
-        "student_parameters": student.num_parameters(),
-        "teacher_parameters": teacher.num_parameters(),
-        "heldout_before": initial,
-        "heldout_after": final,
-        "total_seconds": round(time.perf_counter() - start, 2),
-        "seed": config.seed,
-    }
-    if final:
-        progress("held-out after distillation: " + "  ".join(f"{k} {v:.4f}"
-                                                            for k, v in final.items()))
-    if overwrite:
-        clear_run_files(out_dir)  # the previous run's files (only minibert's) go
-    student.save_pretrained(out_dir, tokenizer=tokenizer)
-    atomic_write_json(out_dir / "metrics.json", metrics)
-    atomic_write_json(out_dir / "history.json", history)
-    atomic_write_json(out_dir / "distill_config.json",
-                      {**config.to_dict(), "teacher": str(teacher_dir)})
-    return metrics

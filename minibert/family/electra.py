@@ -51,11 +51,18 @@ from minibert.base import (
     make_init,
     preserved_caches,
 )
-from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, check_real, is_int, short_repr
+from minibert.checks import (
+    IGNORE_INDEX,
+    as_int_array,
+    check_float_array,
+    check_ids,
+    check_real,
+    is_int,
+    short_repr,
+)
 from minibert.config import BertFields, preset_sizes
 from minibert.heads.tasks import LabelledHead, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
-from minibert.io.checkpoint import register_config_class
 from minibert.layers import GELU, CrossEntropyLoss, Embedding, Module, get_activation
 from minibert.model import BertEmbeddings, BertEncoder, BertModel
 
@@ -65,6 +72,8 @@ __all__ = [
     "ElectraForPreTrainingOutput", "ElectraForSequenceClassification", "ElectraPreTrainer",
     "ElectraPreTrainerOutput",
     "generator_config", "RTD_WEIGHT", "GENERATOR_FOLDER",
+    "binary_cross_entropy_forward", "binary_cross_entropy_backward",
+    "BinaryCrossEntropyCache",
 ]
 
 GENERATOR_FOLDER = "generator"  # pretraining writes the generator's folder here, inside --out
@@ -72,6 +81,53 @@ RTD_WEIGHT = 50.0  # lambda of the paper: loss = MLM + 50 * replaced-token detec
 
 # E of the presets: the paper's ELECTRA-Small has E = 128 < H = 256; tiny takes half of H.
 ELECTRA_EMBEDDING_SIZES = {"tiny": 64, "mini": 128, "small": 128, "base": 768, "large": 1024}
+
+
+# ----------------------------------------------------------------------------------------
+# Replaced-token detection's loss as a forward/backward pair: was each token replaced? One
+# binary cross-entropy per real token. Derivation: docs/descendants.md (section 3).
+# ----------------------------------------------------------------------------------------
+
+
+class BinaryCrossEntropyCache(NamedTuple):
+    probs: np.ndarray  # (...) sigmoid(logits)
+    targets: np.ndarray  # (...) the labels as floats
+    weights: np.ndarray  # (...) 1 / M at the selected positions, 0 elsewhere
+
+
+def binary_cross_entropy_forward(logits: np.ndarray, labels, mask=None):
+    """Mean binary cross-entropy with logits over the selected positions (torch's
+    ``BCEWithLogitsLoss`` on them).
+
+    Per position: -(y log sigmoid(z) + (1 - y) log(1 - sigmoid(z))), computed as
+    max(z, 0) - z y + log(1 + exp(-|z|)) so that no large |z| overflows.
+    Inputs: logits (...); labels (...) of 0/1; mask (...) bool or 0/1, the positions that
+    count (None: all). Output: scalar loss (0 when none is selected).
+    Cache: BinaryCrossEntropyCache.
+    """
+    check_float_array("logits", logits)
+    labels = np.asarray(labels)
+    if labels.shape != logits.shape or (labels.size and not np.isin(labels, (0, 1)).all()):
+        raise ValueError(f"labels must hold only 0 and 1 in the shape of logits "
+                         f"{logits.shape}, got shape {labels.shape}")
+    selected = np.ones(logits.shape, dtype=bool) if mask is None else np.asarray(mask) == 1
+    if selected.shape != logits.shape:
+        raise ValueError(f"mask must have the shape of logits {logits.shape}, got "
+                         f"{selected.shape}")
+    count = int(selected.sum())
+    targets = labels.astype(logits.dtype)
+    per_position = (np.maximum(logits, 0) - logits * targets
+                    + np.log1p(np.exp(-np.abs(logits))))  # (...)
+    weights = (selected / max(count, 1)).astype(logits.dtype)  # (...)
+    loss = (per_position * weights).sum()
+    probs = 0.5 * (1.0 + np.tanh(0.5 * logits))  # sigmoid, without overflow in exp(-z)
+    return logits.dtype.type(loss), BinaryCrossEntropyCache(probs, targets, weights)
+
+
+def binary_cross_entropy_backward(dloss, cache):
+    """Returns dlogits (...) = dloss * (sigmoid(z) - y) / M at selected positions, else 0."""
+    # forward: loss = sum_selected (softplus(z) - z y) / M; d softplus(z) / dz = sigmoid(z)
+    return (cache.probs - cache.targets) * cache.weights * float(dloss)
 
 
 # ----------------------------------------------------------------------------------------
@@ -128,9 +184,6 @@ class ElectraConfig(HFConfigFile, ClassifierLabels, _ElectraFields):
     def required_checkpoint_numbers(self) -> int:
         """The fewest numbers a checkpoint of this config holds: the whole encoder."""
         return self.num_parameters_estimate()
-
-
-register_config_class(ElectraConfig)
 
 
 def generator_config(discriminator: ElectraConfig, size: float = 0.25) -> ElectraConfig:
@@ -323,7 +376,7 @@ class ElectraForPreTrainingOutput:
 
 
 class _DiscriminatorCache(NamedTuple):
-    bce: F.BinaryCrossEntropyCache
+    bce: BinaryCrossEntropyCache
 
 
 class ElectraForPreTraining(_ElectraPretrainingModel):
@@ -356,7 +409,7 @@ class ElectraForPreTraining(_ElectraPretrainingModel):
                 mask = mask[None]
             if labels.ndim == 1:
                 labels = labels[None]
-            value, bce = F.binary_cross_entropy_forward(logits, labels, mask)
+            value, bce = binary_cross_entropy_forward(logits, labels, mask)
             loss, self.cache = float(value), _DiscriminatorCache(bce)
         return ElectraForPreTrainingOutput(loss, logits, out.hidden_states, out.attentions)
 
@@ -364,7 +417,7 @@ class ElectraForPreTraining(_ElectraPretrainingModel):
         """Adds rtd_weight times the gradient of the forward's loss into every parameter."""
         if self.cache is None:
             raise RuntimeError("backward() needs a forward pass with labels first")
-        d_logits = F.binary_cross_entropy_backward(rtd_weight, self.cache.bce)  # (B, T)
+        d_logits = binary_cross_entropy_backward(rtd_weight, self.cache.bce)  # (B, T)
         self.electra.backward(self.discriminator_predictions.backward(
             d_logits.astype(self.dtype, copy=False)))
 

@@ -14,8 +14,11 @@ import numpy as np
 from minibert import functional as F
 from minibert import kernels as K
 from minibert import layers
+from minibert import sentence as S
 from minibert.checks import IGNORE_INDEX
 from minibert.config import BertConfig
+from minibert.family import distillation as D
+from minibert.family import electra as E
 from minibert.gradcheck import GradCheckTable, check_function, check_loss, check_module
 from minibert.layers import Module
 
@@ -98,33 +101,35 @@ def _function_specs(seed: int):
     labels[0, 1] = labels[1, 3] = IGNORE_INDEX
     yield ("cross_entropy", F.cross_entropy_forward, F.cross_entropy_backward,
            {"logits": normal((batch, seq, classes)), "labels": labels}, {})
-    # Distillation losses: T = 2 so that a missing T^2 or 1/T changes the gradient; the
-    # teacher's array is a fixed target (its gradient is None and is not checked).
+    # The descendants' pairs, beside their models (family.distillation, sentence,
+    # family.electra). Distillation losses: T = 2 so that a missing T^2 or 1/T changes the
+    # gradient; the teacher's array is a fixed target (its gradient is None, not checked).
     selected = _padding_mask(rng, batch, seq).astype(bool)
-    yield ("soft_target_kl", F.soft_target_kl_forward, F.soft_target_kl_backward,
+    yield ("soft_target_kl", D.soft_target_kl_forward, D.soft_target_kl_backward,
            {"student_logits": 2.0 * normal((batch, seq, classes)),
             "teacher_logits": 2.0 * normal((batch, seq, classes))},
            {"mask": selected, "temperature": 2.0})
-    yield ("cosine_embedding", F.cosine_embedding_forward, F.cosine_embedding_backward,
+    yield ("cosine_embedding", D.cosine_embedding_forward, D.cosine_embedding_backward,
            {"student_hidden": normal((batch, seq, hidden)),
             "teacher_hidden": normal((batch, seq, hidden))}, {"mask": selected})
     # Sentence embeddings: padding in the pooled rows; 3 anchors against 3 positives and
     # 2 hard negatives; scale 20 as sentence-transformers' MultipleNegativesRankingLoss.
-    yield ("mean_pooling", F.mean_pooling_forward, F.mean_pooling_backward,
+    yield ("mean_pooling", S.mean_pooling_forward, S.mean_pooling_backward,
            {"hidden_states": normal((batch, seq, hidden))},
            {"attention_mask": _padding_mask(rng, batch, seq)})
-    yield ("l2_normalize", F.l2_normalize_forward, F.l2_normalize_backward,
+    yield ("l2_normalize", S.l2_normalize_forward, S.l2_normalize_backward,
            {"x": normal((batch, seq, hidden))}, {})
-    yield ("contrastive_loss", F.contrastive_loss_forward, F.contrastive_loss_backward,
+    yield ("contrastive_loss", S.contrastive_loss_forward, S.contrastive_loss_backward,
            {"anchors": normal((3, hidden)), "candidates": normal((5, hidden))}, {"scale": 20.0})
-    yield ("binary_cross_entropy", F.binary_cross_entropy_forward,
-           F.binary_cross_entropy_backward, {"logits": 2.0 * normal((batch, seq))},
+    yield ("binary_cross_entropy", E.binary_cross_entropy_forward,
+           E.binary_cross_entropy_backward, {"logits": 2.0 * normal((batch, seq))},
            {"labels": rng.integers(0, 2, size=(batch, seq)),
             "mask": _padding_mask(rng, batch, seq)})
 
 
 def function_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
-    """(name, thunk) for every pair in ``functional``; each thunk returns a table."""
+    """(name, thunk) for every pair in ``functional`` and every descendant's pair (in
+    ``family.distillation``, ``sentence`` and ``family.electra``); each returns a table."""
     for name, forward, backward, inputs, kwargs in _function_specs(seed):
         yield name, (lambda f=forward, b=backward, i=inputs, k=kwargs:
                      check_function(f, b, i, kwargs=k))

@@ -8,8 +8,9 @@ tokenizer's own business: ``BertTokenizer.save_pretrained`` writes them and
 (``pytorch_model.bin``) are refused, never unpickled. See docs/checkpoints.md.
 
 This module sits below the models and imports none of them: a model class brings its
-``config_class``, and each config class registers itself by its ``model_type``
-(``register_config_class``), so that a folder's config.json finds its class here.
+``config_class``; which class a folder's config.json belongs to is the family registry's
+business (``minibert.family.registry.config_class_of``), and the tokenizer's folder is read
+by ``minibert.tokenization.load_tokenizer``.
 """
 
 from __future__ import annotations
@@ -33,11 +34,7 @@ __all__ = [
     "save_pretrained",
     "load_pretrained",
     "read_checkpoint_tensors",
-    "load_tokenizer",
     "checkpoint_summary",
-    "config_class_of",
-    "register_config_class",
-    "CONFIG_CLASSES",
 ]
 
 CONFIG_NAME = "config.json"
@@ -282,45 +279,18 @@ def load_pretrained(
     return model.eval()  # as HF: a loaded model starts in eval mode (dropout off)
 
 
-# The config class of each model_type a config.json can name: "bert" -> BertConfig, ...
-CONFIG_CLASSES: dict[str, type] = {}
-
-
-def register_config_class(config_class: type) -> type:
-    """Record ``config_class`` as the reader of config.json files of its ``model_type``."""
-    CONFIG_CLASSES[config_class.model_type] = config_class
-    return config_class
-
-
-def config_class_of(directory: str | os.PathLike):
-    """The config class for a checkpoint folder's config.json, chosen by its model_type.
-
-    A config.json without model_type (or naming one minibert does not build) is read as
-    a BertConfig, which keeps unknown keys.
-    """
-    data = read_json_object(Path(directory) / CONFIG_NAME, "config file")
-    return CONFIG_CLASSES.get(data.get("model_type"), CONFIG_CLASSES["bert"])
-
-
-def load_tokenizer(directory: str | os.PathLike):
-    """The BertTokenizer of a model folder: ``BertTokenizer.from_pretrained(directory)``.
-
-    Only the folder check is this module's (a missing folder, or a file given instead, is
-    named as a model folder); vocab.txt and tokenizer_config.json are read as
-    ``from_pretrained`` reads them, settings and all.
-    """
-    from minibert.tokenization import BertTokenizer
-
-    return BertTokenizer.from_pretrained(_existing_folder(directory, "model folder"))
-
-
-def checkpoint_summary(directory: str | os.PathLike) -> dict:
+def checkpoint_summary(directory: str | os.PathLike, config_class=None) -> dict:
     """What ``minibert info`` prints: config, parameter counts by module, dtypes, heads.
 
-    Reads only the safetensors header (no tensor data).
+    Reads only the safetensors header (no tensor data). With ``config_class`` (e.g.
+    ``minibert.family.registry.config_class_of(directory)``) config.json is read and checked
+    by that class; without, its JSON object is reported as written.
     """
     directory = _check_folder(directory)
-    config = config_class_of(directory).from_json_file(directory / CONFIG_NAME)
+    if config_class is None:
+        config = read_json_object(directory / CONFIG_NAME, "config file")
+    else:
+        config = config_class.from_json_file(directory / CONFIG_NAME).to_dict()
     if (directory / WEIGHTS_NAME).is_file():
         infos, _ = safetensors.read_header(directory / WEIGHTS_NAME)
     else:
@@ -356,7 +326,7 @@ def checkpoint_summary(directory: str | os.PathLike) -> dict:
     has_pooler = any(".pooler." in f".{k}" for k in infos)
     return {
         "folder": str(directory),
-        "config": config.to_dict(),
+        "config": config,
         "parameters": counts,
         "total_parameters": int(sum(counts.values())),
         "dtypes": sorted(dtypes),

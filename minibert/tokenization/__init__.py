@@ -3,15 +3,21 @@
 ``basic`` splits text into words (cleaning, lower-casing, accents, punctuation, CJK);
 ``wordpiece`` splits words into vocabulary pieces, longest match first; ``tokenizer``
 is the ``BertTokenizer`` that joins them with the special tokens, pairs, truncation and
-padding; ``trainer`` learns a WordPiece vocabulary from text.
+padding (``load_tokenizer`` reads a model folder's); ``trainer`` learns a WordPiece
+vocabulary from text.
 """
 
 from minibert.tokenization.basic import BasicTokenizer
-from minibert.tokenization.tokenizer import BertTokenizer, clean_up_tokenization, load_vocab
+from minibert.tokenization.tokenizer import (
+    BertTokenizer,
+    clean_up_tokenization,
+    load_tokenizer,
+    load_vocab,
+)
 from minibert.tokenization.trainer import WordPieceTrainer
 from minibert.tokenization.wordpiece import WordpieceTokenizer
 
 __all__ = [
     "BasicTokenizer", "BertTokenizer", "WordPieceTrainer", "WordpieceTokenizer",
-    "clean_up_tokenization", "load_vocab",
+    "clean_up_tokenization", "load_tokenizer", "load_vocab",
 ]

@@ -24,7 +24,7 @@ from minibert.io.fileio import atomic_write_json, atomic_write_text, open_to_rea
 from minibert.tokenization.basic import BasicTokenizer
 from minibert.tokenization.wordpiece import WordpieceTokenizer
 
-__all__ = ["BertTokenizer", "clean_up_tokenization", "load_vocab"]
+__all__ = ["BertTokenizer", "clean_up_tokenization", "load_tokenizer", "load_vocab"]
 
 VOCAB_FILE_NAME = "vocab.txt"
 TOKENIZER_CONFIG_NAME = "tokenizer_config.json"
@@ -684,6 +684,26 @@ class BertTokenizer:
             max_input_chars_per_word=max_input_chars_per_word,
             **kwargs,
         )
+
+
+def load_tokenizer(directory: str | os.PathLike) -> BertTokenizer:
+    """The BertTokenizer of a model folder: ``BertTokenizer.from_pretrained(directory)``.
+
+    What this adds is the folder check of a *model* folder (a missing folder, or a file
+    given instead, is named as a model folder); vocab.txt and tokenizer_config.json are
+    read as ``from_pretrained`` reads them, settings and all.
+    """
+    if not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"model folder must be a str or os.PathLike, got "
+                        f"{type(directory).__name__}")
+    directory = Path(directory)
+    if not directory.exists():
+        raise FileNotFoundError(f"model folder {str(directory)!r} does not exist")
+    if not directory.is_dir():
+        raise NotADirectoryError(
+            f"model folder {str(directory)!r} is a file; expected a folder holding config.json "
+            f"and model.safetensors (as save_pretrained writes)")
+    return BertTokenizer.from_pretrained(directory)
 
 
 _SPECIAL_TOKEN_DEFAULTS = {

@@ -31,12 +31,8 @@ import numpy as np
 from minibert.checks import check_int, check_real
 from minibert.config import PRESETS, BertConfig
 from minibert.data import tasks
-from minibert.heads import (
-    BertForQuestionAnswering,
-    BertForSequenceClassification,
-    BertForTokenClassification,
-    forward_inputs,
-)
+from minibert.family.registry import FAMILIES, family_of_folder
+from minibert.heads import forward_inputs
 from minibert.io.fileio import atomic_write_json, clear_run_files, run_folder
 from minibert.kernels import fast_kernels_for_job
 from minibert.training.loop import TrainingDiverged, eval_mode, train_step
@@ -46,7 +42,6 @@ from minibert.training.schedules import make_schedule
 
 __all__ = [
     "HEADS",
-    "FAMILY_HEADS",
     "head_class",
     "FinetuneConfig",
     "scratch_tokenizer",
@@ -57,19 +52,9 @@ __all__ = [
     "finetune",
 ]
 
-HEADS = {
-    "classify": BertForSequenceClassification,
-    "tag": BertForTokenClassification,
-    "qa": BertForQuestionAnswering,
-}
-# The heads of the other families, by the model_type of a pretrained folder's config.json
-# (BERT's are HEADS). Only sequence classification exists for these.
-FAMILY_HEADS = {
-    "albert": {"classify": ("minibert.family.albert", "AlbertForSequenceClassification")},
-    "distilbert": {"classify": ("minibert.family.distilbert",
-                               "DistilBertForSequenceClassification")},
-    "electra": {"classify": ("minibert.family.electra", "ElectraForSequenceClassification")},
-}
+# BERT's head of each task (the family registry holds every family's: the others have
+# sequence classification only).
+HEADS = FAMILIES["bert"].tasks
 MODEL_FILES = ("config.json", "model.safetensors")
 
 
@@ -138,47 +123,38 @@ def scratch_tokenizer(config: FinetuneConfig):
     return BertTokenizer.train(corpus.sentences(), vocab_size=config.vocab_size)
 
 
-def _model_type(model_dir) -> str:
-    """config.json's model_type of a folder ("bert" when it names none or is unreadable).
+def _family(model_dir):
+    """The Family of a folder's config.json (BERT's when it names none or is unreadable).
 
     An unreadable or missing folder is BERT's here: loading it then raises the usual error.
     """
     import os
 
-    from minibert.io.fileio import read_json_object
-
     if not isinstance(model_dir, (str, os.PathLike)) or \
             not (Path(model_dir) / "config.json").is_file():
-        return "bert"
+        return FAMILIES["bert"]
     try:
-        model_type = read_json_object(Path(model_dir) / "config.json",
-                                      "config file").get("model_type")
+        return family_of_folder(model_dir)
     except (OSError, ValueError):
-        return "bert"
-    return model_type if model_type in FAMILY_HEADS else "bert"
+        return FAMILIES["bert"]
 
 
 def head_class(task: str, model_dir=None):
     """The head model class for ``task`` on the family of ``model_dir`` (BERT without one).
 
-    ALBERT and DistilBERT folders have a head for "classify" only; another task raises
-    ValueError naming the task and the model type.
+    ALBERT, DistilBERT and ELECTRA folders have a head for "classify" only; another task
+    raises ValueError naming the task and the model type.
     """
-    import importlib
-
     if task not in tasks.TASKS:
         raise ValueError(f"task must be one of {list(tasks.TASKS)}, got {task!r}")
-    model_type = "bert" if model_dir is None else _model_type(model_dir)
-    if model_type == "bert":
-        return HEADS[task]
-    heads = FAMILY_HEADS[model_type]
+    family = FAMILIES["bert"] if model_dir is None else _family(model_dir)
+    heads = family.tasks
     if task not in heads:
-        available = ", ".join(f"{name!r} ({location[1]})" for name, location in heads.items())
-        raise ValueError(f"task {task!r} is not available for model_type {model_type!r} "
+        available = ", ".join(f"{name!r} ({cls.__name__})" for name, cls in heads.items())
+        raise ValueError(f"task {task!r} is not available for model_type {family.model_type!r} "
                          f"(--model {str(model_dir)!r}): minibert has only {available} for "
-                         f"{model_type}; task {task!r} needs a BERT checkpoint")
-    module, name = heads[task]
-    return getattr(importlib.import_module(module), name)
+                         f"{family.model_type}; task {task!r} needs a BERT checkpoint")
+    return heads[task]
 
 
 def build_model(config: FinetuneConfig, task: tasks.TaskData, model_dir=None, tokenizer=None,
@@ -193,7 +169,7 @@ def build_model(config: FinetuneConfig, task: tasks.TaskData, model_dir=None, to
     cls = head_class(config.task, model_dir)
     labels = {"id2label": list(task.label_names)} if task.label_names else {}
     if model_dir is not None:
-        from minibert.io.checkpoint import load_tokenizer
+        from minibert.tokenization import load_tokenizer
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # reported below, in one line

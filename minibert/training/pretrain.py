@@ -29,10 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from minibert.config import BertConfig
-from minibert.family.albert import AlbertConfig, AlbertForPreTraining
-from minibert.family.electra import GENERATOR_FOLDER, ElectraConfig, ElectraPreTrainer
-from minibert.heads import BertForPreTraining
+from minibert.family.electra import GENERATOR_FOLDER, ElectraPreTrainer
+from minibert.family.registry import FAMILIES
 from minibert.io import safetensors
 from minibert.io.checkpoint import CONFIG_NAME, WEIGHTS_NAME
 from minibert.io.fileio import (
@@ -104,26 +102,21 @@ def _deferred_stop_signals():
             signal.signal(signum, old)
 
 
-def _model_config(config: TrainingConfig, vocab_size: int) -> BertConfig | AlbertConfig:
+def _model_config(config: TrainingConfig, vocab_size: int):
+    """The config of the architecture's model: its family's preset at the job's sizes.
+
+    ALBERT and ELECTRA take E from their own preset (64 for tiny); ELECTRA's is the
+    discriminator's config (ElectraPreTrainer derives the generator, 1/4 wide); ALBERT's
+    sentence-order head also takes TrainingConfig.dropout.
+    """
     layers = {} if config.num_layers is None else {"num_hidden_layers": config.num_layers}
-    if config.architecture == "electra":
-        # The discriminator's config; ElectraPreTrainer derives the generator (1/4 wide).
-        return ElectraConfig.preset(config.preset, vocab_size=vocab_size, **layers,
-                                    max_position_embeddings=max(128, config.max_seq_length),
-                                    hidden_dropout_prob=config.dropout,
-                                    attention_probs_dropout_prob=config.dropout)
+    dropout = {"hidden_dropout_prob": config.dropout,
+               "attention_probs_dropout_prob": config.dropout}
     if config.architecture == "albert":
-        # The same preset sizes, E from AlbertConfig.preset (64 for tiny), one shared
-        # block; TrainingConfig.dropout also sets the sentence-order head's dropout.
-        return AlbertConfig.preset(config.preset, vocab_size=vocab_size, **layers,
-                                   max_position_embeddings=max(128, config.max_seq_length),
-                                   hidden_dropout_prob=config.dropout,
-                                   attention_probs_dropout_prob=config.dropout,
-                                   classifier_dropout_prob=config.dropout)
-    return BertConfig.preset(config.preset, vocab_size=vocab_size, **layers,
-                             max_position_embeddings=max(128, config.max_seq_length),
-                             hidden_dropout_prob=config.dropout,
-                             attention_probs_dropout_prob=config.dropout)
+        dropout["classifier_dropout_prob"] = config.dropout
+    return FAMILIES[config.architecture].config_class.preset(
+        config.preset, vocab_size=vocab_size, **layers,
+        max_position_embeddings=max(128, config.max_seq_length), **dropout)
 
 
 class Trainer:
@@ -134,8 +127,7 @@ class Trainer:
         self.config = config
         self.data = data
         self.progress = progress
-        model_class = {"albert": AlbertForPreTraining, "electra": ElectraPreTrainer}.get(
-            config.architecture, BertForPreTraining)
+        model_class = FAMILIES[config.architecture].pretraining
         self.model = model_class(_model_config(config, len(data.tokenizer)), seed=config.seed)
         if config.token_type_init == "zero":
             # Before the optimizer copies the weights into its flat buffer.

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from minibert.checks import check_bool, check_int, check_probability, check_real
 from minibert.config import PRESETS
 from minibert.data import OBJECTIVES
+from minibert.family.registry import ARCHITECTURES  # the families that pretrain
 from minibert.training.optim import OPTIMIZERS
 from minibert.training.schedules import SCHEDULES
 
 __all__ = ["TrainingConfig", "ARCHITECTURES", "MAX_DEFAULT_WORKERS", "default_workers"]
 
-ARCHITECTURES = ("bert", "albert", "electra")
 # More worker processes than this rarely pay on a small model: each step's shards shrink
 # while the all-reduce of the whole gradient stays (docs/parallel.md).
 MAX_DEFAULT_WORKERS = 4

@@ -365,12 +365,13 @@ def _encode(model, tokenizer, text: str, text_pair: str | None) -> dict:
 
 
 def _architecture(model) -> str:
-    """BERT, ALBERT or DistilBERT, from the model's class name."""
-    name = type(model).__name__
-    for prefix, family in (("DistilBert", "DistilBERT"), ("Albert", "ALBERT"), ("Bert", "BERT")):
-        if name.startswith(prefix):
-            return family
-    return name
+    """BERT, ALBERT, DistilBERT or ELECTRA: the model's family (else its class name)."""
+    from minibert.family.registry import family_of
+
+    try:
+        return family_of(model).name
+    except ValueError:
+        return type(model).__name__
 
 
 def _evenly(count: int, keep: int) -> list[int]:
@@ -535,22 +536,19 @@ def load_model(folder):
     """
     import warnings
 
-    import minibert as mb
-    from minibert.io.checkpoint import checkpoint_summary, config_class_of, load_tokenizer
+    from minibert.family.registry import family_of_folder
+    from minibert.io.checkpoint import checkpoint_summary
+    from minibert.tokenization import load_tokenizer
 
     tokenizer = load_tokenizer(folder)
-    config_class = config_class_of(folder)
+    family = family_of_folder(folder)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # heads the explorer does not read are left out
-        if config_class is mb.AlbertConfig:
-            model = mb.AlbertModel.from_pretrained(folder, add_pooling_layer=False)
-        elif config_class is mb.DistilBertConfig:
-            model = mb.DistilBertModel.from_pretrained(folder)
-        elif {"cls.predictions", "cls.seq_relationship"} <= set(
-                checkpoint_summary(folder)["heads"]):
-            model = mb.BertForPreTraining.from_pretrained(folder)
+        if family.model_type == "bert" and {"cls.predictions", "cls.seq_relationship"} <= \
+                set(checkpoint_summary(folder)["heads"]):
+            model = family.pretraining.from_pretrained(folder)
         else:
-            model = mb.BertModel.from_pretrained(folder)
+            model = family.base_model.from_pretrained(folder, **family.base_model_options)
     return model.eval(), tokenizer
 
 

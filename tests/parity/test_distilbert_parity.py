@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minibert import functional as F
 from minibert.checks import IGNORE_INDEX
+from minibert.family import distillation as D
 from minibert.family.distilbert import DistilBertConfig, DistilBertForMaskedLM, DistilBertModel
 
 pytest.importorskip("torch")
@@ -227,7 +227,7 @@ def test_distillation_losses_equal_torch(hf):
     teacher = 3.0 * rng.standard_normal((3, 6, 11))
     mask = rng.random((3, 6)) < 0.6
     for temperature in (0.5, 1.0, 2.0, 4.0):
-        loss, cache = F.soft_target_kl_forward(student, teacher, mask, temperature)
+        loss, cache = D.soft_target_kl_forward(student, teacher, mask, temperature)
         s = torch.tensor(student[mask], requires_grad=True)
         ref = torch.nn.functional.kl_div(
             torch.log_softmax(s / temperature, dim=-1),
@@ -235,16 +235,16 @@ def test_distillation_losses_equal_torch(hf):
             reduction="batchmean") * temperature**2
         ref.backward()
         assert_close(f"kl loss T={temperature}", loss, ref.item())
-        d_student, _ = F.soft_target_kl_backward(1.0, cache)
+        d_student, _ = D.soft_target_kl_backward(1.0, cache)
         assert_close(f"kl grad T={temperature}", d_student[mask], s.grad)
     hidden_s = rng.standard_normal((3, 6, 24))
     hidden_t = rng.standard_normal((3, 6, 24))
-    loss, cache = F.cosine_embedding_forward(hidden_s, hidden_t, mask)
+    loss, cache = D.cosine_embedding_forward(hidden_s, hidden_t, mask)
     s = torch.tensor(hidden_s[mask], requires_grad=True)
     target = torch.ones(int(mask.sum()), dtype=torch.float64)
     ref = torch.nn.functional.cosine_embedding_loss(s, torch.from_numpy(hidden_t[mask]), target)
     ref.backward()
     assert_close("cosine loss", loss, ref.item())
-    d_student, _ = F.cosine_embedding_backward(1.0, cache)
+    d_student, _ = D.cosine_embedding_backward(1.0, cache)
     assert_close("cosine grad", d_student[mask], s.grad)
     assert np.all(d_student[~mask] == 0.0)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minibert as mb
-from minibert import functional as F
+from minibert import sentence as S
 from minibert.sentence import load_sentence_model, retrieval_pairs
 
 
@@ -43,8 +43,8 @@ def test_contrastive_loss_and_gradients_equal_torch(hf, extra_negatives):
     anchors = rng.standard_normal((4, 7))
     candidates = rng.standard_normal((4 + extra_negatives, 7))
     candidates[0] = 1e-14 * candidates[0]  # below eps: F.normalize's clamp, both sides
-    loss, cache = F.contrastive_loss_forward(anchors, candidates, scale=20.0)
-    d_anchors, d_candidates = F.contrastive_loss_backward(0.7, cache)
+    loss, cache = S.contrastive_loss_forward(anchors, candidates, scale=20.0)
+    d_anchors, d_candidates = S.contrastive_loss_backward(0.7, cache)
 
     a = torch.tensor(anchors, requires_grad=True)
     c = torch.tensor(candidates, requires_grad=True)

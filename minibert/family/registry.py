@@ -1,0 +1,138 @@
+"""The family registry: one table that tells BERT and its relatives apart.
+
+Every place that must choose a class by model family reads this table: the command line
+(which model class a folder loads as, which command a family supports), the explorer,
+the pretraining job (``--architecture``), fine-tuning (which head a task gets) and the
+benchmarks. A family is found by config.json's ``model_type``, by its config class, or
+from a model; nothing registers itself on import.
+
+    >>> from minibert.family.registry import family_of
+    >>> family_of("albert").masked_lm.__name__
+    'AlbertForMaskedLM'
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from minibert.config import BertConfig
+from minibert.family.albert import (
+    AlbertConfig,
+    AlbertForMaskedLM,
+    AlbertForPreTraining,
+    AlbertForSequenceClassification,
+    AlbertModel,
+)
+from minibert.family.distilbert import (
+    DistilBertConfig,
+    DistilBertForMaskedLM,
+    DistilBertForSequenceClassification,
+    DistilBertModel,
+)
+from minibert.family.electra import (
+    ElectraConfig,
+    ElectraForMaskedLM,
+    ElectraForPreTraining,
+    ElectraForSequenceClassification,
+    ElectraModel,
+    ElectraPreTrainer,
+)
+from minibert.heads import (
+    BertForMaskedLM,
+    BertForPreTraining,
+    BertForQuestionAnswering,
+    BertForSequenceClassification,
+    BertForTokenClassification,
+)
+from minibert.io.checkpoint import CONFIG_NAME
+from minibert.io.fileio import read_json_object
+from minibert.model import BertModel
+
+__all__ = ["Family", "FAMILIES", "ARCHITECTURES", "family_of", "family_of_folder",
+           "config_class_of"]
+
+
+@dataclass(frozen=True)
+class Family:
+    """What minibert builds of one model family, and which commands it serves."""
+
+    model_type: str  # config.json's "model_type"; also pretrain's --architecture name
+    name: str  # as a person writes it: "ALBERT"
+    config_class: type
+    base_model: type  # the bare encoder (attention views, the explorer, embeddings)
+    masked_lm: type | None  # the encoder with its MLM head (fill-mask), None if none
+    pretraining: type | None  # what `minibert pretrain --architecture` trains, or None
+    objective: str | None  # pretraining objective by default: "nsp", "sop" or "mlm"
+    tasks: dict[str, type]  # fine-tuning task -> head model class
+    base_model_options: dict = field(default_factory=dict)  # keywords to load base_model
+    other_models: tuple[type, ...] = ()  # further classes of the family (no command picks)
+
+    @property
+    def article(self) -> str:
+        """'an ALBERT model': what a folder holds, in a user's words."""
+        return f"{'an' if self.name[0] in 'AEIOU' else 'a'} {self.name} model"
+
+    @property
+    def model_classes(self) -> tuple[type, ...]:
+        listed = (self.base_model, self.masked_lm, self.pretraining, *self.tasks.values(),
+                  *self.other_models)
+        return tuple(dict.fromkeys(cls for cls in listed if cls is not None))
+
+
+FAMILIES: dict[str, Family] = {family.model_type: family for family in (
+    Family("bert", "BERT", BertConfig, BertModel, BertForMaskedLM, BertForPreTraining, "nsp",
+           {"classify": BertForSequenceClassification, "tag": BertForTokenClassification,
+            "qa": BertForQuestionAnswering}),
+    # ALBERT's MLM folders have no pooler: its encoder is loaded without one.
+    Family("albert", "ALBERT", AlbertConfig, AlbertModel, AlbertForMaskedLM,
+           AlbertForPreTraining, "sop", {"classify": AlbertForSequenceClassification},
+           base_model_options={"add_pooling_layer": False}),
+    Family("distilbert", "DistilBERT", DistilBertConfig, DistilBertModel,
+           DistilBertForMaskedLM, None, None,
+           {"classify": DistilBertForSequenceClassification}),
+    # The discriminator is ELECTRA's model; the generator (ElectraForMaskedLM) trains beside
+    # it and is dropped after pretraining, so fill-mask and the views do not read ELECTRA.
+    Family("electra", "ELECTRA", ElectraConfig, ElectraModel, None, ElectraPreTrainer, "mlm",
+           {"classify": ElectraForSequenceClassification},
+           other_models=(ElectraForPreTraining, ElectraForMaskedLM)),
+)}
+
+# The families `minibert pretrain --architecture` trains, in the table's order.
+ARCHITECTURES = tuple(name for name, family in FAMILIES.items() if family.pretraining)
+
+_BY_CONFIG_CLASS = {family.config_class: family for family in FAMILIES.values()}
+
+
+def family_of(what) -> Family:
+    """The Family of a model_type name, a config (class or instance) or a model.
+
+    Raises ValueError naming what was given and the families there are.
+    """
+    if isinstance(what, str):
+        if what in FAMILIES:
+            return FAMILIES[what]
+        raise ValueError(f"model_type must be one of {list(FAMILIES)}, got {what!r}")
+    config_class = what if isinstance(what, type) else type(getattr(what, "config", what))
+    if config_class in _BY_CONFIG_CLASS:
+        return _BY_CONFIG_CLASS[config_class]
+    raise ValueError(f"{getattr(config_class, '__name__', config_class)!r} belongs to no model "
+                     f"family minibert builds; the families: {list(FAMILIES)}")
+
+
+def family_of_folder(directory: str | os.PathLike) -> Family:
+    """The Family of a checkpoint folder, by its config.json's model_type.
+
+    A config.json without model_type (or naming one minibert does not build) is BERT's:
+    BertConfig reads it and keeps unknown keys.
+    """
+    data = read_json_object(Path(directory) / CONFIG_NAME, "config file")
+    model_type = data.get("model_type")
+    return FAMILIES.get(model_type, FAMILIES["bert"]) if isinstance(model_type, str) \
+        else FAMILIES["bert"]
+
+
+def config_class_of(directory: str | os.PathLike) -> type:
+    """The config class for a checkpoint folder's config.json (``family_of_folder``)."""
+    return family_of_folder(directory).config_class
