@@ -1,20 +1,26 @@
 """The package's layout as docs/architecture.md draws it, read from the import statements.
 
 Every ``import`` and ``from ... import`` of the package's modules, module-level or inside a
-function, is an edge of the import graph. The graph has no cycle; io/ sits below the
-models; only layers.py chooses a fast twin; no module reaches for another's private names.
+function, is an edge of the import graph. The graph has no cycle; each part of the package
+(a top-level file or folder) imports only the parts below it (``LAYERS``); io/ sits below
+the models; only layers.py chooses a fast twin; no module reaches for another's private
+names; ``import minibert`` loads the library and nothing optional (checked in a fresh
+process).
 """
 
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "minibert"
 # The model layer and everything above it: what io/ must never import.
 ABOVE_IO = ("minibert.config", "minibert.hf_config", "minibert.base", "minibert.model",
             "minibert.heads", "minibert.family", "minibert.layers", "minibert.functional",
-            "minibert.kernels", "minibert.attribution", "minibert.training", "minibert.viz",
+            "minibert.attribution", "minibert.training", "minibert.viz",
             "minibert.cli")
 
 
@@ -82,28 +88,81 @@ def test_io_imports_nothing_above_it():
     assert not upward
 
 
-SWITCH = {"fast_kernels", "set_fast_kernels", "fast_kernels_enabled", "fast_kernels_for_job",
-          "JOB_NOTE"}
-
-
-def test_only_layers_chooses_a_fast_twin():
-    """Outside layers.py (and the gradient-check suite, which checks the twins themselves)
-    a module may use the switch, never a twin; the models, heads and family not even that,
-    but for the distillation job's ``fast_kernels_for_job`` and its note."""
-    for name in MODULES:
-        if name in ("minibert.kernels", "minibert.layers", "minibert.gradcheck.suite"):
-            continue
-        for module, names in imports(name):
-            if module != "minibert.kernels":
-                continue
-            assert names and set(names) <= SWITCH, (name, names or "the whole module")
-            if name.startswith(("minibert.model", "minibert.heads", "minibert.family")):
-                assert set(names) <= {"fast_kernels_for_job", "JOB_NOTE"}, (name, names)
-
-
 def test_no_module_imports_a_private_name_of_another():
     private = [(name, module, taken) for name in MODULES for module, names in imports(name)
                for taken in names if taken.startswith("_") and taken != "__version__"]
     private += [(name, module, "") for name in MODULES for module, _ in imports(name)
                 if any(part.startswith("_") for part in module.split(".")[1:])]
     assert not private
+
+
+# The package's parts, bottom to top (docs/architecture.md). A module may import its own
+# part and the parts below it, never one above or beside it: io/ sits below the models,
+# tokenization/ below io's callers, family/ below training/, training/ below the tools.
+LAYERS = (
+    ("checks",),
+    ("functional", "io"),
+    ("kernels", "tokenization", "hf_config"),
+    ("layers", "config", "data"),
+    ("base", "attribution"),
+    ("model",),
+    ("heads", "lora"),
+    ("family", "fill_mask", "reference"),
+    ("training",),
+    ("bridges", "sentence"),
+    ("gradcheck",),
+    ("viz", "assignment"),
+    ("cli", "demo"),
+    ("__main__",),
+)
+LEVEL = {part: level for level, parts in enumerate(LAYERS) for part in parts}
+# The one edge against the layers, and why: the pretraining job hands its steps to the MPI
+# bridge when mpiexec launched it (loaded only then; the bridge builds on training/).
+UPWARD = {("minibert.training.pretrain", "minibert.bridges"),
+          ("minibert.training.pretrain", "minibert.bridges.mpi")}
+
+
+def part_of(module: str) -> str:
+    """``minibert.family.albert`` -> ``family``: the top-level file or folder of a module."""
+    return module.split(".")[1]
+
+
+def test_every_part_of_the_package_has_a_layer():
+    parts = {part_of(name) for name in MODULES if name != "minibert"}
+    assert parts <= set(LEVEL), f"place these in LAYERS: {sorted(parts - set(LEVEL))}"
+
+
+def test_no_part_imports_upward_or_sideways():
+    wrong = sorted(f"{name} -> {target}" for name, targets in graph().items() if name != "minibert"
+                   for target in targets
+                   if part_of(target) != part_of(name) and (name, target) not in UPWARD
+                   and LEVEL[part_of(target)] >= LEVEL[part_of(name)])
+    assert not wrong, "; ".join(wrong)
+
+
+# What ``import minibert`` may load beyond the package itself: numpy, never an optional
+# dependency; and of the package, no tool (command line, figures, assignment, bridges,
+# gradient-check suite) and of training/ only what the top level exports (optim, schedules).
+OPTIONAL = ("matplotlib", "torch", "transformers", "mpi4py", "IPython", "scipy")
+NOT_ON_IMPORT = ("minibert.cli", "minibert.viz", "minibert.assignment", "minibert.bridges",
+                 "minibert.gradcheck", "minibert.demo", "minibert.lora", "minibert.data",
+                 "minibert.training.")
+TRAINING_ON_IMPORT = {"minibert.training.optim", "minibert.training.schedules"}
+
+
+def test_import_minibert_loads_the_library_alone():
+    code = "import sys, json, minibert; print(json.dumps(sorted(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, check=True)
+    loaded = json.loads(result.stdout)
+    optional = [m for m in loaded if m.split(".")[0] in OPTIONAL]
+    tools = [m for m in loaded if m.startswith(NOT_ON_IMPORT) and m not in TRAINING_ON_IMPORT]
+    assert not optional and not tools, (optional, tools)
+
+
+def test_lazy_names_of_the_top_level_still_resolve():
+    code = ("import sys, minibert; f = minibert.use_implementation; "
+            "from minibert import *; print(callable(f), 'minibert.assignment' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, check=True)
+    assert result.stdout.split() == ["True", "True"]
