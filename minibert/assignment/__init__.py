@@ -4,7 +4,8 @@
 order) with public tests, or the instructor's tree (student/, solutions/, hidden/);
 ``grade`` grades a folder task by task, each in its own process with a time limit;
 ``use_implementation`` runs minibert's models on a student's backward passes;
-``bugs`` is the bug-hunting lab. The command line: ``minibert assignment create|grade``.
+``grade_all`` grades a class folder of submissions into one CSV; ``bugs`` is the
+bug-hunting lab. The command line: ``minibert assignment create|grade|grade-all``.
 See docs/assignments.md.
 
 The grader and its checks are imported on first use, so that ``import minibert`` (which
@@ -24,12 +25,14 @@ from minibert.assignment.workspace import (
 )
 
 _LAZY = {"CheckFailed": "checks", "run_checks": "checks", "GradeReport": "grader",
-         "GradeRow": "grader", "grade": "grader", "grade_task": "grader"}
+         "GradeRow": "grader", "TaskResult": "grader", "grade": "grader", "grade_all": "grader",
+         "grade_task": "grader", "check_task": "grader"}
 
 __all__ = [
     "CheckFailed", "GradeReport", "GradeRow", "MARKER", "NotAWorkspace", "TASKS", "TASK_NAMES",
-    "Task", "TaskLoadError", "create_workspace", "grade", "grade_task", "load_task_functions",
-    "run_checks", "task_by_name", "use_implementation",
+    "Task", "TaskLoadError", "TaskResult", "check_task", "create_workspace", "grade",
+    "grade_all", "grade_task", "load_task_functions", "run_checks", "task_by_name",
+    "use_implementation",
 ]
 
 

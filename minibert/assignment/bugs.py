@@ -1,10 +1,9 @@
-"""The bug-hunting lab: a tiny masked-language model with six planted bugs to find and fix.
+"""The bug-hunting lab: a tiny masked-language model with planted bugs to find and fix.
 
-The bugs are the ones docs/common_bugs.md lists, as public from-scratch projects made them:
-an inverted padding mask, -100 used as an index, a missing 1/sqrt(D), a buffered ``+=`` on
-repeated ids, ``=`` instead of ``+=`` on a shared weight, and a LayerNorm backward without
-its variance term. ``grade_bug`` checks one bug, with the file's other functions replaced
-by minibert's, so each fix counts on its own.
+``BUGS`` lists them (mistakes public from-scratch projects made); ``grade_bug`` checks one
+bug, with the file's other functions replaced by minibert's, so each fix counts on its
+own, and says only "fixed" or "still there". ``instructor_notes`` is the lecturer's list,
+written into the instructor tree only (``solutions/BUGS.md``).
 """
 
 from __future__ import annotations
@@ -183,19 +182,33 @@ BUGS: tuple[Bug, ...] = (
 LAB_README = f"""# Lab: hunting bugs in a tiny BERT-like model
 
 `{_LAB_FILE}` holds a small masked-language model (embedding, LayerNorm, one attention
-head, a decoder tied to the embedding table, cross-entropy) with six planted bugs, each one
-a mistake that public from-scratch projects have made. Find them with the tools of the
-course and fix each where it is:
+head, a decoder tied to the embedding table, cross-entropy) with {len(BUGS)} planted bugs,
+each one a mistake that public from-scratch projects have made. Find them with the tools
+of the course and fix each where it is:
 
 - a gradient check (`minibert.gradcheck.check_function`, or `python {_LAB_FILE}`, which
   checks the whole model's gradients);
 - an invariance: padding must change nothing;
 - a comparison with the reference pairs in `minibert.functional`.
 
-    minibert assignment grade .     # counts the bugs fixed (one point each)
+    minibert assignment grade .     # bug 1 ... bug {len(BUGS)}: "still there" or "fixed"
 
-Each bug is graded on its own: fixing one never depends on fixing another.
+The report numbers the bugs and says only whether each is still there: where they are is
+the hunt. Each bug is graded on its own: fixing one never depends on fixing another.
 """
+
+
+def instructor_notes() -> str:
+    """The lecturer's list: each bug's number, where it is, what it breaks, and its fix."""
+    lines = ["# The bug lab: the lecturer's list (keep it private)", "",
+             f"The student's report numbers the bugs (bug 1 ... bug {len(BUGS)}) and says "
+             f"only \"still there\" or \"fixed\". This is what each number is.", ""]
+    for number, bug in enumerate(BUGS, 1):
+        lines += [f"## bug {number}: {bug.name}", "", f"What it breaks: {bug.symptom}.", "",
+                  "Planted:", "", *[f"    {line}" for line in bug.planted.strip().splitlines()],
+                  "", "Fixed:", "", *[f"    {line}" for line in bug.fixed.strip().splitlines()],
+                  ""]
+    return "\n".join(lines)
 
 
 def buggy_source() -> str:
@@ -272,7 +285,11 @@ def _check(module, name: str, rng: np.random.Generator) -> bool:
 
 
 def grade_bug(folder: Path, name: str) -> tuple[bool, str]:
-    """(fixed, one-line message) for the bug called ``name`` in the lab at ``folder``."""
+    """(fixed, one-line message) for the bug called ``name`` in the lab at ``folder``.
+
+    The message is "fixed" or "still there": it never says where a bug is or what it
+    breaks (that is the lecturer's list, ``instructor_notes``).
+    """
     bug = next((b for b in BUGS if b.name == name), None)
     if bug is None:
         raise ValueError(f"bug must be one of {[b.name for b in BUGS]}, got {name!r}")
@@ -282,5 +299,5 @@ def grade_bug(folder: Path, name: str) -> tuple[bool, str]:
     except SyntaxError as error:
         return False, f"{_LAB_FILE} line {error.lineno}: SyntaxError: {error.msg}"
     except Exception as error:  # the lab's code may raise anything: that bug is not fixed
-        return False, f"not fixed: {bug.symptom} ({type(error).__name__}: {error})"[:300]
-    return (True, "fixed") if fixed else (False, f"not fixed: {bug.symptom}")
+        return False, f"still there (its check raised {type(error).__name__})"
+    return (True, "fixed") if fixed else (False, "still there")

@@ -67,17 +67,42 @@ def _array(function: str, name: str, value, shape) -> np.ndarray:
 
 
 def _close(function: str, name: str, got, expected, tol: float, hints=()) -> None:
-    """Fail with the relative error, and a hint when ``got`` matches a known mistake."""
+    """Fail with the relative error and a hint: a known mistake that ``got`` matches, else
+    what the difference looks like (a constant factor, all zeros, the wrong sign)."""
     error = rel_error(got, expected)
     if error <= tol:
         return
-    message = f"{function}: {name} off by rel {error:.0e}"
+    message = f"{function}: {name} off by rel {error:.0e} (tolerance {tol:.0e})"
     for wrong, hint in hints:
-        wrong_value = wrong() if callable(wrong) else wrong
-        if np.shape(wrong_value) == np.shape(got) and rel_error(got, wrong_value) < 1e-6:
-            message += f"; {hint}"
-            break
-    _fail(message)
+        try:
+            wrong_value = wrong() if callable(wrong) else wrong
+        except Exception:  # a variant that does not apply to this case
+            continue
+        if wrong_value is not None and np.shape(wrong_value) == np.shape(got) and \
+                rel_error(got, wrong_value) < min(1e-6, error / 10):
+            _fail(f"{message}; {hint}")
+    _fail(message + _shape_of_difference(got, expected))
+
+
+def _shape_of_difference(got, expected) -> str:
+    """'; <what the difference looks like>' when it has a simple form, else ''."""
+    got, expected = np.asarray(got, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    if got.shape != expected.shape or not np.any(expected):
+        return ""
+    if not np.any(got):
+        return "; it is all zeros"
+    factor = float((got * expected).sum() / (expected * expected).sum())
+    if rel_error(got, factor * expected) > 1e-6:
+        return ""
+    if abs(factor + 1.0) < 1e-6:
+        return "; the sign is flipped"
+    text = f"; it is {factor:.3g} times the right value"
+    for n in range(2, 1001):
+        if abs(factor * n - 1.0) < 1e-6:
+            return text + f" (1/{n}: divided by {n}, or a mean where a sum belongs?)"
+        if abs(factor - n) < 1e-6 * n:
+            return text + f" ({n}: counted {n} times, or a sum where a mean belongs?)"
+    return text + ": a factor missing or extra?"
 
 
 def _zero(function: str, name: str, part: np.ndarray, whole: np.ndarray, where: str) -> None:
@@ -172,6 +197,7 @@ def _embedding(fns, level, rng):
                [(lambda: hint[0](dout, cache), hint[1])])
         unused = np.setdiff1d(np.arange(8), ids)
         _zero("embedding_backward", "dweight", got[unused], got, "at rows never looked up")
+        _embedding_dtype(backward)
         return
     # hidden: every id the same, a 3-D id array, and float32 keeps its dtype
     for ids in (np.full((3, 4), 2), rng.integers(0, 3, size=(2, 2, 3))):
@@ -183,11 +209,17 @@ def _embedding(fns, level, rng):
         np.add.at(expected, ids.reshape(-1), dout.reshape(-1, 4))
         _close("embedding_backward", "dweight with repeated ids", got, expected, 1e-12,
                [(lambda d=dout, c=cache: hint[0](d, c), hint[1])])
-    _, cache = F.embedding_forward(np.array([0, 1]), np.ones((3, 2), dtype=np.float32) * 0.5)
-    got = backward(np.ones((2, 2), dtype=np.float32), cache)
+    _embedding_dtype(backward)
+
+
+def _embedding_dtype(backward) -> None:
+    """A float32 table (what training uses) gets a float32 gradient."""
+    _, cache = F.embedding_forward(np.array([0, 1, 0]), np.full((3, 2), 0.5, dtype=np.float32))
+    got = backward(np.ones((3, 2), dtype=np.float32), cache)
     if getattr(got, "dtype", None) != np.float32:
         _fail(f"embedding_backward: dweight has dtype {getattr(got, 'dtype', None)} for a "
-              f"float32 table, expected cache.dtype (float32)")
+              f"float32 table; create it with dtype=cache.dtype (np.zeros makes float64, "
+              f"which doubles the gradient's memory and changes the optimizer's arithmetic)")
 
 
 def _layernorm_hints():
@@ -228,7 +260,27 @@ def _gelu_hints():
     def no_pdf(dout, cache):
         return dout * cache.cdf if cache.cdf is not None else None
 
-    return {"x": [(no_pdf, "the product rule's x * phi(x) term is missing?")]}
+    def erf_form(dout, cache):  # the exact form's derivative, whatever cache.approximate says
+        x = cache.x
+        cdf = 0.5 * (1.0 + F.erf(x / math.sqrt(2.0)))
+        return dout * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi))
+
+    def tanh_parts(du_dx):
+        def wrong(dout, cache):
+            if cache.tanh_inner is None:
+                return None
+            x, t = cache.x, cache.tanh_inner
+            return dout * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du_dx(x))
+        return wrong
+
+    root = math.sqrt(2.0 / math.pi)
+    return {"x": [(no_pdf, "the product rule's x * phi(x) term is missing?"),
+                  (erf_form, "the erf form's derivative for cache.approximate == 'tanh'? "
+                   "The tanh form differentiates 0.5 x (1 + tanh(u))"),
+                  (tanh_parts(lambda x: 1.0), "the chain rule through u = sqrt(2/pi) (x + "
+                   "0.044715 x^3) is missing du/dx?"),
+                  (tanh_parts(lambda x: root * (1.0 + 0.044715 * x * x)),
+                   "du/dx of 0.044715 x^3 is 3 * 0.044715 x^2: the 3 is missing?")]}
 
 
 def _gelu(fns, level, rng):
@@ -240,24 +292,51 @@ def _gelu(fns, level, rng):
         # Invariance: the derivative of x Phi(x) at 0 is Phi(0) = 1/2.
         _, cache = F.gelu_forward(np.zeros(3), "none")
         _close("gelu_backward", "dx at x = 0", backward(np.ones(3), cache), np.full(3, 0.5), 1e-12)
+        # The tanh form (HF "gelu_new"): the cache holds tanh_inner, and cdf is None.
+        _gelu_tanh(backward, 2.0 * rng.standard_normal((2, 5)), rng)
         return
     for form in ("tanh", "none"):
-        _gradcheck("gelu_backward", backward, F.gelu_forward,
-                   {"x": 3.0 * rng.standard_normal((2, 3, 5))}, {"approximate": form}, ("x",),
-                   rng, hints=_gelu_hints())
+        x = 3.0 * rng.standard_normal((2, 3, 5))
+        if form == "tanh":
+            _gelu_tanh(backward, x, rng)
+            continue
+        _gradcheck("gelu_backward", backward, F.gelu_forward, {"x": x}, {"approximate": form},
+                   ("x",), rng, hints=_gelu_hints())
+
+
+def _gelu_tanh(backward, x, rng) -> None:
+    def guarded(dout, cache):
+        try:
+            return backward(dout, cache)
+        except NotImplementedError:
+            raise
+        except Exception as error:
+            _fail(f"gelu_backward raised {type(error).__name__} on the tanh form: {error}; "
+                  f"when cache.approximate == 'tanh', cache.cdf is None and cache.tanh_inner "
+                  f"holds tanh(u)")
+    _gradcheck("gelu_backward", guarded, F.gelu_forward, {"x": x}, {"approximate": "tanh"},
+               ("x",), rng, hints=_gelu_hints())
 
 
 def _softmax_hints():
-    def last_axis(dout, cache):
-        p = cache.probs
-        return p * (dout - (dout * p).sum(-1, keepdims=True))
+    def along(axis):
+        def wrong(dout, cache):
+            if axis is not None and (axis - cache.axis) % cache.probs.ndim == 0:
+                return None  # the right axis
+            p = cache.probs
+            return p * (dout - (dout * p).sum(axis=axis, keepdims=True))
+        return wrong
 
     def diagonal(dout, cache):
         return dout * cache.probs * (1.0 - cache.probs)
 
+    wrong_axis = "the sum must run along cache.axis, not always the last axis"
     return {"x": [(diagonal, "only the Jacobian's diagonal: the sum(dout * probs) term is "
                    "missing?"),
-                  (last_axis, "the sum must run along cache.axis, not always the last axis")]}
+                  (along(-1), wrong_axis),
+                  *[(along(a), "the sum must run along cache.axis, the softmax's own axis")
+                    for a in (0, 1, 2)],
+                  (along(None), "the sum must run along cache.axis, not over the whole array")]}
 
 
 def _softmax(fns, level, rng):
@@ -303,21 +382,53 @@ def _dropout(fns, level, rng):
     _close("dropout_backward", "dx in eval mode (cache None, the identity)", got, dout, 0.0)
 
 
+def _attention_variant(cache, dout, probs=None, dropped=None, softmax_probs=None,
+                       through_dropout=True, scale=None):
+    """attention's backward with one ingredient swapped: the shape of a known mistake."""
+    probs = cache.attention_probs if probs is None else probs
+    dropped = cache.dropped_probs if dropped is None else dropped
+    softmax_probs = probs if softmax_probs is None else softmax_probs
+    scale = cache.scale if scale is None else scale
+    dv = dropped.swapaxes(-1, -2) @ dout  # (B, N, T, D)
+    d_dropped = dout @ cache.v.swapaxes(-1, -2)  # (B, N, T, T)
+    d_probs = F.dropout_backward(d_dropped, cache.dropout) if through_dropout else d_dropped
+    d_scores = softmax_probs * (d_probs - (d_probs * softmax_probs).sum(-1, keepdims=True))
+    return {"q": (d_scores @ cache.k) * scale, "k": (d_scores.swapaxes(-1, -2) @ cache.q) * scale,
+            "v": dv}
+
+
+def _unmasked_probs(cache):
+    return F.softmax_forward((cache.q @ cache.k.swapaxes(-1, -2)) * cache.scale)[0]
+
+
 def _attention_hints():
-    def no_scale_k(dout, cache):
-        probs = cache.attention_probs
-        d_probs = dout @ cache.v.swapaxes(-1, -2)
-        d_scores = probs * (d_probs - (d_probs * probs).sum(-1, keepdims=True))
-        return d_scores.swapaxes(-1, -2) @ cache.q
+    def variant(name, **swap):
+        def wrong(dout, cache):
+            chosen = {key: value(cache) if callable(value) else value
+                      for key, value in swap.items()}
+            return _attention_variant(cache, dout, **chosen)[name]
+        return wrong
 
-    def no_scale_q(dout, cache):
-        probs = cache.attention_probs
-        d_probs = dout @ cache.v.swapaxes(-1, -2)
-        d_scores = probs * (d_probs - (d_probs * probs).sum(-1, keepdims=True))
-        return d_scores @ cache.k
-
+    recomputed = "recomputed the probabilities without the mask? Use cache.attention_probs " \
+                 "(a masked key has probability 0 there)"
     missing = "the 1/sqrt(D) scale of the scores is missing?"
-    return {"q": [(no_scale_q, missing)], "k": [(no_scale_k, missing)]}
+    softmax_of_dropped = ("the softmax backward takes its own output, cache.attention_probs, "
+                          "not the dropped probabilities")
+    skipped_dropout = ("the gradient skips dropout's backward: d(dropped_probs) must go "
+                       "through the same mask and 1/(1-p) (cache.dropout) before the softmax")
+    hints = {}
+    for name in ("q", "k", "v"):
+        hints[name] = [
+            (variant(name, probs=_unmasked_probs, dropped=_unmasked_probs), recomputed),
+            (variant(name, softmax_probs=_unmasked_probs), recomputed),
+            (variant(name, softmax_probs=lambda c: c.dropped_probs), softmax_of_dropped),
+            (variant(name, through_dropout=False), skipped_dropout),
+            (variant(name, scale=1.0), missing),
+        ]
+    hints["v"].insert(0, (variant("v", dropped=lambda c: c.attention_probs),
+                          "dv = dropped_probs^T @ dout: the probabilities that multiplied v are "
+                          "the ones after dropout (cache.dropped_probs)"))
+    return hints
 
 
 def _padding_mask(rng, batch, seq):
@@ -339,12 +450,13 @@ def _attention(fns, level, rng):
     for name in ("k", "v"):
         _zero("attention_backward", f"d{name}", grads[name][hidden_keys], grads[name],
               "at masked keys")
+    # dropout on the probabilities, as BERT trains (the same seeded mask in every call)
+    seed = int(rng.integers(1 << 30))
+    _gradcheck("attention_backward", backward,
+               lambda q, k, v: F.attention_forward(q, k, v, mask, 0.3,
+                                                   np.random.default_rng(seed), True),
+               {"q": q, "k": k, "v": v}, {}, names, rng, hints=_attention_hints())
     if level == "hidden":
-        seed = int(rng.integers(1 << 30))
-        _gradcheck("attention_backward", backward,
-                   lambda q, k, v: F.attention_forward(q, k, v, mask, 0.3,
-                                                       np.random.default_rng(seed), True),
-                   {"q": q, "k": k, "v": v}, {}, names, rng)
         # a causal (B, N, T, T) mask and no mask at all
         causal = np.tril(np.ones((shape[2], shape[2]), dtype=np.int64))
         _gradcheck("attention_backward", backward, F.attention_forward,
@@ -366,18 +478,31 @@ def _cross_entropy(fns, level, rng):
                           np.take_along_axis(d, cache.safe_labels[..., None], -1) - 1.0, -1)
         return d * cache.valid[..., None] * dloss / cache.valid.size
 
-    hints = {"logits": [(not_by_count, "divide by the number of labels that count "
-                         "(cache.count), not by every position")]}
+    def softmax_minus_one_hot(cache):
+        d = np.exp(cache.log_probs)
+        np.put_along_axis(d, cache.safe_labels[..., None],
+                          np.take_along_axis(d, cache.safe_labels[..., None], -1) - 1.0, -1)
+        return d
+
     dloss = float(rng.uniform(0.5, 2.0))
 
     def forward(logits):
         return F.cross_entropy_forward(logits, labels)
 
     _, cache = forward(logits)
+    hints = [
+        (lambda: not_by_count(dloss, cache), "divide by the number of labels that count "
+         "(cache.count), not by every position"),
+        (lambda: softmax_minus_one_hot(cache) * dloss / cache.count,
+         "the ignored positions (label -100) must get zero gradient: multiply by cache.valid"),
+        (lambda: softmax_minus_one_hot(cache) * cache.valid[..., None] / cache.count,
+         f"dloss is ignored: multiply by it (the upstream gradient, here {dloss:.3g}, not 1)"),
+        (lambda: softmax_minus_one_hot(cache) / cache.count, "dloss is ignored and the ignored "
+         "positions get gradient: multiply by dloss and by cache.valid"),
+    ]
     got = _array("cross_entropy_backward", "dlogits", backward(dloss, cache), shape)
     numeric = numerical_gradient(lambda _x: forward(logits)[0], logits, dloss)
-    _close("cross_entropy_backward", "dlogits", got, numeric, LAYER_TOL,
-           [(lambda: not_by_count(dloss, cache), hints["logits"][0][1])])
+    _close("cross_entropy_backward", "dlogits", got, numeric, LAYER_TOL, hints)
     _zero("cross_entropy_backward", "dlogits", got[labels == -100], got,
           "at ignored positions (label -100)")
     if level == "public":
@@ -398,7 +523,7 @@ def _cross_entropy(fns, level, rng):
 # ----------------------------------------------------------------------------------------
 
 _BLOCK_HINTS = {
-    "x": "dx gets both paths: through attention and around it (the residual sum)",
+    "x": "go through blocks.py in reverse: the two residual sums, the heads' split and merge",
     "attention.self": "split the heads' gradients back: (B, N, T, D) -> (B, T, H)",
     "intermediate": "the second residual: attention_output feeds the LayerNorm too",
 }
@@ -438,6 +563,41 @@ def _numeric_params(loss_of, params: dict, dout) -> dict:
             for name, value in params.items()}
 
 
+def _block_dx_variant(dout, cache, mistake: str) -> np.ndarray:
+    """The block's dx with one known mistake ("residual 1", "residual 2", "heads")."""
+    c = cache
+    d_sum = F.layernorm_backward(dout, c.output_layernorm)[0]
+    d_intermediate = F.gelu_backward(F.linear_backward(d_sum, c.output_dense)[0],
+                                     c.intermediate_act)
+    d_attention_output = F.linear_backward(d_intermediate, c.intermediate_dense)[0]
+    if mistake != "residual 2":
+        d_attention_output = d_attention_output + d_sum
+    d_sum = F.layernorm_backward(d_attention_output, c.attention_output_layernorm)[0]
+    d_context = F.linear_backward(d_sum, c.attention_output_dense)[0]  # (B, T, H)
+    if mistake == "heads":  # a reshape without the transpose
+        batch, seq, hidden = d_context.shape
+        split = d_context.reshape(batch, c.num_heads, seq, hidden // c.num_heads)
+    else:
+        split = blocks.split_heads(d_context, c.num_heads)
+    dq, dk, dv = F.attention_backward(split, c.attention)
+    dx = np.zeros_like(d_sum) if mistake == "residual 1" else d_sum.copy()
+    for d_head, linear_cache in ((dq, c.query), (dk, c.key), (dv, c.value)):
+        merged = (d_head.reshape(d_context.shape) if mistake == "heads"
+                  else blocks.merge_heads(d_head))
+        dx += F.linear_backward(merged, linear_cache)[0]
+    return dx
+
+
+_BLOCK_MISTAKES = {
+    "residual 1": "dx gets both paths of the first residual: through attention and around it "
+                  "(x reaches the first LayerNorm directly)?",
+    "residual 2": "the second residual: attention_output feeds the second LayerNorm directly "
+                  "too, so its gradient adds the LayerNorm's dx?",
+    "heads": "split the heads' gradients back with the transpose: (B, T, H) -> (B, T, N, D) "
+             "-> (B, N, T, D), not a plain reshape?",
+}
+
+
 def _encoder_block(fns, level, rng):
     backward = fns["encoder_block_backward"]
     batch, seq, hidden, heads, inter = (2, 4, 6, 2, 8) if level == "public" else (3, 5, 8, 4, 12)
@@ -460,6 +620,9 @@ def _encoder_block(fns, level, rng):
     numeric_x = numerical_gradient(lambda _x: forward()[0], x, dout)
     error = rel_error(dx, numeric_x)
     if error > BLOCK_TOL:
+        for mistake, hint in _BLOCK_MISTAKES.items():
+            if rel_error(dx, _block_dx_variant(dout, cache, mistake)) < min(1e-6, error / 10):
+                _fail(f"encoder_block_backward: dx off by rel {error:.0e}; {hint}")
         _fail(f"encoder_block_backward: dx off by rel {error:.0e}{_block_hint('x')}")
     _params_check("encoder_block_backward", got, params,
                   _numeric_params(lambda: forward()[0], params, dout), BLOCK_TOL)
@@ -485,12 +648,18 @@ def _tied_decoder(fns, level, rng):
     got = backward(dlogits.copy(), cache)
     numeric = _numeric_params(lambda: forward()[0], params, dlogits)
     if isinstance(got, dict) and isinstance(got.get("word_embeddings"), np.ndarray):
-        decoder_part = F.linear_backward(dlogits, cache.decoder)[1]
-        if got["word_embeddings"].shape == decoder_part.shape and rel_error(
-                got["word_embeddings"], decoder_part) < 1e-9:
-            _fail(f"tied_mlm_backward: d word_embeddings off by rel "
-                  f"{rel_error(decoder_part, numeric['word_embeddings']):.0e}; it holds only "
-                  f"the decoder's gradient: the lookup's must be added (+=), not assigned?")
+        d_activated, decoder_part, _ = F.linear_backward(dlogits, cache.decoder)
+        d_embedded = F.linear_backward(F.gelu_backward(d_activated, cache.activation),
+                                       cache.transform)[0]
+        lookup_part = F.embedding_backward(d_embedded, cache.embedding)
+        for part, hint in ((decoder_part, "it holds only the decoder's gradient: the lookup's "
+                            "must be added (+=), not assigned?"),
+                           (lookup_part, "it holds only the lookup's gradient: the decoder's "
+                            "(dlogits^T @ activated) must be added too, one array used twice?")):
+            if got["word_embeddings"].shape == part.shape and rel_error(
+                    got["word_embeddings"], part) < 1e-9:
+                _fail(f"tied_mlm_backward: d word_embeddings off by rel "
+                      f"{rel_error(part, numeric['word_embeddings']):.0e}; {hint}")
     _params_check("tied_mlm_backward", got, params, numeric, LAYER_TOL)
 
 
@@ -505,6 +674,7 @@ def _micro_model(rng):
     model.eval()
     for _, value in model.named_parameters():
         value += rng.normal(0.0, 0.2, value.shape)
+        value[...] = _unrestorable(value, rng)
     batch, seq = 2, 6
     ids = rng.integers(1, config.vocab_size, size=(batch, seq))
     mask = np.ones((batch, seq), dtype=np.int64)
@@ -520,30 +690,47 @@ def _micro_model(rng):
     return model, compute_loss
 
 
-def _model_gradcheck(fns, level, rng):
-    import minibert as mb
+def _unrestorable(value: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``value`` with about 30% of its entries set near 1e-7, far below the step h = 1e-5:
+    p + h keeps fewer of their bits, so (p + h) - h and (p - h) + h round to another float
+    than p, and only restoring the saved value puts them back bit for bit."""
+    tiny = rng.random(value.shape) < 0.3
+    return np.where(tiny, 1e-7 * rng.standard_normal(value.shape), value)
 
+
+def _model_gradcheck(fns, level, rng):
     check = fns["check_model_gradients"]
     model, compute_loss = _micro_model(rng)
     before = {name: value.copy() for name, value in model.named_parameters()}
     seed = int(rng.integers(1 << 30))
-    with mb.fast_kernels(False):
-        if level == "public":
-            errors = check(model, compute_loss, 6, 1e-5, seed)
-        else:
-            # a model whose LayerNorm backward lost its variance term must be caught
-            original = F.layernorm_backward
+    # The buffers hold the gradients of an earlier backward, as after a training step:
+    # a checker that never calls zero_grad() reads their sum.
+    compute_loss()
+    model.backward()
+    zero_grad_calls = []
+    original_zero_grad = model.zero_grad
 
-            def no_variance(dout, cache):
-                _, dweight, dbias = original(dout, cache)
-                d_hat = dout * cache.weight
-                return cache.rstd * (d_hat - d_hat.mean(-1, keepdims=True)), dweight, dbias
+    def counted_zero_grad(*args, **kwargs):
+        zero_grad_calls.append(1)
+        return original_zero_grad(*args, **kwargs)
 
-            F.layernorm_backward = no_variance
-            try:
-                errors = check(model, compute_loss, 8, 1e-5, seed)
-            finally:
-                F.layernorm_backward = original
+    model.zero_grad = counted_zero_grad
+    if level == "public":
+        errors = check(model, compute_loss, 6, 1e-5, seed)
+    else:
+        # a model whose LayerNorm backward lost its variance term must be caught
+        original = F.layernorm_backward
+
+        def no_variance(dout, cache):
+            _, dweight, dbias = original(dout, cache)
+            d_hat = dout * cache.weight
+            return cache.rstd * (d_hat - d_hat.mean(-1, keepdims=True)), dweight, dbias
+
+        F.layernorm_backward = no_variance
+        try:
+            errors = check(model, compute_loss, 8, 1e-5, seed)
+        finally:
+            F.layernorm_backward = original
     if not isinstance(errors, dict):
         _fail(f"check_model_gradients: must return a dict name -> relative error, got "
               f"{type(errors).__name__}")
@@ -553,8 +740,13 @@ def _model_gradcheck(fns, level, rng):
               f"missing)")
     for name, value in model.named_parameters():
         if not np.array_equal(value, before[name]):
-            _fail(f"check_model_gradients: parameter {name!r} changed; restore each entry "
-                  f"after probing it")
+            change = float(np.abs(value - before[name]).max())
+            if change < 1e-9:
+                _fail(f"check_model_gradients: parameter {name!r} changed by {change:.0e} "
+                      f"after probing; restore the saved value (flat[i] = original): (p - h) "
+                      f"+ h rounds to another float than p")
+            _fail(f"check_model_gradients: parameter {name!r} changed by {change:.0e}; "
+                  f"restore each entry after probing it")
     values = {name: float(errors[name]) for name in before}
     if any(not math.isfinite(e) or e < 0 for e in values.values()):
         _fail("check_model_gradients: relative errors must be finite and >= 0")
@@ -566,6 +758,10 @@ def _model_gradcheck(fns, level, rng):
         values = {n: e for n, e in values.items() if norms[n] > 1e-6 * largest}
         worst = max(values, key=values.get)
         if values[worst] > BLOCK_TOL:
+            if not zero_grad_calls:
+                _fail(f"check_model_gradients: reports rel {values[worst]:.0e} for {worst!r} "
+                      f"on a correct model (expected < 1e-6); model.zero_grad() was never "
+                      f"called: backward() adds (+=) to the gradients the model already held")
             _fail(f"check_model_gradients: reports rel {values[worst]:.0e} for {worst!r} on a "
                   f"correct model (expected < 1e-6); centred differences, "
                   f"(loss(p + h) - loss(p - h)) / 2h?")
@@ -580,9 +776,22 @@ def _model_gradcheck(fns, level, rng):
 # The training tasks
 # ----------------------------------------------------------------------------------------
 
-def _adamw(fns, level, rng):
-    from minibert.training.optim import adamw_reference
+def _adam(param, grad, m, v, lr, step, betas, eps, decay, bias_correction=True,
+          decay_after=False):
+    """AdamW in place (Loshchilov & Hutter), and the variants of known mistakes."""
+    beta1, beta2 = betas
+    if not decay_after:
+        param *= 1.0 - lr * decay
+    m[...] = beta1 * m + (1.0 - beta1) * grad
+    v[...] = beta2 * v + (1.0 - beta2) * grad * grad
+    m_hat = m / (1.0 - beta1**step) if bias_correction else m
+    v_hat = v / (1.0 - beta2**step) if bias_correction else v
+    param -= lr * m_hat / (np.sqrt(v_hat) + eps)
+    if decay_after:
+        param *= 1.0 - lr * decay
 
+
+def _adamw(fns, level, rng):
     step_fn, clip = fns["adamw_step"], fns["clip_grad_norm"]
     lr, decay = (1e-2, 0.1) if level == "public" else (3e-3, 0.5)
     betas = (0.9, 0.999) if level == "public" else (0.8, 0.99)
@@ -592,23 +801,31 @@ def _adamw(fns, level, rng):
     mine = [param.copy(), np.zeros(shape), np.zeros(shape)]
     for step in range(1, 6):
         grad = rng.standard_normal(shape)
-        before = [a.copy() for a in state]
-        adamw_reference(*state[:1], grad, *state[1:], lr, step, betas, 1e-6, decay)
+        # every variant starts from the student's state, so only this step's update differs
+        before = [a.copy() for a in mine]
+        _adam(*state[:1], grad, *state[1:], lr, step, betas, 1e-6, decay)
         result = step_fn(mine[0], grad.copy(), mine[1], mine[2], lr, step, betas, 1e-6, decay)
         if result is not None:
             _fail("adamw_step: update param, exp_avg and exp_avg_sq in place and return None")
-        coupled = [a.copy() for a in before]  # L2 regularisation: the decay in the gradient
-        adamw_reference(coupled[0], grad + decay * before[0], coupled[1], coupled[2], lr, step,
-                        betas, 1e-6, 0.0)
-        uncorrected = [a.copy() for a in before]
-        adamw_reference(*uncorrected[:1], grad, *uncorrected[1:], lr, step, betas, 1e-6, decay,
-                        bias_correction=False)
+        variants = []
+        for kwargs, hint in (
+                ({"coupled": True}, "weight decay added to the gradient (L2) instead of "
+                 "multiplying the parameter by (1 - lr * weight_decay)?"),
+                ({"bias_correction": False}, "the bias correction 1 - beta^step is missing?"),
+                ({"decay_after": True}, "weight decay applied after the Adam step: shrink the "
+                 "parameter by (1 - lr * weight_decay) first, then take the step (a small "
+                 "difference, but no rounding error)")):
+            wrong = [a.copy() for a in before]
+            if kwargs.pop("coupled", False):
+                _adam(wrong[0], grad + decay * before[0], wrong[1], wrong[2], lr, step, betas,
+                      1e-6, 0.0)
+            else:
+                _adam(wrong[0], grad, wrong[1], wrong[2], lr, step, betas, 1e-6, decay,
+                      **kwargs)
+            variants.append((wrong[0], hint))
         for name, got, expected in zip(("param", "exp_avg", "exp_avg_sq"), mine, state):
             _close("adamw_step", f"{name} after step {step}", got, expected, 1e-10,
-                   [(coupled[0], "weight decay added to the gradient (L2) instead of "
-                     "multiplying the parameter by (1 - lr * weight_decay)?"),
-                    (uncorrected[0], "the bias correction 1 - beta^step is missing?")]
-                   if name == "param" else ())
+                   variants if name == "param" else ())
     # Invariance: with a zero gradient and fresh moments only the decay acts.
     p = rng.standard_normal(shape)
     q = p.copy()
@@ -630,7 +847,10 @@ def _adamw(fns, level, rng):
         own = g * min(1.0, max_norm / (float(np.linalg.norm(g)) + 1e-6))
         _close("clip_grad_norm", f"gradient {i} after clipping", got, g * factor, 1e-12,
                [(own, "each array clipped by its own norm? The norm is global, over every "
-                 "array together")])
+                 "array together"),
+                (g, f"not scaled, although the global norm {total_expected:.3g} exceeds "
+                 f"max_norm {max_norm:.3g}: multiply every gradient by max_norm / (total + "
+                 f"1e-6), in place")])
     small = [g * 1e-3 for g in grads]
     kept = [g.copy() for g in small]
     clip(small, max_norm)
@@ -694,8 +914,16 @@ def _masking(fns, level, rng):
         # five standard deviations of a binomial share: a correct rule fails 1 in 10^6 seeds
         bound = 5 * math.sqrt(share * (1 - share) / total)
         if abs(got_share - share) > bound:
+            shares = {b: counts[b] / total for b in counts}
+            hint = ""
+            if shares["changed"] < 0.02 or shares["kept"] < 0.02:
+                hint = ("; one draw per target, cumulative thresholds: < 0.8 [MASK], < 0.9 a "
+                        "random id, else kept?")
+            elif abs(shares["mask"] - 0.9) < 0.03:
+                hint = "; [MASK] for 90% of the targets: the first threshold is 0.8?"
             _fail(f"mask_tokens: {branch} share {got_share:.3f} over {total} targets, "
-                  f"expected {share:.3f} +/- {bound:.3f} (80% [MASK], 10% random, 10% kept)")
+                  f"expected {share:.3f} +/- {bound:.3f} (80% [MASK], 10% random, 10% "
+                  f"kept){hint}")
     if level == "hidden":
         # every non-special id equally likely as a replacement; every inner position as target
         used = replacement_counts[4:]  # (26,) the non-special ids

@@ -1,39 +1,52 @@
-"""The grader: each task in its own process with a time limit, then a table and JSON.
+"""The grader: each task in its own process, a table, JSON, Gradescope's results.json, a CSV.
 
-``grade_task`` grades one task in this process (what ``test_public.py`` and the tests
-use); ``grade`` runs every task in a child Python process (``_child_main``) so that an
-infinite loop, a crash or a syntax error costs one task only. The children run with one
-BLAS thread, so the same workspace gets the same score, and the same messages, whatever
-the caller's thread settings; the checks' tolerances hold on any CPU (see ``checks.py``).
+``check_task`` grades one task in this process and returns its result with any integrity
+flags; ``grade_task`` is its short form (what ``test_public.py`` and the tests use).
+``grade`` runs every task of a workspace in its own process (``runner.run_jobs``), so an
+infinite loop, a crash or a syntax error costs one task only; ``grade_all`` grades a
+folder of submissions in one run and writes one CSV. The processes run with one BLAS
+thread, so the same workspace gets the same score, and the same messages, whatever the
+caller's thread settings; the checks' tolerances hold on any CPU (see ``checks.py``).
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
-import os
-import subprocess
+import shutil
 import sys
+import tempfile
 import traceback
-from concurrent.futures import ThreadPoolExecutor
+import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from minibert.assignment.checks import CheckFailed, run_checks
+from minibert.assignment.integrity import autodiff_loaded, scan_file, watch_reference
+from minibert.assignment.runner import DEFAULT_IMPORT_LIMIT, Job, run_jobs
 from minibert.assignment.tasks import TASKS, task_by_name
 from minibert.assignment.workspace import (
+    MARKER,
     TaskLoadError,
+    isolated_imports,
     load_task_functions,
     read_hidden_seed,
     read_marker,
 )
 
-__all__ = ["GradeRow", "GradeReport", "grade", "grade_task", "DEFAULT_TIME_LIMIT"]
+__all__ = ["GradeRow", "GradeReport", "TaskResult", "grade", "grade_all", "grade_task",
+           "check_task", "DEFAULT_TIME_LIMIT", "DEFAULT_IMPORT_LIMIT"]
 
-DEFAULT_TIME_LIMIT = 60.0  # seconds per task; a correct task takes well under 5 s
-_RESULT = "@@minibert-grade "
-_CHILD = "import sys; from minibert.assignment.grader import _child_main; _child_main(sys.argv[1:])"
-_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+DEFAULT_TIME_LIMIT = 60.0  # seconds of checks per task; a correct task takes well under 5 s
+_FLAG_NOTE = "flagged for the lecturer (the score stands; the lecturer decides)"
+
+
+@dataclass
+class TaskResult:
+    passed: bool
+    message: str  # "ok", or the first failing check in one line
+    flags: list = field(default_factory=list)  # integrity flags, one line each
 
 
 @dataclass
@@ -43,6 +56,7 @@ class GradeRow:
     max_points: int
     passed: bool
     message: str  # "ok", or the first failing check in one line
+    flags: list = field(default_factory=list)  # integrity flags (the score is not changed)
 
 
 @dataclass
@@ -50,6 +64,7 @@ class GradeReport:
     workspace: str
     levels: list[str]
     rows: list[GradeRow] = field(default_factory=list)
+    kind: str = "backprop"
 
     @property
     def total(self) -> int:
@@ -59,22 +74,63 @@ class GradeReport:
     def max_total(self) -> int:
         return sum(row.max_points for row in self.rows)
 
+    @property
+    def flags(self) -> list[str]:
+        return [f"{row.task}: {flag}" for row in self.rows for flag in row.flags]
+
     def to_dict(self) -> dict:
-        return {"workspace": self.workspace, "levels": self.levels, "total": self.total,
-                "max_total": self.max_total, "tasks": [asdict(row) for row in self.rows]}
+        return {"workspace": self.workspace, "kind": self.kind, "levels": self.levels,
+                "total": self.total, "max_total": self.max_total,
+                "tasks": [asdict(row) for row in self.rows]}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)
 
     def table(self) -> str:
-        width = max(len(row.task) for row in self.rows) if self.rows else 4
+        width = max([len(row.task) for row in self.rows] + [5])
         lines = [f"{'task':<{width}}  points  result"]
         for row in self.rows:
             score = f"{row.points}/{row.max_points}"
-            lines.append(f"{row.task:<{width}}  {score:>6}  {row.message}")
+            mark = "  [flagged]" if row.flags else ""
+            lines.append(f"{row.task:<{width}}  {score:>6}  {row.message}{mark}")
         tests = " + ".join(self.levels)
         lines.append(f"{'total':<{width}}  {f'{self.total}/{self.max_total}':>6}  ({tests} tests)")
+        if self.kind == "bugs":
+            fixed = sum(row.passed for row in self.rows)
+            lines.append(f"{fixed} of {len(self.rows)} bugs fixed")
+        if self.flags:
+            lines.append(f"{_FLAG_NOTE}:")
+            lines.extend(f"  {flag}" for flag in self.flags)
         return "\n".join(lines)
+
+    def to_gradescope(self) -> dict:
+        """Gradescope's autograder results.json: one test per task, its points and its line.
+
+        Flags go into the task's output and ``extra_data`` (Gradescope shows the output to
+        the student; the lecturer reads the flags there and in the table).
+        """
+        tests = []
+        for number, row in enumerate(self.rows, 1):
+            spec = _spec(row.task) if self.kind != "bugs" else None
+            name = f"{row.task} ({spec.file}: {spec.function})" if spec else row.task
+            output = row.message + "".join(f"\n{_FLAG_NOTE}: {flag}" for flag in row.flags)
+            tests.append({"name": name, "number": str(number), "score": row.points,
+                          "max_score": row.max_points,
+                          "status": "passed" if row.passed else "failed",
+                          "output": output, "visibility": "visible"})
+        summary = f"{self.total}/{self.max_total} points ({' + '.join(self.levels)} tests)"
+        if self.flags:
+            summary += f"; {_FLAG_NOTE}: " + "; ".join(self.flags)
+        return {"score": self.total, "output": summary, "visibility": "visible",
+                "stdout_visibility": "hidden", "tests": tests,
+                "extra_data": {"flags": self.flags, "levels": self.levels}}
+
+
+def _spec(name: str):
+    try:
+        return task_by_name(name)
+    except ValueError:
+        return None
 
 
 def _location(error: BaseException, folder: Path) -> str:
@@ -89,99 +145,262 @@ def _one_line(text: str, limit: int = 300) -> str:
     return line if len(line) <= limit else line[:limit - 3] + "..."
 
 
+def check_task(workspace, task: str, hidden_seed: int | None = None, kind: str | None = None,
+               on_loaded=None) -> TaskResult:
+    """Grade one task in this process: passed, a one-line message and the integrity flags.
+
+    The public checks always run; the hidden ones too when ``hidden_seed`` is given.
+    ``kind`` ("backprop" or "bugs") skips reading the folder's marker (a submission
+    without one); ``on_loaded()`` is called once the student's file is loaded (the
+    runner starts the checks' clock there).
+    """
+    folder = Path(workspace).resolve()
+    kind = kind or read_marker(workspace).get("kind")
+    if kind == "bugs":
+        from minibert.assignment.bugs import grade_bug
+        if on_loaded is not None:
+            on_loaded()
+        return TaskResult(*grade_bug(folder, task))
+    spec = task_by_name(task)
+    path = folder / spec.file
+    flags = scan_file(path, spec) if path.is_file() else []
+    calls: list[str] = []
+    before = set(sys.modules)
+    loaded = False
+
+    def signal_loaded() -> None:
+        nonlocal loaded
+        if not loaded and on_loaded is not None:
+            on_loaded()
+        loaded = True
+
+    try:
+        with isolated_imports(folder, spec), watch_reference(spec, folder, calls):
+            try:
+                functions = load_task_functions(folder, spec)
+            finally:
+                signal_loaded()
+            run_checks(task, functions, "public")
+            if hidden_seed is not None:
+                run_checks(task, functions, "hidden", hidden_seed)
+        passed, message = True, "ok"
+    except (TaskLoadError, CheckFailed) as error:
+        passed, message = False, _one_line(str(error))
+    except NotImplementedError as error:
+        name = str(error) or spec.function
+        passed, message = False, f"{name}: not implemented yet (raises NotImplementedError)"
+    except RecursionError as error:
+        passed, message = False, _one_line(f"{spec.function}: RecursionError"
+                                           f"{_location(error, folder)}")
+    except SystemExit:
+        passed, message = False, f"{spec.function}: called sys.exit() (or exit())"
+    except Exception as error:  # the student's code may raise anything: report it, go on
+        passed, message = False, _one_line(f"{spec.function} raised {type(error).__name__}: "
+                                           f"{error}{_location(error, folder)}")
+    flags += [c for c in calls if c not in flags]
+    flags += [f"{spec.file}: {name} was imported while the task ran (automatic "
+              f"differentiation; the task asks for the gradient by hand)"
+              for name in autodiff_loaded(before)
+              if not any(f" {name}" in flag for flag in flags)]
+    return TaskResult(passed, message, flags)
+
+
 def grade_task(workspace, task: str, hidden_seed: int | None = None) -> tuple[bool, str]:
     """Grade one task in this process: (passed, one-line message).
 
     The public checks always run; the hidden ones too when ``hidden_seed`` is given.
+    Integrity flags are in ``check_task``'s result and in ``grade``'s report.
     """
-    kind = read_marker(workspace).get("kind")
-    folder = Path(workspace).resolve()
+    result = check_task(workspace, task, hidden_seed)
+    return result.passed, result.message
+
+
+def _tasks_of(kind: str) -> list[tuple[str, str, int]]:
+    """(job name, row name, points) of every task of a workspace of ``kind``."""
     if kind == "bugs":
-        from minibert.assignment.bugs import grade_bug
-        return grade_bug(folder, task)
-    spec = task_by_name(task)
-    try:
-        functions = load_task_functions(folder, spec)
-        run_checks(task, functions, "public")
-        if hidden_seed is not None:
-            run_checks(task, functions, "hidden", hidden_seed)
-    except TaskLoadError as error:
-        return False, _one_line(str(error))
-    except CheckFailed as error:
-        return False, _one_line(str(error))
-    except NotImplementedError as error:
-        name = str(error) or spec.function
-        return False, f"{name}: not implemented yet (raises NotImplementedError)"
-    except RecursionError as error:
-        return False, _one_line(f"{spec.function}: RecursionError{_location(error, folder)}")
-    except Exception as error:  # the student's code may raise anything: report it, go on
-        return False, _one_line(f"{spec.function} raised {type(error).__name__}: {error}"
-                                f"{_location(error, folder)}")
-    return True, "ok"
+        from minibert.assignment.bugs import BUGS
+        return [(bug.name, f"bug {k}", 1) for k, bug in enumerate(BUGS, 1)]
+    return [(task.name, task.name, task.points) for task in TASKS]
 
 
-def _child_environment() -> dict:
-    env = dict(os.environ)
-    for name in _THREAD_VARIABLES:
-        env[name] = "1"
-    package_root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ in the student's folder
-    return env
+def _check_limits(time_limit, import_limit, jobs) -> None:
+    if not time_limit > 0:
+        raise ValueError(f"time_limit must be > 0 seconds, got {time_limit}")
+    if not import_limit > 0:
+        raise ValueError(f"import_limit must be > 0 seconds, got {import_limit}")
+    if int(jobs) < 1:
+        raise ValueError(f"jobs must be >= 1, got {jobs}")
 
 
-def _grade_in_child(folder: Path, task: str, hidden_seed, time_limit: float) -> tuple[bool, str]:
-    command = [sys.executable, "-c", _CHILD, str(folder), task,
-               "none" if hidden_seed is None else str(hidden_seed)]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=time_limit,
-                              env=_child_environment(), cwd=str(folder),
-                              stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        return False, f"time limit of {time_limit:g} s exceeded (an infinite loop?)"
-    for line in reversed(done.stdout.splitlines()):
-        if line.startswith(_RESULT):
-            result = json.loads(line[len(_RESULT):])
-            return bool(result["passed"]), str(result["message"])
-    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-    return False, _one_line(f"the task's process ended with exit code {done.returncode}: {last}")
-
-
-def grade(workspace, hidden=None, time_limit: float = DEFAULT_TIME_LIMIT,
-          jobs: int = 2) -> GradeReport:
+def grade(workspace, hidden=None, time_limit: float = DEFAULT_TIME_LIMIT, jobs: int = 2,
+          import_limit: float = DEFAULT_IMPORT_LIMIT) -> GradeReport:
     """Grade every task of ``workspace``, each in its own process.
 
     Inputs: workspace, a folder written by ``create_workspace``; hidden, the instructor's
-    hidden/ folder (adds the hidden tests); time_limit, seconds per task (> 0); jobs, how
-    many tasks run at once. Output: GradeReport (rows in teaching order).
+    hidden/ folder (adds the hidden tests); time_limit, seconds of checks per task (> 0),
+    counted after the task's file has loaded; import_limit, seconds to load the file;
+    jobs, how many tasks run at once. Output: GradeReport (rows in teaching order).
     """
     marker = read_marker(workspace)
     if marker["kind"] == "hidden":
         raise ValueError(f"workspace {str(workspace)!r} is the hidden tests' folder; pass it "
                          f"as hidden= (--hidden) and grade the student's folder")
-    if not time_limit > 0:
-        raise ValueError(f"time_limit must be > 0 seconds, got {time_limit}")
-    if int(jobs) < 1:
-        raise ValueError(f"jobs must be >= 1, got {jobs}")
+    _check_limits(time_limit, import_limit, jobs)
     folder = Path(workspace).resolve()
     seed = None if hidden is None else read_hidden_seed(hidden)
-    if marker["kind"] == "bugs":
-        from minibert.assignment.bugs import BUGS
-        tasks = [(bug.name, 1) for bug in BUGS]
-    else:
-        tasks = [(task.name, task.points) for task in TASKS]
-    with ThreadPoolExecutor(max_workers=int(jobs)) as pool:
-        results = list(pool.map(lambda t: _grade_in_child(folder, t[0], seed, time_limit),
-                                tasks))
-    report = GradeReport(str(folder), ["public"] + (["hidden"] if seed is not None else []))
-    for (name, points), (passed, message) in zip(tasks, results):
-        report.rows.append(GradeRow(name, points if passed else 0, points, passed, message))
+    tasks = _tasks_of(marker["kind"])
+    results = run_jobs([Job(str(folder), name, seed, marker["kind"]) for name, _, _ in tasks],
+                       time_limit, import_limit, int(jobs))
+    return _report(folder, marker["kind"], seed, tasks, results)
+
+
+def _report(folder: Path, kind: str, seed, tasks, results) -> GradeReport:
+    levels = ["public"] + (["hidden"] if seed is not None and kind != "bugs" else [])
+    report = GradeReport(str(folder), levels, kind=kind)
+    for (_, row_name, points), result in zip(tasks, results):
+        report.rows.append(GradeRow(row_name, points if result.passed else 0, points,
+                                    result.passed, result.message, list(result.flags)))
     return report
 
 
-def _child_main(argv: list[str]) -> None:
-    folder, task, seed = argv
-    passed, message = grade_task(folder, task, None if seed == "none" else int(seed))
-    sys.stdout.write("\n" + _RESULT + json.dumps({"passed": passed, "message": message}) + "\n")
-    sys.stdout.flush()
+# ----------------------------------------------------------------------------------------
+# A class folder of submissions
+# ----------------------------------------------------------------------------------------
 
+_ZIP_LIMIT = 50 * 1024 * 1024  # uncompressed bytes of one submission's zip
+
+
+def _task_root(folder: Path) -> Path | None:
+    """The folder that holds the task files: ``folder`` itself, or its one subfolder."""
+    names = {t.file for t in TASKS} | {"buggy_bert.py"}
+    if any((folder / name).is_file() for name in names):
+        return folder
+    children = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))]
+    if len(children) == 1:
+        return _task_root(children[0])
+    return None
+
+
+def _unzip(path: Path, target: Path) -> str | None:
+    """Extract ``path`` into ``target``; a one-line reason when it cannot be used."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+            if sum(m.file_size for m in members) > _ZIP_LIMIT:
+                return f"{path.name} holds more than {_ZIP_LIMIT // 2**20} MB"
+            for member in members:
+                destination = (target / member.filename).resolve()
+                if target.resolve() not in destination.parents and destination != target:
+                    return f"{path.name} holds a path outside its folder ({member.filename!r})"
+            archive.extractall(target)
+    except (zipfile.BadZipFile, OSError) as error:
+        return f"{path.name} is not a readable zip file ({error})"
+    return None
+
+
+def grade_all(submissions, hidden=None, out=None, time_limit: float = DEFAULT_TIME_LIMIT,
+              jobs: int = 2, import_limit: float = DEFAULT_IMPORT_LIMIT,
+              progress=None) -> list[tuple[str, GradeReport | None, str]]:
+    """Grade every submission in ``submissions`` (a folder) and write one CSV to ``out``.
+
+    A submission is a subfolder or a .zip file, named after the student; its task files
+    may sit at its top or in its one subfolder, with or without the workspace's marker
+    (then it is graded as the backward-pass assignment). All tasks of all submissions run
+    in one pool of ``jobs`` processes. Returns (name, report or None, note) per submission
+    in name order; ``progress(done, total, name, report)`` is called as each finishes.
+    """
+    folder = Path(submissions)
+    if not folder.is_dir():
+        raise ValueError(f"submissions {str(folder)!r} is not a folder; give the folder that "
+                         f"holds one subfolder (or .zip) per student")
+    _check_limits(time_limit, import_limit, jobs)
+    seed = None if hidden is None else read_hidden_seed(hidden)
+    entries = sorted(p for p in folder.iterdir() if not p.name.startswith(".")
+                     and (p.is_dir() or p.suffix.lower() == ".zip"))
+    if not entries:
+        raise ValueError(f"submissions {str(folder)!r} holds no subfolder and no .zip file")
+    scratch = Path(tempfile.mkdtemp(prefix="minibert-grade-all-"))
+    try:
+        plans = []  # (name, root or None, kind, note)
+        for entry in entries:
+            name = entry.stem if entry.suffix.lower() == ".zip" else entry.name
+            base = entry
+            if entry.is_file():
+                base = scratch / f"{len(plans)}"
+                base.mkdir()
+                reason = _unzip(entry, base)
+                if reason:
+                    plans.append((name, None, "backprop", reason))
+                    continue
+            root = _task_root(base)
+            if root is None:
+                plans.append((name, None, "backprop", "no task files found"))
+                continue
+            kind = "backprop"
+            if (root / MARKER).is_file():
+                try:
+                    kind = read_marker(root).get("kind", "backprop")
+                except ValueError:
+                    kind = "backprop"
+            kind = kind if kind in ("backprop", "bugs") else "backprop"
+            plans.append((name, root.resolve(), kind, ""))
+        job_list, owners = [], []
+        for index, (_, root, kind, _) in enumerate(plans):
+            if root is None:
+                continue
+            for job_name, _, _ in _tasks_of(kind):
+                job_list.append(Job(str(root), job_name, seed if kind != "bugs" else None,
+                                    kind))
+                owners.append(index)
+        remaining = {i: sum(1 for o in owners if o == i) for i in set(owners)}
+        results_by_plan: dict[int, dict[int, object]] = {i: {} for i in remaining}
+        done = [sum(1 for p in plans if p[1] is None)]
+        reports: dict[int, GradeReport] = {}
+
+        def collect(index, result) -> None:
+            plan = owners[index]
+            results_by_plan[plan][index] = result
+            remaining[plan] -= 1
+            if remaining[plan] == 0:
+                name, root, kind, _ = plans[plan]
+                ordered = [results_by_plan[plan][i] for i in sorted(results_by_plan[plan])]
+                reports[plan] = _report(root, kind, seed, _tasks_of(kind), ordered)
+                done[0] += 1
+                if progress is not None:
+                    progress(done[0], len(plans), name, reports[plan])
+
+        run_jobs(job_list, time_limit, import_limit, int(jobs), on_result=collect)
+        graded = [(name, reports.get(i), note) for i, (name, _, _, note) in enumerate(plans)]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if out is not None:
+        write_csv(graded, out)
+    return graded
+
+
+def csv_text(graded: list[tuple[str, GradeReport | None, str]]) -> str:
+    """One row per submission: total, each task's points, the flags, the failed tasks' lines."""
+    kinds = {report.kind for _, report, _ in graded if report is not None} or {"backprop"}
+    columns = [row for kind in sorted(kinds) for _, row, _ in _tasks_of(kind)]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["submission", "total", "max_total", *columns, "flags", "notes"])
+    for name, report, note in graded:
+        if report is None:
+            writer.writerow([name, 0, "", *([""] * len(columns)), "", note])
+            continue
+        points = {row.task: row.points for row in report.rows}
+        failed = "; ".join(f"{row.task}: {row.message}" for row in report.rows if not row.passed)
+        writer.writerow([name, report.total, report.max_total,
+                         *[points.get(column, "") for column in columns],
+                         "; ".join(report.flags), failed])
+    return buffer.getvalue()
+
+
+def write_csv(graded, out) -> Path:
+    """Write ``csv_text(graded)`` to ``out`` atomically."""
+    from minibert.io.fileio import atomic_write_text
+
+    path = Path(out)
+    atomic_write_text(path, csv_text(graded))
+    return path

@@ -1,8 +1,10 @@
-"""The instructor's solutions: the layer tasks come from ``minibert.functional`` itself.
+"""The instructor's solutions: one clear function per task, the answer key of the assignment.
 
-For the eight layer tasks the solution file is the source of the reference backward in
-``minibert.functional`` (read with ``inspect`` when the instructor tree is written, so it
-is always the code the project tests); the other tasks' solutions are written here.
+Each task's solution file is the source of its function here (read with ``inspect`` when the
+instructor tree is written), with the imports it needs. The layer backwards compute what
+``minibert.functional``'s do (the tests grade both 100/100), written as a student would:
+one step per line, each under the forward line it inverts. ``encoder_block_backward`` is
+the flat page of one BERT layer's backward, the inverse of ``blocks.encoder_block_forward``.
 """
 
 from __future__ import annotations
@@ -16,9 +18,110 @@ from minibert import functional as F
 from minibert.assignment.blocks import merge_heads, split_heads
 from minibert.assignment.tasks import Task
 
-__all__ = ["solution_source", "encoder_block_backward", "tied_mlm_backward",
+__all__ = ["solution_source", "linear_backward", "embedding_backward", "layernorm_backward",
+           "gelu_backward", "softmax_backward", "dropout_backward", "attention_backward",
+           "cross_entropy_backward", "encoder_block_backward", "tied_mlm_backward",
            "check_model_gradients", "adamw_step", "clip_grad_norm", "mask_tokens",
            "make_nsp_pairs"]
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_TANH_COEFF = 0.044715
+
+
+def linear_backward(dout: np.ndarray, cache):
+    """Gradients of the affine map: dx (..., in), dweight (out, in), dbias (out,) or None."""
+    x, weight = cache.x, cache.weight
+    # forward: out = x @ weight.T + bias
+    dout_2d = dout.reshape(-1, dout.shape[-1])  # (rows, out)
+    dx = (dout_2d @ weight).reshape(*dout.shape[:-1], weight.shape[1])  # (..., in)
+    dweight = dout_2d.T @ x.reshape(-1, x.shape[-1])  # (out, in)
+    dbias = dout_2d.sum(axis=0) if cache.has_bias else None  # (out,)
+    return dx, dweight, dbias
+
+
+def embedding_backward(dout: np.ndarray, cache):
+    """Scatter-add the rows of dout back to the rows that were looked up. Returns dweight (V, H)."""
+    rows, width = cache.weight_shape
+    dweight = np.zeros((rows, width), dtype=cache.dtype)
+    # forward: out = weight[ids]; an id used twice receives both gradients, so the rows
+    # are added with np.add.at (dweight[ids] += dout would keep only one of them).
+    np.add.at(dweight, cache.ids.reshape(-1), dout.reshape(-1, width))
+    return dweight
+
+
+def layernorm_backward(dout: np.ndarray, cache):
+    """Returns dx (..., H), dweight (H,), dbias (H,)."""
+    x_hat, rstd, weight = cache.x_hat, cache.rstd, cache.weight
+    axes = tuple(range(dout.ndim - 1))  # every axis but the last: the rows
+    # forward: out = x_hat * weight + bias
+    dbias = dout.sum(axis=axes)  # (H,)
+    dweight = (dout * x_hat).sum(axis=axes)  # (H,)
+    dx_hat = dout * weight  # (..., H)
+    # forward: x_hat = (x - mean) * rstd; mean and rstd depend on every x in the row, so
+    # dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))
+    dx = rstd * (dx_hat - dx_hat.mean(axis=-1, keepdims=True)
+                 - x_hat * (dx_hat * x_hat).mean(axis=-1, keepdims=True))  # (..., H)
+    return dx, dweight, dbias
+
+
+def gelu_backward(dout: np.ndarray, cache):
+    """Returns dx (...)."""
+    x = cache.x
+    if cache.approximate == "none":
+        # forward: out = x * Phi(x);  d/dx = Phi(x) + x * phi(x), phi(x) = exp(-x^2/2) / sqrt(2 pi)
+        pdf = np.exp(-0.5 * x * x) * _INV_SQRT_2PI  # phi(x)
+        return dout * (cache.cdf + x * pdf)
+    # forward: out = 0.5 x (1 + tanh(u)),  u = sqrt(2/pi) (x + c x^3)
+    tanh_inner = cache.tanh_inner
+    du_dx = _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_TANH_COEFF * x * x)
+    local = 0.5 * (1.0 + tanh_inner) + 0.5 * x * (1.0 - tanh_inner**2) * du_dx
+    return dout * local
+
+
+def softmax_backward(dout: np.ndarray, cache):
+    """Returns dx: probs * (dout - sum(dout * probs)) along the softmax axis."""
+    probs, axis = cache.probs, cache.axis
+    return probs * (dout - (dout * probs).sum(axis=axis, keepdims=True))
+
+
+def dropout_backward(dout: np.ndarray, cache):
+    """Returns dx: dout through the same mask and scale (identity when cache is None)."""
+    if cache is None:
+        return dout
+    dx = dout * cache.keep
+    dx *= cache.scale
+    return dx
+
+
+def attention_backward(dout: np.ndarray, cache):
+    """Returns dq, dk, dv, each (B, N, T, D)."""
+    q, k, v, scale = cache.q, cache.k, cache.v, cache.scale
+    # forward: context = dropped_probs @ v
+    dv = cache.dropped_probs.swapaxes(-1, -2) @ dout  # (B, N, T, D)
+    d_dropped = dout @ v.swapaxes(-1, -2)  # (B, N, T, T)
+    # forward: dropped_probs = dropout(attention_probs)
+    d_probs = F.dropout_backward(d_dropped, cache.dropout)
+    # forward: attention_probs = softmax(scores); a masked key has probability 0, so the
+    # softmax backward gives it gradient 0 and the mask needs no backward of its own.
+    d_scores = F.softmax_backward(d_probs, F.SoftmaxCache(cache.attention_probs, -1))
+    # forward: scores = (q @ k^T) * scale
+    dq = (d_scores @ k) * scale  # (B, N, T, D)
+    dk = (d_scores.swapaxes(-1, -2) @ q) * scale  # (B, N, T, D)
+    return dq, dk, dv
+
+
+def cross_entropy_backward(dloss, cache):
+    """Returns dlogits (..., C) = dloss * (softmax - one_hot) / count at valid positions, else 0."""
+    if cache.count == 0:
+        return np.zeros_like(cache.log_probs)
+    dlogits = np.exp(cache.log_probs)  # softmax(logits)
+    # forward: loss = -mean(log_probs[label]); d/dlogits = softmax - one_hot(label)
+    labels = cache.safe_labels[..., None]
+    np.put_along_axis(dlogits, labels, np.take_along_axis(dlogits, labels, axis=-1) - 1.0,
+                      axis=-1)
+    dlogits *= (cache.valid[..., None] * (float(dloss) / cache.count)).astype(dlogits.dtype)
+    return dlogits
 
 
 def encoder_block_backward(dout, cache):
@@ -145,27 +248,9 @@ def make_nsp_pairs(documents, rng):
     return pairs
 
 
-_LOCAL_SOLUTIONS = {
-    "encoder_block_backward": encoder_block_backward,
-    "tied_mlm_backward": tied_mlm_backward,
-    "check_model_gradients": check_model_gradients,
-    "adamw_step": adamw_step,
-    "mask_tokens": mask_tokens,
-    "make_nsp_pairs": make_nsp_pairs,
-}
-
-
-def _global_names(function) -> list[str]:
-    """Module-level names of ``minibert.functional`` that ``function``'s code reads."""
-    names = set()
-    stack = [function.__code__]
-    while stack:
-        code = stack.pop()
-        names.update(code.co_names)
-        stack.extend(c for c in code.co_consts if inspect.iscode(c))
-    module = vars(F)
-    return sorted(n for n in names if n in module and n not in ("np", "math")
-                  and not inspect.ismodule(module[n]))
+_GELU_CONSTANTS = ("\n_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)\n"
+                   "_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)\n"
+                   "_GELU_TANH_COEFF = 0.044715\n")
 
 
 def solution_source(task: Task) -> str:
@@ -174,13 +259,12 @@ def solution_source(task: Task) -> str:
     if task.name == "adamw":
         body = "\n\n" + inspect.getsource(adamw_step) + "\n\n" + inspect.getsource(clip_grad_norm)
         return header + body
-    if task.function in _LOCAL_SOLUTIONS:
-        function = _LOCAL_SOLUTIONS[task.function]
-        imports = ("\nfrom minibert import functional as F\n"
-                   "from minibert.assignment.blocks import merge_heads, split_heads\n"
-                   if task.part == "composition" else "")
-        return header + imports + "\n\n" + inspect.getsource(function)
-    function = getattr(F, task.function)
-    used = [n for n in _global_names(function) if n != task.function]
-    imports = f"\nfrom minibert.functional import {', '.join(used)}\n" if used else ""
+    function = globals()[task.function]
+    imports = ""
+    if task.part == "composition" or task.name == "attention":
+        imports = "\nfrom minibert import functional as F\n"
+        if task.name == "encoder_block":
+            imports += "from minibert.assignment.blocks import merge_heads, split_heads\n"
+    if task.name == "gelu":
+        imports = _GELU_CONSTANTS
     return header + imports + "\n\n" + inspect.getsource(function)

@@ -17,6 +17,8 @@ import secrets
 import shutil
 import sys
 import tempfile
+import traceback
+import types
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -128,41 +130,23 @@ def _readme(kind: str) -> str:
     if kind == "bugs":
         from minibert.assignment.bugs import LAB_README
         return LAB_README
-    rows = "\n".join(f"| {i} | `{t.file}` | `{t.function}` | {t.points} | {t.teaches} |"
-                     for i, t in enumerate(TASKS, 1))
-    total = sum(t.points for t in TASKS)
-    return f"""# Assignment: BERT's backward passes
-
-Fill in the function of each file, in this order. Each file's docstring gives the inputs,
-the outputs, their shapes and the forward pass the function inverts; the forward passes
-are minibert's own (``minibert.functional``, ``minibert.assignment.blocks``).
-
-| # | file | function | points | what it teaches |
-|---|---|---|---|---|
-{rows}
-
-Total: {total} points. You need Python with NumPy, pytest and minibert installed.
-
-    pytest -q                              # the public tests, one per task
-    minibert assignment grade .            # the graded table (each task in its own process)
-
-pytest runs every task in one process, so an infinite loop hangs it (stop it with Ctrl-C);
-the grader gives each task its own process and a time limit. Each task is graded with
-minibert's versions of the other layers, so one mistake costs one task.
-
-Then run the real model on your backward passes:
-
-    import minibert as mb
-    with mb.use_implementation("."):       # your layer backwards replace minibert's
-        ...                                # e.g. a gradient check or a few training steps
-
-The grader also runs hidden tests that you do not see: other shapes and seeds, masks,
-repeated ids, and gradients that must be exactly zero. Passing the public tests is not a
-proof; a correct function passes both.
-"""
+    from minibert.assignment.handout import handout_markdown
+    return handout_markdown()
 
 
-def _write_student_tree(folder: Path, kind: str, sources: dict[str, str]) -> None:
+def _answers() -> str:
+    """The file the written questions are answered in."""
+    from minibert.assignment.handout import QUESTIONS
+    lines = ["# Answers to the written questions", ""]
+    for title, questions in QUESTIONS.values():
+        lines += [f"## {title}", ""]
+        for number, question in enumerate(questions, 1):
+            lines += [f"### Question {number}", "", f"> {question}", "", "(your answer)", ""]
+    return "\n".join(lines)
+
+
+def _write_student_tree(folder: Path, kind: str, sources: dict[str, str],
+                        pdf: bool = False) -> None:
     folder.mkdir(parents=True)
     for name, text in sources.items():
         (folder / name).write_text(text, encoding="utf-8")
@@ -170,18 +154,25 @@ def _write_student_tree(folder: Path, kind: str, sources: dict[str, str]) -> Non
     marker = {"kind": kind, "version": 1}
     if kind == "backprop":
         (folder / "test_public.py").write_text(_PUBLIC_TESTS, encoding="utf-8")
+        (folder / "answers.md").write_text(_answers(), encoding="utf-8")
         marker["tasks"] = list(TASK_NAMES)
+    if pdf:
+        from minibert.assignment.handout import write_pdf
+        write_pdf(_readme(kind), folder / "README.pdf")
     (folder / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
 
 
 def create_workspace(path, instructor: bool = False, lab: str | None = None,
-                     overwrite: bool = False, seed: int | None = None) -> Path:
+                     overwrite: bool = False, seed: int | None = None,
+                     pdf: bool = False) -> Path:
     """Write a student workspace (or, with ``instructor``, the instructor's three folders).
 
-    Inputs: path, the folder to create; instructor, also write solutions/ and hidden/;
+    Inputs: path, the folder to create; instructor, also write solutions/ and hidden/
+    (for the lab: solutions/ with the fixed file and BUGS.md, the lecturer's list);
     lab, None for the backward-pass assignment or "bugs" for the bug-hunting lab;
     overwrite, replace an existing workspace at path (never a folder of anything else);
-    seed, the hidden tests' seed (default: drawn at random once, then stored).
+    seed, the hidden tests' seed (default: drawn at random once, then stored); pdf, also
+    draw the student's README as README.pdf.
     Output: the folder written. The tree is built beside ``path`` and renamed into place,
     so an interrupted call leaves nothing half-written.
     """
@@ -210,11 +201,15 @@ def create_workspace(path, instructor: bool = False, lab: str | None = None,
     try:
         tree = staging / "tree"
         if not instructor:
-            _write_student_tree(tree, kind, student)
+            _write_student_tree(tree, kind, student, pdf)
         else:
             tree.mkdir()
-            _write_student_tree(tree / "student", kind, student)
+            _write_student_tree(tree / "student", kind, student, pdf)
             _write_student_tree(tree / "solutions", kind, solved)
+            if kind == "bugs":
+                from minibert.assignment.bugs import instructor_notes
+                (tree / "solutions" / "BUGS.md").write_text(instructor_notes(),
+                                                            encoding="utf-8")
             if kind == "backprop":
                 hidden = tree / "hidden"
                 hidden.mkdir()
@@ -252,40 +247,117 @@ def read_hidden_seed(hidden) -> int:
 # Loading a student's functions
 # ----------------------------------------------------------------------------------------
 
+TASK_STEMS: dict[str, Task] = {Path(task.file).stem: task for task in TASKS}
+
+
+def reference_functions(task: Task) -> dict:
+    """minibert's own functions for ``task`` (name -> callable): what a stand-in serves."""
+    names = (task.function, *EXTRA_FUNCTIONS.get(task.name, {}))
+    if task.part == "layers":
+        return {name: getattr(F, name) for name in names}
+    from minibert.assignment import solutions
+    return {name: getattr(solutions, name) for name in names}
+
+
+def _stand_in(task: Task) -> types.ModuleType:
+    """A module named like ``task``'s file that holds minibert's functions of that task."""
+    module = types.ModuleType(Path(task.file).stem, f"minibert's {task.function} (stand-in "
+                              f"for {task.file} while another task is graded)")
+    module.__dict__.update(reference_functions(task))
+    module.__dict__["__minibert_stand_in__"] = task.name
+    return module
+
+
+@contextmanager
+def isolated_imports(folder: Path, task: Task | None):
+    """While grading ``task``, another task's file imports as minibert's version of it.
+
+    ``from softmax import softmax_backward`` inside attention.py gets minibert's
+    softmax_backward, so a mistake (even a syntax error) in softmax.py costs the softmax
+    task only. The student's folder is on the path for their own helper modules. With
+    ``task`` None (``use_implementation``) the student's files import each other for real.
+    sys.path and sys.modules are restored on exit.
+    """
+    saved_modules = {stem: sys.modules.get(stem) for stem in TASK_STEMS}
+    added = str(folder) not in sys.path
+    if added:
+        sys.path.insert(0, str(folder))
+    try:
+        for stem, other in TASK_STEMS.items():
+            sys.modules.pop(stem, None)
+            if task is not None and other.name != task.name:
+                sys.modules[stem] = _stand_in(other)
+        yield
+    finally:
+        for stem, module in saved_modules.items():
+            if module is None:
+                sys.modules.pop(stem, None)
+            else:
+                sys.modules[stem] = module
+        if added and str(folder) in sys.path:
+            sys.path.remove(str(folder))
+
+
+def _where(error: BaseException, folder: Path) -> str:
+    """'file.py line N' for the deepest frame of ``error`` in the student's folder, else ''."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if Path(f.filename).resolve().parent == folder]
+    return f"{Path(frames[-1].filename).name} line {frames[-1].lineno}" if frames else ""
+
+
 def _import_file(path: Path, folder: Path):
-    """Import one student file under a fresh module name (no cache between workspaces)."""
+    """Import one student file under a fresh module name (no cache between workspaces).
+
+    Call inside ``isolated_imports``. Errors become one TaskLoadError line that names the
+    file and line where they are (a syntax error in a helper module names the helper).
+    """
     name = f"_minibert_student_{abs(hash(str(path)))}_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    # The student's files may import each other ("from softmax import softmax_backward"):
-    # their folder comes first on the path, and a task module of another folder that an
-    # earlier import left in sys.modules is forgotten.
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-    for task in TASKS:
-        other = sys.modules.get(Path(task.file).stem)
-        if other is not None and Path(getattr(other, "__file__", None) or "").parent != folder:
-            del sys.modules[Path(task.file).stem]
     try:
         spec.loader.exec_module(module)
     except SyntaxError as error:
-        raise TaskLoadError(f"{path.name} line {error.lineno}: SyntaxError: {error.msg}") \
-            from None
+        where = Path(error.filename).name if error.filename else path.name
+        raise TaskLoadError(f"{where} line {error.lineno}: {type(error).__name__}: "
+                            f"{error.msg}") from None
+    except ImportError as error:
+        where = _where(error, folder) or path.name
+        stem = getattr(error, "name", None)
+        if stem in TASK_STEMS and isinstance(sys.modules.get(stem), types.ModuleType) and \
+                hasattr(sys.modules[stem], "__minibert_stand_in__"):
+            other = TASK_STEMS[stem]
+            served = ", ".join(reference_functions(other))
+            raise TaskLoadError(f"{where}: {error}; while {path.name} is graded, "
+                                f"{other.file} is minibert's version of it ({served}): put "
+                                f"helpers in the file that uses them") from None
+        raise TaskLoadError(f"{where}: {type(error).__name__} while loading {path.name}: "
+                            f"{error}") from None
+    except SystemExit:
+        raise TaskLoadError(f"{path.name}: calls sys.exit() (or exit()) while it is "
+                            f"loaded") from None
+    except Exception as error:  # the student's top-level code may raise anything
+        where = _where(error, folder) or path.name
+        raise TaskLoadError(f"{where}: {type(error).__name__} while loading {path.name}: "
+                            f"{error}") from None
     return module
 
 
 def load_task_functions(workspace, task: Task, isolate: bool = True) -> dict:
     """The functions of ``task`` from the student's file, their signatures checked.
 
-    With ``isolate``, any layer backward the file imported (e.g. its own softmax_backward
-    inside attention) is replaced by minibert's, so one mistake costs one task only.
-    Raises TaskLoadError with one line when the file cannot be used.
+    With ``isolate``, the file is imported inside ``isolated_imports`` (another task's file
+    is minibert's version of it) and any layer backward the file defines besides its own
+    (e.g. a helper softmax_backward inside attention.py) is replaced by minibert's, so one
+    mistake costs one task only. Call it inside ``isolated_imports`` to keep the stand-ins
+    for the checks too (a function may import at call time). Raises TaskLoadError with
+    one line when the file cannot be used.
     """
     folder = Path(workspace).resolve()
     path = folder / task.file
     if not path.is_file():
         raise TaskLoadError(f"{task.file} is missing from the workspace")
-    module = _import_file(path, folder)
+    with isolated_imports(folder, task if isolate else None):
+        module = _import_file(path, folder)
     wanted = {task.function: task.arguments, **EXTRA_FUNCTIONS.get(task.name, {})}
     functions = {}
     for name, arguments in wanted.items():
@@ -326,14 +398,12 @@ def use_implementation(workspace, names=None):
 
     Each of the eight layer backwards (``linear_backward`` ... ``cross_entropy_backward``)
     that the workspace has written (stubs that still raise NotImplementedError are left
-    out) replaces ``minibert.functional``'s for the block, with the fast twins switched
-    off (``minibert.fast_kernels(False)``) so the model calls the reference pairs, and so
-    the student's code. Everything is restored on exit, also after an error.
+    out) replaces ``minibert.functional``'s for the block; the layers look their pairs up
+    there at each call, so the model runs the student's code. Everything is restored on
+    exit, also after an error.
     Inputs: workspace, the student's folder; names, an optional list of the backwards to use.
     Yields: the list of names that were replaced.
     """
-    import minibert
-
     read_marker(workspace)
     folder = Path(workspace).resolve()
     chosen = list(LAYER_BACKWARDS) if names is None else list(names)
@@ -350,11 +420,10 @@ def use_implementation(workspace, names=None):
                 raise ValueError(f"workspace {str(folder)!r}: {error}") from None
             replacements[task.function] = functions[task.function]
     originals = {name: getattr(F, name) for name in replacements}
-    with minibert.fast_kernels(False):
-        try:
-            for name, function in replacements.items():
-                setattr(F, name, function)
-            yield sorted(replacements, key=LAYER_BACKWARDS.index)
-        finally:
-            for name, function in originals.items():
-                setattr(F, name, function)
+    try:
+        for name, function in replacements.items():
+            setattr(F, name, function)
+        yield sorted(replacements, key=LAYER_BACKWARDS.index)
+    finally:
+        for name, function in originals.items():
+            setattr(F, name, function)

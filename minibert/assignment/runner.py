@@ -1,0 +1,304 @@
+"""Run grading jobs, each task in its own process, with a time limit that starts after loading.
+
+``run_jobs`` starts one supervisor process (a fresh Python with one BLAS thread, so a
+workspace gets the same score and messages whatever the caller's thread settings). The
+supervisor imports minibert and the checks once, then gives every job (one task of one
+workspace) its own process: a fork of itself where the platform forks safely (Linux),
+else a new Python. Each job's process
+
+1. loads the student's file (imports, top-level code): up to ``import_limit`` seconds;
+2. says so on its pipe, and runs the checks: up to ``time_limit`` seconds from then on;
+3. writes its result on the pipe and exits.
+
+So a slow import (torch, say) is not called an infinite loop, and the message says which
+phase ran out. A crash, ``os._exit`` or a kill costs that job only. Output the student's
+code prints goes to a file, never into the protocol. This is not a sandbox: code that
+runs in the job's process can do what its user can (see docs/assignments.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Job", "JobResult", "run_jobs", "DEFAULT_IMPORT_LIMIT"]
+
+DEFAULT_IMPORT_LIMIT = 120.0  # seconds to load a file; importing torch takes a few
+_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+_SUPERVISOR = ("import sys; from minibert.assignment.runner import _supervise; "
+               "_supervise(sys.stdin.buffer.read())")
+_SPAWNED = ("import sys; from minibert.assignment.runner import _spawned_job; "
+            "_spawned_job(sys.argv[1], int(sys.argv[2]))")
+
+
+@dataclass
+class Job:
+    workspace: str  # the student's folder
+    task: str  # a task name, or a bug name for the lab
+    hidden_seed: int | None = None
+    kind: str | None = None  # "backprop" or "bugs"; None: read the folder's marker
+
+
+@dataclass
+class JobResult:
+    passed: bool
+    message: str
+    flags: list
+    load_seconds: float | None  # None when loading did not finish
+    check_seconds: float | None
+
+
+def _environment() -> dict:
+    env = dict(os.environ)
+    for name in _THREAD_VARIABLES:
+        env[name] = "1"
+    package_root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ in the student's folder
+    return env
+
+
+def run_jobs(jobs: list[Job], time_limit: float, import_limit: float = DEFAULT_IMPORT_LIMIT,
+             workers: int = 2, on_result=None) -> list[JobResult]:
+    """Run ``jobs``, ``workers`` at a time; returns their results in the jobs' order.
+
+    ``on_result(index, result)`` is called as each finishes (for progress lines).
+    """
+    if not jobs:
+        return []
+    request = json.dumps({"jobs": [vars(job) for job in jobs], "time_limit": float(time_limit),
+                          "import_limit": float(import_limit), "workers": int(workers)})
+    process = subprocess.Popen([sys.executable, "-c", _SUPERVISOR], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=_environment(), start_new_session=True)
+    results: list[JobResult | None] = [None] * len(jobs)
+    try:
+        process.stdin.write(request.encode())
+        process.stdin.close()
+        for line in process.stdout:
+            record = json.loads(line)
+            index = record.pop("index")
+            results[index] = JobResult(**record)
+            if on_result is not None:
+                on_result(index, results[index])
+        process.wait()
+    except BaseException:
+        _kill_group(process.pid)
+        process.wait()
+        raise
+    finally:
+        process.stdout.close()
+        error = process.stderr.read().decode(errors="replace").strip()
+        process.stderr.close()
+    if any(r is None for r in results):
+        last = (error.splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"the grader's supervisor process ended early (exit code "
+                           f"{process.returncode}): {last}")
+    return results
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+# ----------------------------------------------------------------------------------------
+# The supervisor (runs in its own process)
+# ----------------------------------------------------------------------------------------
+
+def _forks() -> bool:
+    # macOS system libraries (Accelerate among them) are not fork-safe; Windows has no fork.
+    return hasattr(os, "fork") and sys.platform.startswith("linux")
+
+
+@dataclass
+class _Running:
+    index: int
+    pid: int
+    popen: subprocess.Popen | None
+    started: float
+    output: object  # the temporary file the job's stdout and stderr go to
+    loaded_at: float | None = None
+    load_seconds: float | None = None
+    result: dict | None = None
+    buffer: bytes = b""
+
+
+def _supervise(raw: bytes) -> None:
+    request = json.loads(raw)
+    jobs = [Job(**job) for job in request["jobs"]]
+    time_limit, import_limit = request["time_limit"], request["import_limit"]
+    workers = max(1, request["workers"])
+    out = os.fdopen(os.dup(1), "w", buffering=1)
+    fork = _forks()
+    if fork:
+        # what every job needs, imported once and shared by the forks
+        import minibert.assignment.bugs  # noqa: F401
+        import minibert.assignment.checks  # noqa: F401
+        import minibert.assignment.grader  # noqa: F401
+    pending = list(range(len(jobs)))
+    running: dict[int, _Running] = {}  # read end of the job's pipe -> job
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                index = pending.pop(0)
+                read_end, job = _start(index, jobs[index], out, fork)
+                running[read_end] = job
+            now = time.monotonic()
+            deadlines = [_deadline(job, time_limit, import_limit) for job in running.values()]
+            timeout = max(0.0, min(deadlines) - now)
+            ready, _, _ = select.select(list(running), [], [], timeout)
+            for fd in ready:
+                job = running[fd]
+                chunk = os.read(fd, 65536)
+                if chunk:
+                    _consume(job, chunk)
+                    continue
+                del running[fd]
+                os.close(fd)
+                _emit(out, job, _finish(job, jobs[job.index]))
+            now = time.monotonic()
+            for fd, job in list(running.items()):
+                if now >= _deadline(job, time_limit, import_limit):
+                    del running[fd]
+                    _kill(job)
+                    os.close(fd)
+                    _emit(out, job, _timeout(job, jobs[job.index], time_limit, import_limit))
+    finally:
+        for job in running.values():
+            _kill(job)
+
+
+def _start(index: int, job: Job, out, fork: bool):
+    read_end, write_end = os.pipe()
+    output = tempfile.TemporaryFile()
+    started = time.monotonic()
+    if fork:
+        pid = os.fork()
+        if pid == 0:  # the job's process
+            try:
+                os.close(read_end)
+                out.close()
+                os.dup2(output.fileno(), 1)
+                os.dup2(output.fileno(), 2)
+                devnull = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(devnull, 0)
+                os.setpgid(0, 0)  # its own group: a kill takes what it started too
+                _job_main(job, write_end)
+            except BaseException:
+                traceback.print_exc()
+                os._exit(1)
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        return read_end, _Running(index, pid, None, started, output)
+    popen = subprocess.Popen([sys.executable, "-c", _SPAWNED, json.dumps(vars(job)),
+                              str(write_end)], pass_fds=(write_end,), stdin=subprocess.DEVNULL,
+                             stdout=output, stderr=output, start_new_session=True)
+    os.close(write_end)
+    return read_end, _Running(index, popen.pid, popen, started, output)
+
+
+def _spawned_job(job_json: str, fd: int) -> None:
+    _job_main(Job(**json.loads(job_json)), fd)
+
+
+def _job_main(job: Job, fd: int) -> None:
+    """Grade one job in this process; write 'L seconds' after loading, then 'R json'."""
+    from minibert.assignment.grader import check_task
+
+    start = time.monotonic()
+    folder = Path(job.workspace).resolve()
+    if folder.is_dir():
+        os.chdir(folder)
+
+    def loaded() -> None:
+        os.write(fd, f"L {time.monotonic() - start:.6f}\n".encode())
+
+    result = check_task(folder, job.task, job.hidden_seed, kind=job.kind, on_loaded=loaded)
+    line = json.dumps({"passed": result.passed, "message": result.message,
+                       "flags": result.flags})
+    os.write(fd, f"R {line}\n".encode())
+
+
+def _consume(job: _Running, chunk: bytes) -> None:
+    job.buffer += chunk
+    *lines, job.buffer = job.buffer.split(b"\n")
+    for line in lines:
+        if line.startswith(b"L ") and job.loaded_at is None:
+            job.loaded_at = time.monotonic()
+            job.load_seconds = float(line[2:])
+        elif line.startswith(b"R ") and job.result is None:
+            job.result = json.loads(line[2:])
+
+
+def _deadline(job: _Running, time_limit: float, import_limit: float) -> float:
+    if job.loaded_at is None:
+        return job.started + import_limit
+    return job.loaded_at + time_limit
+
+
+def _reap(job: _Running) -> int:
+    if job.popen is not None:
+        return job.popen.wait()
+    _, status = os.waitpid(job.pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def _kill(job: _Running) -> None:
+    for kill in (lambda: os.killpg(job.pid, signal.SIGKILL), lambda: os.kill(job.pid,
+                                                                            signal.SIGKILL)):
+        try:
+            kill()
+        except (ProcessLookupError, PermissionError):
+            pass
+    _reap(job)
+
+
+def _tail(job: _Running) -> str:
+    job.output.seek(0)
+    text = job.output.read().decode(errors="replace").strip()
+    job.output.close()
+    return (text.splitlines() or ["no output"])[-1]
+
+
+def _finish(job: _Running, spec: Job) -> dict:
+    code = _reap(job)
+    checks = None if job.loaded_at is None else time.monotonic() - job.loaded_at
+    if job.result is not None:
+        job.output.close()
+        return {**job.result, "load_seconds": job.load_seconds, "check_seconds": checks}
+    reason = f"was killed by signal {-code}" if code < 0 else f"ended with exit code {code}"
+    phase = "while loading its file" if job.loaded_at is None else "while the checks ran"
+    message = " ".join(f"the task's process {reason} {phase}: {_tail(job)}".split())[:300]
+    return {"passed": False, "message": message, "flags": [], "load_seconds": job.load_seconds,
+            "check_seconds": checks}
+
+
+def _timeout(job: _Running, spec: Job, time_limit: float, import_limit: float) -> dict:
+    job.output.close()
+    if job.loaded_at is None:
+        message = (f"loading the task's file took longer than {import_limit:g} s (the import "
+                   f"limit; a slow import, or a loop at the top level of the file?)")
+        return {"passed": False, "message": message, "flags": [], "load_seconds": None,
+                "check_seconds": None}
+    message = (f"time limit of {time_limit:g} s exceeded while the checks ran (an infinite "
+               f"loop?); loading the file took {job.load_seconds:.1f} s, not counted")
+    return {"passed": False, "message": message, "flags": [],
+            "load_seconds": job.load_seconds, "check_seconds": None}
+
+
+def _emit(out, job: _Running, result: dict) -> None:
+    out.write(json.dumps({"index": job.index, **result}) + "\n")
