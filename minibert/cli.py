@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
-import errno
 import os
 import shlex
 import signal
@@ -39,21 +38,6 @@ USER_ERRORS = (
     OSError,
 )
 
-MESSAGE_CHARS = 300  # a longer error message is cut: one line must stay one screen line or so
-
-_OS_REASONS = {
-    errno.EACCES: "permission denied",
-    errno.EPERM: "operation not permitted",
-    errno.ENOENT: "does not exist",
-    errno.EISDIR: "is a folder, not a file",
-    errno.ENOTDIR: "a part of the path is a file, not a folder",
-    errno.EEXIST: "already exists",
-    errno.ENOSPC: "no space left on the device",
-    errno.EDQUOT: "disk quota exceeded",
-    errno.EROFS: "the file system is read-only",
-    errno.ENAMETOOLONG: "the name is too long",
-}
-
 
 class CommandError(Exception):
     """A user-facing error: printed as one line, exit status 2."""
@@ -71,6 +55,13 @@ DPI_RANGE = (30, 1200)  # below 30 text cannot be drawn; above 1200 a figure tak
 # The toy tasks hold every example in memory (about 4 KB each while they are drawn, 1.5 ms
 # each): 100,000 stays under half a GB and a few minutes.
 MAX_EXAMPLES = 100_000
+# The toy corpus: 100,000 documents take about 3 s and 150 MB to write, and become some two
+# million pretraining instances (tiny-toy read 5,200 documents).
+MAX_DOCUMENTS = 100_000
+MAX_BATCH_SIZE = 4096  # sequences per step (BERT's pretraining used 256)
+MAX_VOCAB_SIZE = 250_000  # WordPiece tokens (BERT's is 30,522; multilingual models' ~250k)
+MAX_EPOCHS = 10_000
+MAX_TOP_K = 1000  # answers per [MASK]
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -124,6 +115,34 @@ def _bounded(value, argument: str, minimum=None, maximum=None):
     return value
 
 
+def _finite_output(values, what: str, model: str) -> None:
+    """Refuse to print NaN or infinite results (weights loaded with --allow-partial that hold
+    NaN, or an overflow): a number that is not one is no answer."""
+    import numpy as np
+
+    values = np.fromiter(values, dtype=np.float64) if not isinstance(values, np.ndarray) \
+        else values
+    if values.size and not np.isfinite(values).all():
+        raise CommandError(f"the model {model!r} gave NaN or infinite numbers in {what}; its "
+                           f"weights are broken (a diverged run?), so there is no answer")
+
+
+def _nonempty_text(text: str | None, argument: str) -> str | None:
+    """``text`` unless it is empty or blank: every command refuses an empty text alike (a
+    model would read [CLS] [SEP] alone, and answer as confidently as for a sentence)."""
+    if text is not None and not text.strip():
+        raise CommandError(f"{argument} {text!r} is empty; give a sentence")
+    return text
+
+
+def _add_allow_partial(parser) -> None:
+    """--allow-partial: load a model whose config.json names fewer blocks than its weights."""
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="load a folder whose config.json names fewer layers than its "
+                             "weights hold, using only those layers (refused by default: "
+                             "the answers would be another model's)")
+
+
 def _out_path(path: str, argument: str = "--out") -> str:
     """``path`` unless it is empty (an empty --out would write into the current folder)."""
     if not path.strip():
@@ -136,16 +155,10 @@ def _progress(message: str) -> None:
 
 
 def _os_reason(error: OSError) -> str:
-    """One line for an operating-system error: the path and what went wrong.
+    """One line for an operating-system error: the path and what went wrong, in words."""
+    from minibert.checks import os_error_line
 
-    minibert's own errors (no errno) already say everything and are passed through.
-    """
-    if error.errno is None or error.filename is None:
-        return str(error)
-    reason = _OS_REASONS.get(error.errno) or (error.strerror or str(error)).lower()
-    if error.errno == errno.EEXIST and Path(error.filename).is_file():
-        reason = "is a file, not a folder"  # mkdir met a file where a folder should go
-    return f"{str(error.filename)!r}: {reason}"
+    return os_error_line(error)
 
 
 @contextlib.contextmanager
@@ -195,7 +208,13 @@ def _check_model_files(folder: Path, argument: str) -> None:
     import json
 
     from minibert.io.checkpoint import CONFIG_NAME, VOCAB_NAME, WEIGHTS_NAME
+    from minibert.io.fileio import running_job
 
+    holder = running_job(folder)
+    if holder:
+        raise CommandError(f"{argument} {str(folder)!r} is in use by a running job ({holder}) "
+                           f"that writes a model into it; wait for it to finish, or give "
+                           f"another folder")
     for name in (CONFIG_NAME, WEIGHTS_NAME, VOCAB_NAME):
         if (folder / name).is_dir():
             raise CommandError(f"{argument}: {str(folder / name)!r} is a folder; expected "
@@ -460,11 +479,14 @@ def _add_pretrain(subparsers) -> None:
     parser.add_argument("--steps", type=int, default=defaults.steps,
                         help=f"optimizer steps, at most {MAX_STEPS:,}")
     parser.add_argument("--batch-size", type=int, default=defaults.batch_size,
-                        help="sequences per step, at most the number of training instances")
+                        help=f"sequences per step, at most {MAX_BATCH_SIZE:,} and the number "
+                             f"of training instances (and a batch that fits in memory: the "
+                             f"run estimates it first)")
     parser.add_argument("--max-seq-length", type=int, default=defaults.max_seq_length,
                         help=f"tokens per instance, at most {MAX_SEQ_LENGTH}")
     parser.add_argument("--vocab-size", type=int, default=defaults.vocab_size,
-                        help="largest WordPiece vocabulary learned from the corpus")
+                        help=f"largest WordPiece vocabulary learned from the corpus, at most "
+                             f"{MAX_VOCAB_SIZE:,}")
     _add_learning_rate(parser, defaults.learning_rate)
     parser.add_argument("--dropout", type=float, default=defaults.dropout,
                         help=f"hidden and attention dropout (default {defaults.dropout})")
@@ -497,9 +519,10 @@ def _add_pretrain(subparsers) -> None:
     parser.add_argument("--dynamic-masking", action="store_true",
                         help="re-mask every epoch (RoBERTa) instead of static masks (BERT)")
     parser.add_argument("--num-documents", type=int, default=defaults.num_documents,
-                        help="toy-corpus training documents")
+                        help=f"toy-corpus training documents, at most {MAX_DOCUMENTS:,}")
     parser.add_argument("--eval-every", type=int, default=defaults.eval_every,
-                        help="held-out evaluation every this many steps (and at the end)")
+                        help="held-out evaluation every this many steps (and at the end), "
+                             f"at most {MAX_STEPS:,}")
     parser.add_argument("--save-seconds", type=float, default=defaults.save_seconds,
                         metavar="S",
                         help="write a resumable checkpoint to OUT/checkpoint after step 1 and "
@@ -547,6 +570,43 @@ def _check_corpus(path: str, objective: str) -> None:
                            f"least 2 (a blank line ends a document), or use --objective mlm")
 
 
+def _check_pretraining_memory(config) -> None:
+    """Refuse a run whose weights, optimizer and activations would not fit in the memory
+    this machine has left, before anything is allocated (training/memory.py's estimate, with
+    the vocabulary at its cap --vocab-size)."""
+    from minibert.config import BertConfig
+    from minibert.family.albert import AlbertConfig
+    from minibert.training.memory import (
+        available_memory,
+        format_bytes,
+        pretraining_parameters,
+        training_memory,
+    )
+
+    sizes = dict(vocab_size=config.vocab_size,
+                 max_position_embeddings=max(128, config.max_seq_length))
+    if config.num_layers is not None:
+        sizes["num_hidden_layers"] = config.num_layers
+    model = BertConfig.preset(config.preset, **sizes)
+    parameters = pretraining_parameters(model)
+    if config.architecture == "albert":  # one block shared by every layer
+        parameters = AlbertConfig.preset(config.preset, **sizes).num_parameters_estimate()
+    need = training_memory(model, config.batch_size, config.max_seq_length, config.workers,
+                           parameters=parameters)
+    available = available_memory()
+    if available is None or need["total"] <= available[0]:
+        return
+    raise CommandError(
+        f"--preset {config.preset} with {model.num_hidden_layers} layers, --batch-size "
+        f"{config.batch_size}, --max-seq-length {config.max_seq_length} and --workers "
+        f"{config.workers} needs about {format_bytes(need['total'])} of memory "
+        f"({format_bytes(need['weights_and_optimizer'] + need['worker_gradients'])} for "
+        f"{need['parameters']:,} parameters, their gradients and Adam's moments; "
+        f"{format_bytes(need['activations'])} of activations), more than the "
+        f"{format_bytes(available[0])} left ({available[1]}); lower --batch-size or "
+        f"--max-seq-length, or choose fewer --layers or a smaller --preset")
+
+
 def _resume_command(args) -> str:
     """This very invocation with --resume (and without --overwrite), ready to paste."""
     program = args.program
@@ -557,11 +617,15 @@ def _resume_command(args) -> str:
 
 
 def _pretrain_workers(args) -> int:
-    """--workers, or its default: the cores (at most the batch), 1 with dropout or snapshots."""
+    """--workers, or its default: the cores (at most the batch), 1 with dropout or snapshots;
+    under an MPI launcher, the number of ranks."""
+    from minibert.bridges.mpi import launched_ranks
     from minibert.training.pretrain_config import default_workers
 
     if args.workers is not None:
         return _bounded(args.workers, "--workers", minimum=1)
+    if launched_ranks() > 1:
+        return launched_ranks()
     if args.dropout or args.snapshot_every or args.architecture == "electra":
         return 1
     return max(1, min(default_workers(), args.batch_size))
@@ -570,14 +634,21 @@ def _pretrain_workers(args) -> int:
 def _run_pretrain(args) -> int:
     """Pretrain BertForPreTraining from scratch. Writes OUT/config.json, model.safetensors,
     vocab.txt (loadable with from_pretrained), metrics.json and history.json."""
+    from minibert.bridges.mpi import launched_rank
     from minibert.family.registry import FAMILIES
-    from minibert.training.pretrain import TrainingConfig, checkpoint_step, pretrain
+    from minibert.training.parallel import WorkerError
+    from minibert.training.pretrain import TrainingConfig, pretrain
 
     _out_path(args.out)
     _bounded(args.steps, "--steps", maximum=MAX_STEPS)
     _bounded(args.max_seq_length, "--max-seq-length", maximum=MAX_SEQ_LENGTH)
     _bounded(args.seed, "--seed", minimum=0)
     _bounded(args.layers, "--layers", minimum=1, maximum=MAX_LAYERS)
+    _bounded(args.batch_size, "--batch-size", maximum=MAX_BATCH_SIZE)
+    _bounded(args.vocab_size, "--vocab-size", maximum=MAX_VOCAB_SIZE)
+    _bounded(args.num_documents, "--num-documents", maximum=MAX_DOCUMENTS)
+    for option in ("--eval-every", "--save-every", "--snapshot-every"):
+        _bounded(getattr(args, option[2:].replace("-", "_")), option, maximum=MAX_STEPS)
     family = FAMILIES.get(args.architecture)  # an unknown one is refused by TrainingConfig
     objective = args.objective or (family.objective if family else None) or "nsp"
     config = TrainingConfig(
@@ -593,6 +664,7 @@ def _run_pretrain(args) -> int:
         corpus=args.corpus, eval_every=args.eval_every, save_seconds=args.save_seconds,
         save_every=args.save_every, snapshot_every=args.snapshot_every, seed=args.seed,
         workers=_pretrain_workers(args))
+    _check_pretraining_memory(config)
     if args.corpus is not None:
         _check_corpus(args.corpus, objective)
     command = _resume_command(args)
@@ -602,17 +674,38 @@ def _run_pretrain(args) -> int:
                                overwrite=args.overwrite, progress=_progress,
                                resume_command=command)
     except KeyboardInterrupt as interruption:
-        step = checkpoint_step(args.out)
+        if launched_rank() > 0:  # MPI: rank 0 says it
+            return _exit_status(interruption)
         how = _how_stopped(interruption)
-        if step is None:
-            _progress(f"minibert pretrain: {how} before its first checkpoint; start it "
-                      f"again to train")
-        else:
-            _progress(f"minibert pretrain: {how}; the checkpoint holds step {step}; "
-                      f"resume with: {command}")
+        if getattr(interruption, "source", None):
+            how += f" (received by {interruption.source})"
+        _progress(f"minibert pretrain: {how}; {_saved_step(args.out, command)}")
         return _exit_status(interruption)
+    except WorkerError as error:
+        # One line, not a traceback: which worker, how it ended, what is saved.
+        what = (error.exit if error.exit else str(error).split(": ", 1)[-1]
+                .split("; all workers")[0])
+        _progress(f"minibert pretrain: worker {error.rank} {what}; "
+                  f"{_saved_step(args.out, command)}")
+        return WORKER_DIED
+    if launched_rank() > 0:  # MPI: rank 0 reports the metrics
+        return 0
     _report(metrics, args.out, args.json, "metrics.json")
     return 0
+
+
+# Exit status of a training run whose worker process died or failed (docs/cli.md).
+WORKER_DIED = 3
+
+
+def _saved_step(out: str, command: str) -> str:
+    """What a stopped training run left: the checkpoint's step and the resume command."""
+    from minibert.training.pretrain import checkpoint_step
+
+    step = checkpoint_step(out)
+    if step is None:
+        return "no checkpoint was written yet; start it again to train"
+    return f"the checkpoint holds step {step}; resume with: {command}"
 
 
 def _rounded(value):
@@ -664,7 +757,9 @@ def _add_fill_mask(subparsers) -> None:
     parser.add_argument("--model", required=True, metavar="DIR",
                         help="a folder written by pretrain or save_pretrained (with vocab.txt), "
                              "or tiny-toy, the reference checkpoint shipped with minibert")
-    parser.add_argument("--top-k", type=int, default=5)
+    parser.add_argument("--top-k", type=int, default=5,
+                        help=f"answers per [MASK], 1 to {MAX_TOP_K:,}")
+    _add_allow_partial(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -675,11 +770,14 @@ def _run_fill_mask(args) -> int:
 
     from minibert.family.registry import family_of_folder
     from minibert.fill_mask import fill_mask
+    from minibert.io.checkpoint import partial_loading
     from minibert.tokenization import load_tokenizer
 
-    _bounded(args.top_k, "--top-k", minimum=1)
+    _nonempty_text(args.text, "TEXT")
+    _bounded(args.top_k, "--top-k", minimum=1, maximum=MAX_TOP_K)
     folder = _model_folder(args.model, "--model")
-    with _file_access("--model must be a readable model folder"):
+    with _file_access("--model must be a readable model folder"), \
+            partial_loading(args.allow_partial):
         tokenizer = load_tokenizer(folder)
         family = family_of_folder(folder)
         if family.masked_lm is None:
@@ -693,6 +791,8 @@ def _run_fill_mask(args) -> int:
                            f"{model.loading_info['missing_keys'][0]}); fill-mask needs one")
     results = fill_mask(model, tokenizer, args.text, top_k=args.top_k)
     per_mask = results if isinstance(results[0], list) else [results]
+    _finite_output((answer["score"] for answers in per_mask for answer in answers),
+                   "its scores", args.model)
     lines = []
     for index, answers in enumerate(per_mask, 1):
         if len(per_mask) > 1:
@@ -729,8 +829,9 @@ def _add_attention(subparsers) -> None:
     parser.add_argument("--annotate", action="store_true", help="write values in the cells")
     parser.add_argument("--max-seq-length", "--max-length", type=int, default=128,
                         help="longest input in tokens ([CLS] and [SEP] included); a longer "
-                             "one is refused, never cut (at most the model's "
-                             "max_position_embeddings)")
+                             f"one is refused, never cut (3 to {MAX_SEQ_LENGTH}, and at most "
+                             "the model's max_position_embeddings)")
+    _add_allow_partial(parser)
     parser.add_argument("--dpi", type=int, default=200,
                         help=f"resolution of a PNG, {DPI_RANGE[0]} to {DPI_RANGE[1]}")
     parser.add_argument("-o", "--out", "--output", default="attention.png", metavar="FILE",
@@ -740,6 +841,25 @@ def _add_attention(subparsers) -> None:
                         help="replace the output file if it exists")
 
 
+def _locks_output(run: Callable[..., int]) -> Callable[..., int]:
+    """Run a command that writes -o/--out while holding that output's lock, so that a second
+    command writing the same file (or figures folder) is refused rather than replacing the
+    first's result without a word (io.fileio.output_lock)."""
+    import functools
+
+    @functools.wraps(run)
+    def locked(args) -> int:
+        from minibert.io.fileio import output_lock
+
+        target = Path(args.out) if args.out.strip() else None
+        if target is None or not target.parent.is_dir():
+            return run(args)  # nothing there to race for: the command refuses or creates it
+        with output_lock(target, "-o"):
+            return run(args)
+    return locked
+
+
+@_locks_output
 def _run_attention(args) -> int:
     # The checks that need no model come first, before matplotlib is imported.
     """Run a model on TEXT (and --pair) and draw its attention: one head, one layer's heads,
@@ -747,15 +867,20 @@ def _run_attention(args) -> int:
     heads count from 0."""
     _out_path(args.out, "-o")
     _bounded(args.dpi, "--dpi", *DPI_RANGE)
-    _bounded(args.max_seq_length, "--max-seq-length", minimum=3)
+    _bounded(args.max_seq_length, "--max-seq-length", minimum=3, maximum=MAX_SEQ_LENGTH)
+    _nonempty_text(args.text, "TEXT")
+    _nonempty_text(args.pair, "--pair")
     _new_output(args.out, args.overwrite)
 
     import warnings
+
+    import numpy as np
 
     from minibert import viz
     from minibert.family.registry import family_of_folder
     from minibert.fill_mask import excerpt
     from minibert.heads import forward_inputs
+    from minibert.io.checkpoint import partial_loading
     from minibert.tokenization import load_tokenizer
 
     suffix = args.out.rsplit(".", 1)[-1].lower() if "." in args.out else ""
@@ -768,8 +893,12 @@ def _run_attention(args) -> int:
     if view not in viz.VIEWS:
         raise ValueError(f"--view must be one of {', '.join((*viz.VIEWS, 'saliency'))}, "
                          f"got {excerpt(view)}")
+    if view == "token" and args.token is None:
+        raise CommandError("--view token needs --token: a word of the text or a position "
+                           "(0 is [CLS])")
     folder = _model_folder(args.model, "--model")
-    with _file_access("--model must be a readable model folder"):
+    with _file_access("--model must be a readable model folder"), \
+            partial_loading(args.allow_partial):
         tokenizer = load_tokenizer(folder)
         family = family_of_folder(folder)
         with warnings.catch_warnings():
@@ -781,13 +910,17 @@ def _run_attention(args) -> int:
     if length > limit:
         which = ("--max-seq-length" if args.max_seq_length <= model.config.max_position_embeddings
                  else "the model's max_position_embeddings")
-        raise CommandError(f"the text{' and --pair' if args.pair else ''} are {length:,} tokens "
-                           f"long ([CLS] and [SEP] included), more than {limit} "
-                           f"({which}); shorten them: got {excerpt(args.text)}")
+        what, them = ("TEXT and --pair are", "them") if args.pair else ("TEXT is", "it")
+        raise CommandError(f"{what} {length:,} tokens long ([CLS] and [SEP] included), more "
+                           f"than {limit} ({which}); shorten {them}: got {excerpt(args.text)}")
     # DistilBERT reads no token types (forward_inputs drops them); the figure still shows
     # the two segments of a pair.
     out = model(**forward_inputs(model, {key: encoding[key] for key in (
         "input_ids", "token_type_ids", "attention_mask")}), output_attentions=True)
+    _finite_output(np.concatenate([a.ravel() for a in out.attentions]), "its attention",
+                   args.model)
+    _bounded(args.layer, "--layer", 0, len(out.attentions) - 1)
+    _bounded(args.head, "--head", 0, out.attentions[0].shape[1] - 1)
     tokens = tokenizer.convert_ids_to_tokens(encoding["input_ids"][0].tolist())
     token = args.token
     if token is not None and token.isdigit():
@@ -822,6 +955,7 @@ def _add_figures(subparsers) -> None:
                         help="replace figures already in the output folder")
 
 
+@_locks_output
 def _run_figures(args) -> int:
     """Draw every figure of a lecture for one model: head, layer, model and rollout views on
     a 'bank' pair, saliency of a fill-mask prediction, the training curves (when the folder
@@ -934,12 +1068,13 @@ def _add_finetune(subparsers) -> None:
     parser.add_argument("--test-size", type=int, default=defaults.test_size,
                         help=f"test examples, at most {MAX_EXAMPLES:,}")
     parser.add_argument("--epochs", type=int, default=defaults.epochs,
-                        help="passes over the training examples")
+                        help=f"passes over the training examples, at most {MAX_EPOCHS:,}")
     parser.add_argument("--min-steps", type=int, default=defaults.min_steps,
-                        help="train at least this many steps (more epochs for small sets)")
+                        help="train at least this many steps (more epochs for small sets), "
+                             f"at most {MAX_STEPS:,}")
     _add_learning_rate(parser, defaults.learning_rate)
     parser.add_argument("--batch-size", type=int, default=defaults.batch_size,
-                        help="examples per step")
+                        help=f"examples per step, at most {MAX_BATCH_SIZE:,}")
     parser.add_argument("--max-seq-length", "--max-length", type=int, default=None,
                         help="tokens per example (default: 48, or 128 for qa; at most the "
                              "model's max_position_embeddings)")
@@ -964,6 +1099,9 @@ def _run_finetune(args) -> int:
     _bounded(args.test_size, "--test-size", maximum=MAX_EXAMPLES)
     _bounded(args.max_seq_length, "--max-seq-length", maximum=MAX_SEQ_LENGTH)
     _bounded(args.seed, "--seed", minimum=0)
+    _bounded(args.batch_size, "--batch-size", maximum=MAX_BATCH_SIZE)
+    _bounded(args.epochs, "--epochs", maximum=MAX_EPOCHS)
+    _bounded(args.min_steps, "--min-steps", maximum=MAX_STEPS)
     model = None if args.model is None else _model_folder(args.model, "--model")
     with _file_access(f"--out {args.out!r} must be a folder you can write to"):
         metrics = finetune(args.task, model, args.out, train_size=args.train_size,
@@ -992,7 +1130,7 @@ def _add_distil(subparsers) -> None:
     parser.add_argument("--steps", type=int, default=defaults.steps,
                         help=f"optimizer steps, at most {MAX_STEPS:,}")
     parser.add_argument("--batch-size", type=int, default=defaults.batch_size,
-                        help="sequences per step")
+                        help=f"sequences per step, at most {MAX_BATCH_SIZE:,}")
     parser.add_argument("--max-seq-length", type=int, default=defaults.max_seq_length,
                         help="tokens per sequence, at most the teacher's "
                              "max_position_embeddings")
@@ -1016,7 +1154,7 @@ def _add_distil(subparsers) -> None:
     parser.add_argument("--dropout", type=float, default=defaults.dropout,
                         help="the student's dropout")
     parser.add_argument("--num-documents", type=int, default=defaults.num_documents,
-                        help="toy-corpus training documents")
+                        help=f"toy-corpus training documents, at most {MAX_DOCUMENTS:,}")
     parser.add_argument("--seed", type=int, default=defaults.seed,
                         help="seeds the corpus, the masks, the batches and dropout")
     _add_training_output_options(parser)
@@ -1038,12 +1176,15 @@ def _run_distil(args) -> int:
     MLM head copied) and train it on the toy corpus's MLM batches with alpha_ce * T^2 KL +
     alpha_mlm * MLM + alpha_cos * cosine. Writes OUT/config.json, model.safetensors,
     vocab.txt, metrics.json, history.json."""
+    from minibert.config import BertConfig
     from minibert.training.distillation import DistillConfig, distil
 
     _out_path(args.out)
     _bounded(args.steps, "--steps", maximum=MAX_STEPS)
     _bounded(args.max_seq_length, "--max-seq-length", maximum=MAX_SEQ_LENGTH)
     _bounded(args.seed, "--seed", minimum=0)
+    _bounded(args.batch_size, "--batch-size", maximum=MAX_BATCH_SIZE)
+    _bounded(args.num_documents, "--num-documents", maximum=MAX_DOCUMENTS)
     config = DistillConfig(
         steps=args.steps, batch_size=args.batch_size, max_seq_length=args.max_seq_length,
         temperature=args.temperature, alpha_ce=args.alpha_ce, alpha_mlm=args.alpha_mlm,
@@ -1057,9 +1198,14 @@ def _run_distil(args) -> int:
     teacher = _model_folder(args.model, argument)
     with _file_access(f"{argument} must be a readable model folder"):
         _require_bert(teacher, args.model, f"distil ({argument}, the teacher)")
-    with _file_access(f"--out {args.out!r} must be a folder you can write to"):
-        metrics = distil(config, teacher, args.out, overwrite=args.overwrite,
-                         progress=_progress)
+        depth = BertConfig.from_json_file(Path(teacher) / "config.json").num_hidden_layers
+    _bounded(args.student_layers, "--student-layers", 1, depth)
+    try:
+        with _file_access(f"--out {args.out!r} must be a folder you can write to"):
+            metrics = distil(config, teacher, args.out, overwrite=args.overwrite,
+                             progress=_progress)
+    except (ValueError, FileNotFoundError) as error:  # the library names the teacher --teacher
+        raise CommandError(_one_line(error).replace("--teacher ", f"{argument} ")) from None
     _report(metrics, args.out, args.json, "metrics.json")
     return 0
 
@@ -1071,8 +1217,11 @@ def _add_sentence_model_arguments(parser) -> None:
     parser.add_argument("--model", required=True, metavar="DIR",
                         help="a BERT folder with vocab.txt (e.g. all-MiniLM-L6-v2's, or "
                              "tiny-toy)")
-    parser.add_argument("--max-seq-length", type=int, default=256,
-                        help="tokens per text after truncation")
+    parser.add_argument("--max-seq-length", type=int, default=None,
+                        help=f"tokens per text after truncation, at most {MAX_SEQ_LENGTH} and "
+                             f"the model's max_position_embeddings (default: 256, or the "
+                             f"model's max_position_embeddings if fewer)")
+    _add_allow_partial(parser)
 
 
 def _add_embed(subparsers) -> None:
@@ -1084,12 +1233,28 @@ def _add_embed(subparsers) -> None:
                         help="print JSON: a list of {text, embedding}")
 
 
-def _sentence_model(args):
+def _sentence_model(args, texts: list[str]):
+    """The model and tokenizer of embed and search, after the checks of their options:
+    no empty text, --max-seq-length within 512 and the model's positions (set to its
+    default when not given)."""
+    from minibert.io.checkpoint import partial_loading
     from minibert.sentence import load_sentence_model
 
+    for index, text in enumerate(texts, 1):
+        _nonempty_text(text, f"TEXT {index}" if len(texts) > 1 else "TEXT")
+    _bounded(args.max_seq_length, "--max-seq-length", minimum=3, maximum=MAX_SEQ_LENGTH)
     folder = _model_folder(args.model, "--model")
-    with _file_access("--model must be a readable model folder"):
-        return load_sentence_model(folder)
+    with _file_access("--model must be a readable model folder"), \
+            partial_loading(args.allow_partial):
+        model, tokenizer = load_sentence_model(folder)
+    positions = model.config.max_position_embeddings
+    if args.max_seq_length is None:
+        args.max_seq_length = min(256, positions)
+    elif args.max_seq_length > positions:
+        raise CommandError(f"--max-seq-length {args.max_seq_length} is more than the model "
+                           f"{args.model!r} reads (max_position_embeddings {positions}); give "
+                           f"at most {positions}")
+    return model, tokenizer
 
 
 def _run_embed(args) -> int:
@@ -1099,8 +1264,9 @@ def _run_embed(args) -> int:
 
     from minibert.sentence import sentence_embeddings
 
-    model, tokenizer = _sentence_model(args)
+    model, tokenizer = _sentence_model(args, args.texts)
     vectors = sentence_embeddings(model, tokenizer, args.texts, max_length=args.max_seq_length)
+    _finite_output(vectors.ravel(), "the embeddings", args.model)
     if args.json:
         print(json.dumps([{"text": text, "embedding": [round(float(v), 7) for v in vector]}
                           for text, vector in zip(args.texts, vectors, strict=True)]))
@@ -1126,9 +1292,11 @@ def _run_search(args) -> int:
     similarity to the query."""
     from minibert.sentence import rank, sentence_embeddings
 
-    model, tokenizer = _sentence_model(args)
+    _nonempty_text(args.query, "--query")
+    model, tokenizer = _sentence_model(args, args.texts)
     vectors = sentence_embeddings(model, tokenizer, [args.query, *args.texts],
                                   max_length=args.max_seq_length)
+    _finite_output(vectors.ravel(), "the embeddings", args.model)
     order, scores = rank(vectors[0], vectors[1:])
     results = [{"rank": place, "score": round(float(score), 6), "text": args.texts[index]}
                for place, (index, score) in enumerate(zip(order, scores, strict=True), 1)]
@@ -1161,22 +1329,28 @@ def _add_explore(subparsers) -> None:
                         help="the page to write (.html)")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace the output file if it exists")
+    _add_allow_partial(parser)
 
 
+@_locks_output
 def _run_explore(args) -> int:
     """Run a model on TEXT (and PAIR) and write one HTML page that works offline: head view,
     model view with head-job scores, neuron view (q, k, q.k, softmax), backward view
     (gradients of an output with respect to every attention probability), aggregation and,
     with --timeline, the attention snapshots of training. Layers and heads count from 0."""
+    from minibert.io.checkpoint import partial_loading
     from minibert.viz.explorer import explore, load_model
 
     _out_path(args.out, "-o")
     if not args.out.lower().endswith((".html", ".htm")):
         raise CommandError(f"-o {args.out!r}: the page is HTML; give a name ending in .html")
+    _nonempty_text(args.text, "TEXT")
+    _nonempty_text(args.pair, "PAIR")
     _new_output(args.out, args.overwrite)
     neuron_layers = _layer_list(args.neuron_layers, "--neuron-layers")
     folder = _model_folder(args.model, "--model")
-    with _file_access("--model must be a readable model folder"):
+    with _file_access("--model must be a readable model folder"), \
+            partial_loading(args.allow_partial):
         model, tokenizer = load_model(folder)
     page = explore(model, tokenizer, args.text, args.pair, backward=args.backward,
                    timeline=folder if args.timeline else None, neuron_layers=neuron_layers)
@@ -1241,12 +1415,16 @@ def _add_slides(subparsers) -> None:
     parser = _subcommand(subparsers, "slides", _run_slides,
                          "write the 50-minute lecture as a 16:9 PDF deck")
     parser.add_argument("-o", "--out", required=True, metavar="FILE.pdf", help="the PDF to write")
+    parser.add_argument("--handout", default=None, metavar="FILE.pdf",
+                        help="also write the handout (fine-tuning, published results, "
+                             "homework) to this PDF")
     parser.add_argument("--model", default="tiny-toy", metavar="DIR",
                         help="a model folder with vocab.txt (history.json for the curves), or "
                              "tiny-toy (the reference)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing PDF")
 
 
+@_locks_output
 def _run_slides(args) -> int:
     """Draw the lecture of docs/lecture_50min.md as one PDF, a 1280 x 720 page (16:9) per
     slide, text at least 20 pt, with live figures from a model (fill-mask, the heads with
@@ -1259,11 +1437,20 @@ def _run_slides(args) -> int:
         raise CommandError(f"-o {args.out!r} must end in .pdf")
     if Path(args.out).exists() and not args.overwrite:
         raise CommandError(f"-o {args.out!r} exists; pass --overwrite to replace it")
+    if args.handout is not None:
+        _out_path(args.handout, "--handout")
+        if not args.handout.lower().endswith(".pdf"):
+            raise CommandError(f"--handout {args.handout!r} must end in .pdf")
+        if Path(args.handout).exists() and not args.overwrite:
+            raise CommandError(f"--handout {args.handout!r} exists; pass --overwrite to "
+                               f"replace it")
+        if Path(args.handout).resolve() == Path(args.out).resolve():
+            raise CommandError(f"--handout {args.handout!r} must be another file than -o")
     folder = _model_folder(args.model, "--model")
     with _file_access("--model must be a readable model folder"):
         _require_mlm_head(folder, args.model, "slides")
-    path = write_slides(args.out, model=folder, overwrite=args.overwrite)
-    print(f"wrote {path}")
+    path = write_slides(args.out, model=folder, overwrite=args.overwrite, handout=args.handout)
+    print(f"wrote {path}" + (f" and {args.handout}" if args.handout else ""))
     return 0
 
 
@@ -1294,12 +1481,41 @@ def _program(argv: list[str] | None) -> list[str]:
 
 
 def _one_line(error: BaseException) -> str:
+    """The message of ``error`` in one line, whole (a long one is wrapped by ``_wrapped``
+    on a terminal, never cut: its end holds the advice)."""
+    from minibert.io.checkpoint import ConfigMismatch
+
+    if isinstance(error, ConfigMismatch):
+        return error.reason() + ("; pass --allow-partial to load only what config.json "
+                                 "describes" if error.partial else "")
+    if isinstance(error, MemoryError):
+        reason = str(error).rstrip(".") or "an allocation failed"
+        return (f"out of memory ({reason[:1].lower() + reason[1:]}); "
+                f"choose smaller sizes (--batch-size, --max-seq-length, --preset, ...)")
     text = _os_reason(error) if isinstance(error, OSError) else str(error)
     lines = text.strip().splitlines()
-    message = lines[0] if lines else repr(error)
-    if len(message) > MESSAGE_CHARS:
-        message = message[:MESSAGE_CHARS] + " ..."
-    return message
+    return " ".join(line.strip() for line in lines) if lines else repr(error)
+
+
+@contextlib.contextmanager
+def _warnings_as_lines(command: str) -> Iterator[None]:
+    """Python warnings as one line each, 'minibert CMD: warning: ...' (not a file name, a line
+    number and a line of source, which mean nothing to a user of the command)."""
+    import warnings
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(_wrapped(f"minibert {command}: warning: {message}"), file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
+def _wrapped(message: str) -> str:
+    """``message`` for stderr: wrapped at word breaks on a terminal, one line elsewhere."""
+    from minibert.checks import wrap_for_terminal
+
+    return wrap_for_terminal(message, sys.stderr)
 
 
 class Stopped(KeyboardInterrupt):
@@ -1356,7 +1572,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.program, args.argv = _program(argv), arguments
     try:
-        with _stop_signals():
+        with _stop_signals(), _warnings_as_lines(args.command):
             status = int(args.handler(args) or 0)
             sys.stdout.flush()
         return status
@@ -1369,6 +1585,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as interruption:
         print(f"minibert {args.command}: {_how_stopped(interruption)}", file=sys.stderr)
         return _exit_status(interruption)
-    except (CommandError, TrainingDiverged, *USER_ERRORS) as error:
-        print(f"minibert {args.command}: error: {_one_line(error)}", file=sys.stderr)
+    except (CommandError, TrainingDiverged, MemoryError, *USER_ERRORS) as error:
+        print(_wrapped(f"minibert {args.command}: error: {_one_line(error)}"), file=sys.stderr)
         return 2

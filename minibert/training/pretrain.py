@@ -41,10 +41,9 @@ from minibert.io.fileio import (
     remove_folder,
     run_folder,
 )
-from minibert.kernels import JOB_NOTE, fast_kernels_for_job
 from minibert.training.loop import TrainingDiverged, train_step
 from minibert.training.optim import make_optimizer
-from minibert.training.parallel import DataParallel
+from minibert.training.parallel import DataParallel, WorkerError
 from minibert.training.pretrain_config import TrainingConfig
 from minibert.training.pretrain_data import PreparedData, prepare_data
 from minibert.training.pretrain_eval import (
@@ -56,7 +55,8 @@ from minibert.training.pretrain_eval import (
 from minibert.training.schedules import make_schedule
 from minibert.training.snapshots import snapshot_hook
 
-__all__ = ["TrainingConfig", "TrainingDiverged", "RunInterrupted", "Trainer", "pretrain",
+__all__ = ["TrainingConfig", "TrainingDiverged", "RunInterrupted", "StopSignals", "Trainer",
+           "pretrain",
            "evaluate", "evaluate_pretrained", "unigram_baseline_accuracy", "prepare_data",
            "checkpoint_step"]
 
@@ -69,30 +69,62 @@ STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SI
 
 
 class RunInterrupted(KeyboardInterrupt):
-    """A run stopped by a signal after saving a checkpoint at ``step`` (None: no checkpoint)."""
+    """A run stopped by a signal after saving a checkpoint at ``step`` (None: no checkpoint).
 
-    def __init__(self, signum: int, step: int | None) -> None:
+    ``source``: which process received the signal when it was not this one ("worker 1",
+    "rank 2"), else None.
+    """
+
+    def __init__(self, signum: int, step: int | None, source: str | None = None) -> None:
         super().__init__(f"{signal.Signals(signum).name} at step {step}")
-        self.signum, self.step = signum, step
+        self.signum, self.step, self.source = signum, step, source
+
+
+class StopSignals(list):
+    """The stop signals received so far (numbers), and whether a checkpoint is being saved.
+
+    ``source`` names the process that received the first one when it was not this one.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.saving = False
+        self.source: str | None = None
+
+    def add(self, signum: int, source: str | None = None) -> None:
+        if not self:
+            self.source = source
+        if signum not in self:
+            self.append(signum)
+
+    @contextlib.contextmanager
+    def hold(self):
+        """While saving, a further signal is only recorded: the checkpoint is finished first."""
+        self.saving = True
+        try:
+            yield
+        finally:
+            self.saving = False
 
 
 @contextlib.contextmanager
 def _deferred_stop_signals():
-    """Record SIGINT/SIGTERM/SIGHUP instead of dying mid-step; yields the list they land in.
+    """Record SIGINT/SIGTERM/SIGHUP instead of dying mid-step; yields a ``StopSignals``.
 
-    A second signal of the same kind raises KeyboardInterrupt at once (a user who presses
-    Ctrl-C twice does not want to wait). Outside the main thread signals cannot be caught:
-    nothing is installed and the list stays empty.
+    A second signal of the same kind raises RunInterrupted at once (a user who presses
+    Ctrl-C twice does not want to wait), except while a checkpoint is being saved: that
+    save finishes first. Outside the main thread signals cannot be caught: nothing is
+    installed and the list stays empty.
     """
-    received: list[int] = []
+    received = StopSignals()
     if threading.current_thread() is not threading.main_thread():
         yield received
         return
 
     def handler(signum, frame):
-        if signum in received:
-            raise KeyboardInterrupt
-        received.append(signum)
+        if signum in received and not received.saving:
+            raise RunInterrupted(signum, None)
+        received.add(signum)
 
     previous = {signum: signal.signal(signum, handler) for signum in STOP_SIGNALS}
     try:
@@ -123,8 +155,10 @@ class Trainer:
     """The pretraining loop over a prepared data stream, with checkpoints and history."""
 
     def __init__(self, config: TrainingConfig, data: PreparedData,
-                 progress: Callable[[str], None] = print) -> None:
+                 progress: Callable[[str], None] = print, world=None) -> None:
         self.config = config
+        # The MPI world (minibert.bridges.mpi.MPIWorld) when this is one of its ranks.
+        self.world = world
         self.data = data
         self.progress = progress
         model_class = FAMILIES[config.architecture].pretraining
@@ -245,12 +279,23 @@ class Trainer:
 
     def train(self, out_dir: Path | None = None,
               step_hook: Callable[[int], None] | None = None,
-              stop_signals: list[int] | None = None) -> None:
+              stop_signals: StopSignals | None = None) -> None:
         """Run until ``config.steps``, checkpointing into out_dir when checkpoint_due().
 
-        When a signal lands in ``stop_signals`` (see ``_deferred_stop_signals``), the step
-        under way finishes, a checkpoint of that step is written and RunInterrupted raised.
+        When a signal lands in ``stop_signals`` (see ``_deferred_stop_signals``), or a
+        worker reports one, the step under way finishes, a checkpoint of that step is
+        written and RunInterrupted raised.
         """
+        try:
+            self._train(out_dir, step_hook, stop_signals)
+        except WorkerError:
+            if not stop_signals:
+                raise
+            # The signal reached a worker before it could catch it (while starting): the
+            # run stops as the signal asked, from the checkpoint on disk.
+            raise RunInterrupted(stop_signals[0], None, stop_signals.source) from None
+
+    def _train(self, out_dir, step_hook, stop_signals) -> None:
         config, model = self.config, self.model
         model.train()
         batches = self.data.train_batches
@@ -269,8 +314,14 @@ class Trainer:
                                                 self._loss_weights())
                     loss = out.loss
                 else:
+                    if stop_signals is not None and hasattr(parallel, "stop_signal"):
+                        parallel.stop_signal = stop_signals[0] if stop_signals else 0
                     result = parallel.step(model_inputs(model, batch))
                     out, loss, grad_norm = None, result.loss, result.grad_norm
+                    if stop_signals is not None:  # a signal another process received
+                        name = getattr(parallel, "process_name", "worker")
+                        for rank, signum in sorted(result.signals.items()):
+                            stop_signals.add(signum, f"{name} {rank}")
                 self.step += 1
                 self.train_seconds += time.perf_counter() - step_start
                 tokens_seen += int(batch.attention_mask.sum())
@@ -282,8 +333,9 @@ class Trainer:
                     eta = per_step * (config.steps - self.step)
                     self.progress(f"step {self.step}/{config.steps}  loss {loss:.4f}  "
                                   f"lr {lr:.2e}  {rate:,.0f} tokens/s  ETA {eta:.0f} s"
-                                  + (f"  ({config.workers} workers)" if parallel else ""))
-                if self.step % config.eval_every == 0 or self.step == config.steps:
+                                  + (f"  ({self._processes()})" if parallel else ""))
+                if (self.step % config.eval_every == 0 or self.step == config.steps) \
+                        and (self.world is None or self.world.rank == 0):
                     sync()
                     metrics = self.evaluate()
                     self.history.append({"step": self.step, "split": "heldout", **metrics})
@@ -293,16 +345,33 @@ class Trainer:
                                   + "  ".join(f"{k} {v:.4f}" for k, v in metrics.items()))
                 saved = out_dir is not None and self.checkpoint_due()
                 if saved or (stop_signals and out_dir is not None):
-                    sync()
-                    self.save_checkpoint(out_dir)
+                    with stop_signals.hold() if stop_signals is not None \
+                            else contextlib.nullcontext():
+                        sync()
+                        self.save_checkpoint(out_dir)
                 if stop_signals:
-                    raise RunInterrupted(stop_signals[0], self.step if out_dir else None)
+                    if hasattr(parallel, "barrier"):  # MPI: every rank waits for rank 0's save
+                        parallel.barrier()
+                    raise RunInterrupted(stop_signals[0], self.step if out_dir else None,
+                                         stop_signals.source)
                 if step_hook is not None:
                     step_hook(self.step)
             sync()
 
+    def _processes(self) -> str:
+        """How the steps are run, for the progress lines: '2 workers', '4 MPI ranks'."""
+        return (f"{self.world.size} MPI ranks" if self.world is not None
+                else f"{self.config.workers} workers")
+
     def _workers(self):
-        """A DataParallel of ``config.workers`` processes, or a null context for one."""
+        """A DataParallel of ``config.workers`` processes, this rank's side of MPI, or a
+        null context for one process."""
+        if self.world is not None:
+            from minibert.bridges.mpi import MPIDataParallel
+
+            return MPIDataParallel(self.model, self.optimizer, self.world,
+                                   clip=self.config.max_grad_norm,
+                                   pair_loss_weight=self.config.next_sentence_weight)
         if self.config.workers == 1:
             return contextlib.nullcontext()
         return DataParallel(self.model, self.optimizer, self.config.workers,
@@ -429,18 +498,39 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
     if resume and not out_dir.is_dir():
         raise FileNotFoundError(f"--resume: {str(out_dir)!r} does not exist; nothing to "
                                 f"resume")
+    world = _mpi_world(config)
+    if world is not None and world.rank > 0:
+        # Another rank of an MPI job: it trains its shards and writes nothing (rank 0 does).
+        return _pretrain_locked(config, out_dir, resume, overwrite, lambda message: None,
+                                None, None, world)
     # The folder is locked for the whole run: a second run into it is refused while this
     # one lives (and may take over once it has died).
-    with run_folder(out_dir, notice=progress), fast_kernels_for_job():
+    with run_folder(out_dir, notice=progress):
         return _pretrain_locked(config, out_dir, resume, overwrite, progress, step_hook,
-                                resume_command)
+                                resume_command, world)
+
+
+def _mpi_world(config: TrainingConfig):
+    """The MPI world when ``mpiexec -n N`` (or srun) started this process, else None."""
+    from minibert.bridges import mpi
+
+    if mpi.launched_ranks() <= 1:
+        return None
+    world = mpi.world()
+    if config.workers != world.size:
+        raise ValueError(f"workers (--workers) must be the number of MPI ranks {world.size} "
+                         f"when started by an MPI launcher (each rank trains one shard), got "
+                         f"{config.workers}")
+    return world
 
 
 def _pretrain_locked(config: TrainingConfig, out_dir: Path, resume: bool, overwrite: bool,
                      progress: Callable[[str], None],
                      step_hook: Callable[[int], None] | None,
-                     resume_command: str | None) -> dict:
+                     resume_command: str | None, world=None) -> dict:
     job_start = time.perf_counter()
+    if world is not None and world.rank > 0:
+        return _pretrain_other_rank(config, out_dir, resume, world)
     checkpoint = _check_out_dir(out_dir, config, resume, overwrite)
     if overwrite:
         # Only what a previous run wrote goes (its checkpoint too: a replaced run's
@@ -465,7 +555,7 @@ def _pretrain_locked(config: TrainingConfig, out_dir: Path, resume: bool, overwr
         raise ValueError(f"batch_size (--batch-size) {config.batch_size:,} is more than the "
                          f"{len(data.train_instances):,} training instances; allowed: at most "
                          f"{len(data.train_instances):,} (or a larger corpus)")
-    trainer = Trainer(config, data, progress)
+    trainer = Trainer(config, data, progress, world)
     if checkpoint is not None:
         folder, state = checkpoint
         trainer.load_checkpoint(folder, state)
@@ -476,9 +566,9 @@ def _pretrain_locked(config: TrainingConfig, out_dir: Path, resume: bool, overwr
     layers = "" if config.num_layers is None else f" with {config.num_layers} layers"
     progress(f"model: {type(trainer.model).__name__} preset {config.preset!r}{layers}, {params:,} "
              f"parameters; training {config.steps} steps of {config.batch_size} sequences"
-             + (f" on {config.workers} worker processes" if config.workers > 1 else
+             + (f" on {world.size} MPI ranks" if world is not None else
+                f" on {config.workers} worker processes" if config.workers > 1 else
                 " in this process"))
-    progress(JOB_NOTE)
     # Overflow or an invalid operation stops the run at once instead of spreading NaNs.
     with np.errstate(over="raise", invalid="raise", divide="raise"), \
             _deferred_stop_signals() as stop_signals:
@@ -510,3 +600,25 @@ def _pretrain_locked(config: TrainingConfig, out_dir: Path, resume: bool, overwr
     atomic_write_json(out_dir / "metrics.json", metrics)
     Trainer.remove_checkpoint(out_dir)  # the finished model supersedes it
     return metrics
+
+
+def _pretrain_other_rank(config: TrainingConfig, out_dir: Path, resume: bool, world) -> dict:
+    """Rank r > 0 of an MPI job: the same data and weights as rank 0, its own shards.
+
+    It reads the checkpoint to resume (rank 0 writes the next one only after every rank
+    has taken the first step, which needs this rank's gradient) and writes nothing.
+    Returns {}: the metrics are rank 0's.
+    """
+    checkpoint = _check_out_dir(out_dir, config, True, False) if resume else None
+    data = prepare_data(config, lambda message: None)
+    trainer = Trainer(config, data, lambda message: None, world)
+    if checkpoint is not None:
+        trainer.load_checkpoint(*checkpoint)
+    with np.errstate(over="raise", invalid="raise", divide="raise"), \
+            _deferred_stop_signals() as stop_signals:
+        try:
+            trainer.train(None, None, stop_signals)
+        except FloatingPointError as error:
+            raise TrainingDiverged(f"numerical overflow at step {trainer.step + 1}: "
+                                   f"{error}") from None
+    return {}

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import minibert as mb
-from minibert.training import torch_ddp
+from minibert.bridges import torch_ddp
 from minibert.training.loop import train_step
 from minibert.training.optim import AdamW
 from minibert.training.parallel import WorkerError

@@ -11,14 +11,14 @@ minibert's own workers). It writes the all-reduced gradients of every step and, 
 end, the trained weights as a checkpoint that ``BertForPreTraining.from_pretrained``
 loads back into minibert.
 
-DDP all-reduces by averaging over the processes, where minibert's ring sums: so each
+DDP all-reduces by averaging over the processes, where minibert's workers sum: so each
 process scales its share of the batch loss (``shard_weights``) by ``world_size``, and
 the average is then the full batch's gradient. The loss is computed here from the
 logits (sum of token cross-entropies over the whole batch's count), not by HF's
 ``loss``, which is each shard's own mean (the mean-of-means bug of parallel.py).
 
 Requires the parity extra (torch and transformers); everything else in minibert runs
-without it. Run ``python -m minibert.training.torch_ddp --help`` for a worker's
+without it. Run ``python -m minibert.bridges.torch_ddp --help`` for a worker's
 arguments (``ddp_train`` starts them; nobody needs to by hand).
 """
 
@@ -115,7 +115,7 @@ def ddp_train(model_dir, batches: list[dict], out_dir, world_size: int = 2, lr: 
             log = tempfile.TemporaryFile()
             logs.append(log)
             processes.append(subprocess.Popen(
-                [sys.executable, "-m", "minibert.training.torch_ddp", "--rank", str(rank),
+                [sys.executable, "-m", "minibert.bridges.torch_ddp", "--rank", str(rank),
                  "--world-size", str(world_size), "--work", str(out_dir)],
                 env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT))
         deadline = time.monotonic() + timeout
@@ -235,8 +235,8 @@ def _worker(rank: int, world_size: int, work: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m minibert.training.torch_ddp",
-        description="One DistributedDataParallel process of minibert.training.torch_ddp."
+        prog="python -m minibert.bridges.torch_ddp",
+        description="One DistributedDataParallel process of minibert.bridges.torch_ddp."
                     "ddp_train (started by it, not by hand).")
     parser.add_argument("--rank", type=int, required=True)
     parser.add_argument("--world-size", type=int, required=True)
