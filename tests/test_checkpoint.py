@@ -14,7 +14,7 @@ import pytest
 
 import minibert as mb
 from minibert.io import safetensors
-from minibert.io.checkpoint import checkpoint_summary
+from minibert.io.checkpoint import ConfigMismatch, checkpoint_summary, partial_loading
 from minibert.tokenization import load_tokenizer
 
 
@@ -163,9 +163,13 @@ def test_shape_disagreeing_with_config(saved):
     config = json.loads((folder / "config.json").read_text())
     config["intermediate_size"] = 40
     (folder / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ConfigMismatch, match=r"says intermediate_size 40, but the weights' "
+                                             r"intermediate.dense.weight has 32 rows"):
+        mb.BertForPreTraining.from_pretrained(folder)
+    # strict=False loads what it can, and no tensor of another shape
     with pytest.raises(ValueError, match=r"'bert.encoder.layer.0.intermediate.dense.bias' has "
                                          r"shape \(32,\), but config.json implies \(40,\)"):
-        mb.BertForPreTraining.from_pretrained(folder)
+        mb.BertForPreTraining.from_pretrained(folder, strict=False)
 
 
 def test_missing_encoder_weight_is_an_error(saved):
@@ -432,10 +436,14 @@ def test_a_config_describing_a_huge_model_is_refused_before_allocating(saved):
     (folder / "config.json").write_text(json.dumps(config))
     tracemalloc.start()
     try:
+        with pytest.raises(ConfigMismatch, match=r"vocab_size 1,000,000,000,000, but the "
+                                                 r"weights' embeddings.word_embeddings.weight "
+                                                 r"has 64 rows"):
+            mb.BertForPreTraining.from_pretrained(folder)
         with pytest.raises(ValueError, match=r"config.json' describes an encoder of "
                                              r"16,000,000,004,896 weights \(vocab_size="
                                              r"1,000,000,000,000.*does not belong to these"):
-            mb.BertForPreTraining.from_pretrained(folder)
+            mb.BertForPreTraining.from_pretrained(folder, strict=False)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -492,3 +500,63 @@ def test_malformed_tokenizer_settings_are_named(saved, settings, error, message)
     path.write_bytes(settings if isinstance(settings, bytes) else settings.encode())
     with pytest.raises(error, match=message):
         load_tokenizer(folder)
+
+
+# -- config.json against the weights; weights that are not numbers --------------------------
+
+def with_config(folder, **changes):
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, **changes}))
+    return folder
+
+
+def test_a_config_naming_fewer_layers_than_the_weights_is_refused_unless_partial(saved):
+    model, folder = saved
+    with_config(folder, num_hidden_layers=1)
+    with pytest.raises(ConfigMismatch, match=r"says num_hidden_layers 1, but the weights "
+                                             r"hold 2 layers \(numbered 0 to 1\).*strict=False"):
+        mb.BertForMaskedLM.from_pretrained(folder)
+    # strict=False (or partial_loading) is what loading did before: the layers config.json
+    # names, the others skipped with a warning
+    with pytest.warns(UserWarning, match="ignored 20 checkpoint weights .*encoder.layer.1"):
+        partial = mb.BertForMaskedLM.from_pretrained(folder, strict=False)
+    assert partial.config.num_hidden_layers == 1
+    np.testing.assert_array_equal(
+        dict(partial.named_parameters())["bert.encoder.layer.0.output.dense.weight"],
+        dict(model.named_parameters())["bert.encoder.layer.0.output.dense.weight"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with partial_loading():
+            mb.BertModel.from_pretrained(folder)
+    with pytest.raises(ConfigMismatch):  # the default again outside the block
+        mb.BertModel.from_pretrained(folder)
+    assert checkpoint_summary(folder)["mismatches"] == [
+        "num_hidden_layers 1, but the weights hold 2 layers (numbered 0 to 1)"]
+
+
+def test_a_config_naming_more_layers_or_other_sizes_names_each(saved):
+    _, folder = saved
+    with_config(folder, num_hidden_layers=3, hidden_size=32, num_attention_heads=2)
+    with pytest.raises(ConfigMismatch) as caught:
+        mb.BertModel.from_pretrained(folder)
+    assert not caught.value.partial and "strict=False" not in str(caught.value)
+    assert caught.value.mismatches == [
+        "num_hidden_layers 3, but the weights hold 2 layers (numbered 0 to 1)",
+        "hidden_size 32, but the weights' embeddings.word_embeddings.weight has 16 columns"]
+
+
+def test_a_matching_folder_has_no_mismatch(saved):
+    assert checkpoint_summary(saved[1])["mismatches"] == []
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_weights_that_are_not_numbers_are_refused_or_named(saved, bad):
+    _, folder = saved
+    tensors = safetensors.load_file(folder / "model.safetensors", mmap=False)
+    tensors["bert.encoder.layer.1.output.dense.weight"][0, :3] = bad
+    safetensors.save_file(tensors, folder / "model.safetensors")
+    with pytest.raises(ValueError, match=r"tensor 'bert.encoder.layer.1.output.dense.weight' "
+                                         r"holds 3 NaN or infinite numbers \(of 512\)"):
+        mb.BertForPreTraining.from_pretrained(folder)
+    with pytest.warns(UserWarning, match="holds 3 NaN or infinite numbers"):
+        mb.BertForPreTraining.from_pretrained(folder, strict=False)

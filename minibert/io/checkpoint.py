@@ -15,6 +15,8 @@ by ``minibert.tokenization.load_tokenizer``.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import os
 import re
@@ -35,6 +37,9 @@ __all__ = [
     "load_pretrained",
     "read_checkpoint_tensors",
     "checkpoint_summary",
+    "ConfigMismatch",
+    "config_mismatches",
+    "partial_loading",
 ]
 
 CONFIG_NAME = "config.json"
@@ -207,26 +212,150 @@ def _check_size_against_config(config, tensors: dict, directory: Path) -> None:
         )
 
 
+# Keys of encoder blocks, after the base-model prefix: BERT, ELECTRA (encoder.layer.N),
+# DistilBERT (transformer.layer.N), ALBERT (its groups, and the layers inside a group).
+_BLOCK_KEYS = (
+    (re.compile(r"^(?:encoder|transformer)\.layer\.(\d+)\."), "num_hidden_layers",
+     "layers"),
+    (re.compile(r"^encoder\.albert_layer_groups\.(\d+)\."), "num_hidden_groups",
+     "layer groups"),
+    (re.compile(r"^encoder\.albert_layer_groups\.\d+\.albert_layers\.(\d+)\."),
+     "inner_group_num", "layers per group"),
+)
+_BASE_PREFIX = re.compile(r"^(?:bert|albert|distilbert|electra)\.")
+
+
+class ConfigMismatch(ValueError):
+    """config.json describes other shapes than the weights beside it hold.
+
+    ``mismatches`` lists each disagreement in words; ``partial`` is True when loading only
+    what config.json describes would work (the weights hold more blocks than it names), the
+    case ``strict=False`` allows.
+    """
+
+    def __init__(self, directory, mismatches: list[str], partial: bool) -> None:
+        self.directory, self.mismatches, self.partial = str(directory), mismatches, partial
+        super().__init__(self.reason() + (
+            "; pass strict=False to load only what config.json describes" if partial else ""))
+
+    def reason(self) -> str:
+        """The disagreement, without the advice on how to load anyway."""
+        return (f"config.json of {self.directory!r} says " + "; and ".join(self.mismatches)
+                + ": it does not describe these weights")
+
+
+def config_mismatches(config: dict, shapes: dict) -> tuple[list[str], bool]:
+    """Where a config.json (as a dict) disagrees with the tensor ``shapes`` of its weights.
+
+    Compares the block counts (num_hidden_layers, ALBERT's groups) with the block indices
+    in the tensor names, and the table sizes (vocab_size, the embedding width,
+    max_position_embeddings, type_vocab_size, intermediate_size) with the shapes of the
+    tables that hold them. Returns (one sentence per disagreement, whether the weights
+    only hold more blocks than config.json names: the one case a partial load can serve).
+    Reads names and shapes only, so it costs nothing for any size of checkpoint.
+    """
+    bare = {_BASE_PREFIX.sub("", _normalize_key(key)): tuple(shape)
+            for key, shape in shapes.items()}
+    found, only_more_blocks = [], True
+    for pattern, field, what in _BLOCK_KEYS:
+        indices = {int(m.group(1)) for key in bare if (m := pattern.match(key))}
+        wanted = config.get(field, config.get("n_layers") if field == "num_hidden_layers"
+                            else None)
+        if not indices or not isinstance(wanted, int) or \
+                (field == "num_hidden_layers" and "num_hidden_groups" in config):
+            continue  # ALBERT's layers share the blocks of its groups
+        stored = max(indices) + 1
+        if stored != wanted:
+            found.append(f"{field} {wanted}, but the weights hold {stored} {what} "
+                         f"(numbered {min(indices)} to {max(indices)})")
+            only_more_blocks = only_more_blocks and stored > wanted
+    width_field = "embedding_size" if "embedding_size" in config else \
+        "dim" if "dim" in config else "hidden_size"
+    intermediate_field = "hidden_dim" if "hidden_dim" in config else "intermediate_size"
+    tables = (  # (config field, tensor name ending, axis of the shape that holds it)
+        ("vocab_size", "embeddings.word_embeddings.weight", 0),
+        (width_field, "embeddings.word_embeddings.weight", 1),
+        ("max_position_embeddings", "embeddings.position_embeddings.weight", 0),
+        ("type_vocab_size", "embeddings.token_type_embeddings.weight", 0),
+        (intermediate_field, ".0.intermediate.dense.weight", 0),
+        (intermediate_field, ".0.ffn.lin1.weight", 0),
+        (intermediate_field, ".0.ffn.weight", 0),
+    )
+    for field, ending, axis in tables:
+        wanted = config.get(field)
+        shape = next((shape for key, shape in sorted(bare.items()) if key.endswith(ending)),
+                     None)
+        if not isinstance(wanted, int) or shape is None or len(shape) <= axis:
+            continue
+        if shape[axis] != wanted:
+            found.append(f"{field} {wanted:,}, but the weights' {ending.lstrip('.0')} "
+                         f"has {shape[axis]:,} {'rows' if axis == 0 else 'columns'}")
+            only_more_blocks = False
+    return found, bool(found) and only_more_blocks
+
+
+# The default of load_pretrained's ``strict``: ``partial_loading()`` turns it off for a block.
+_STRICT_LOADING = contextvars.ContextVar("strict_loading", default=True)
+
+
+@contextlib.contextmanager
+def partial_loading(allowed: bool = True):
+    """Within the block, ``from_pretrained`` loads as with ``strict=False`` (when
+    ``allowed``): for a command whose loader is not called directly (``--allow-partial``)."""
+    token = _STRICT_LOADING.set(not allowed)
+    try:
+        yield
+    finally:
+        _STRICT_LOADING.reset(token)
+
+
+def _check_finite(key: str, value, directory: Path, strict: bool) -> None:
+    """Refuse (strict) or name in a warning a tensor holding NaN or infinite numbers."""
+    finite = np.isfinite(value)
+    if finite.all():
+        return
+    bad = int(finite.size - np.count_nonzero(finite))
+    message = (f"checkpoint {str(directory)!r}: tensor {key!r} holds {bad:,} NaN or "
+               f"infinite numbers (of {finite.size:,}); such weights give NaN answers "
+               f"(saved from a diverged run?)")
+    if strict:
+        raise ValueError(message + "; retrain, or resume from an earlier checkpoint")
+    warnings.warn(message, stacklevel=4)
+
+
 def _count(value: int) -> str:
     # A corrupt config.json can hold a number of hundreds of digits; keep the message short.
     return f"{value:,}" if value < 10**15 else f"about 10^{len(str(value)) - 1}"
 
 
 def load_pretrained(
-    cls, directory: str | os.PathLike, dtype=np.float32, seed: int = 0, **model_kwargs
+    cls, directory: str | os.PathLike, dtype=np.float32, seed: int = 0, *,
+    strict: bool | None = None, **model_kwargs
 ):
     """Build ``cls`` from a checkpoint folder; returns the model.
 
     The encoder (``bert.*``) must be complete and shaped as config.json says, or
     ValueError lists what is wrong. A head the checkpoint lacks (e.g. ``cls.*`` in a
     base ``BertModel`` checkpoint) keeps its seeded initialization and is named in a
-    warning; weights the model has no place for are named in a warning and skipped.
+    warning; head weights the model has no place for are named in a warning and skipped.
     ``model.loading_info`` records missing and unexpected keys. The model is returned in
     eval mode, as HF does; call ``model.train()`` to fine-tune.
+
+    ``strict`` (default True, or False inside ``partial_loading()``): a config.json that
+    disagrees with the weights' shapes (more or fewer layers, other sizes) raises
+    ConfigMismatch naming both, and a tensor holding NaN or infinity raises ValueError.
+    ``strict=False`` loads the blocks config.json describes and skips the others with a
+    warning, and only warns about non-finite weights.
     """
+    strict = _STRICT_LOADING.get() if strict is None else bool(strict)
     directory = _check_folder(directory)
     config = cls.config_class.from_json_file(directory / CONFIG_NAME)
     tensors = read_checkpoint_tensors(directory)
+    if strict:
+        found, partial = config_mismatches(config.to_dict(), {
+            key: value.shape for key, value in tensors.items()})
+        if found:
+            raise ConfigMismatch(directory, found, partial)
     _check_size_against_config(config, tensors, directory)
     model = cls(config, seed=seed, dtype=dtype, **model_kwargs)
     aliases = model._tied_aliases()
@@ -256,6 +385,7 @@ def load_pretrained(
                 f"checkpoint {str(directory)!r}: tensor {key!r} has dtype "
                 f"{incoming[key].dtype}; weights must be floating point"
             )
+        _check_finite(key, incoming[key], directory, strict)
     model.load_state_dict({k: v for k, v in incoming.items() if k in params}, strict=False)
     heads = sorted({".".join(k.split(".")[:2]) for k in missing})
     if missing:
@@ -280,7 +410,8 @@ def load_pretrained(
 
 
 def checkpoint_summary(directory: str | os.PathLike, config_class=None) -> dict:
-    """What ``minibert info`` prints: config, parameter counts by module, dtypes, heads.
+    """What ``minibert info`` prints: config, parameter counts by module, dtypes, heads, and
+    where config.json disagrees with the weights (``mismatches``, see ``config_mismatches``).
 
     Reads only the safetensors header (no tensor data). With ``config_class`` (e.g.
     ``minibert.family.registry.config_class_of(directory)``) config.json is read and checked
@@ -324,6 +455,7 @@ def checkpoint_summary(directory: str | os.PathLike, config_class=None) -> dict:
                                                             "generator_lm_head."))}
     )
     has_pooler = any(".pooler." in f".{k}" for k in infos)
+    mismatches, _ = config_mismatches(config, {k: i.shape for k, i in infos.items()})
     return {
         "folder": str(directory),
         "config": config,
@@ -333,4 +465,5 @@ def checkpoint_summary(directory: str | os.PathLike, config_class=None) -> dict:
         "heads": heads,
         "pooler": has_pooler,
         "vocab": (directory / VOCAB_NAME).is_file(),
+        "mismatches": mismatches,
     }
