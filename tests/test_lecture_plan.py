@@ -62,3 +62,97 @@ def test_the_glance_box_cites_the_paper_for_each_number():
 def test_the_plan_covers_fine_tuning_and_the_published_results():
     assert "fine-tun" in PLAN.lower() and "GLUE" in PLAN and "SQuAD" in PLAN
     assert "second lecture" in PLAN.lower()
+
+
+def _minute_rows() -> list[list[str]]:
+    """The cells of each row of the plan's minute-by-minute table."""
+    rows = []
+    for line in PLAN.splitlines():
+        if re.match(r"\|\s*\d+–\d+\s*\|", line):
+            rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
+
+
+def test_the_segments_follow_each_other_and_fit_in_45_minutes():
+    rows = _minute_rows()
+    spans = [tuple(int(n) for n in row[0].split("–")) for row in rows]
+    assert spans[0][0] == 0
+    for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
+        assert start == end, spans  # no gap, no overlap
+    assert all(start < end for start, end in spans)
+    assert sum(end - start for start, end in spans) <= 45
+    assert spans[-1][1] <= 45 and "5 minutes are for questions" in PLAN
+
+
+def test_the_lecture_leaves_the_deck_at_most_four_times():
+    trips = [row for row in _minute_rows() if row[2] != "—"]
+    assert 1 <= len(trips) <= 4
+    assert all(re.match(r"\*\*trip \d, \w+\*\*", row[2]) for row in trips), trips
+
+
+def test_the_handout_takes_fine_tuning_results_and_homework():
+    from minibert.viz.slides import HANDOUT, SLIDES
+
+    handout = " ".join(slide.title for slide in HANDOUT).lower()
+    assert "fine-tuning" in handout and "published results" in handout and "homework" in handout
+    assert not {slide.title for slide in HANDOUT} & {slide.title for slide in SLIDES}
+    assert "--handout handout.pdf" in PLAN
+
+
+def test_the_checklist_prepares_the_room():
+    checklist = PLAN.split("## Preparation checklist", 1)[1]
+    for needed in ['pip install -e ".[dev]"', "Jupyter", "zoom", "explore.html",
+                   "works", "fails", "What to say", "Likely questions"]:
+        assert needed in checklist, needed
+    answers = checklist.split("### Likely questions", 1)[1]
+    assert answers.count("\n- *") >= 6  # each question in italics, its answer after it
+
+
+def _fill_mask_table() -> list[tuple[str, str, str]]:
+    """(sentence, stated first answer, works/fails) from the checklist's table."""
+    found = re.findall(r'^\| "([^"]+)" \| (\S+) \| (works|fails) \|$', PLAN, re.MULTILINE)
+    return [(sentence, answer, verdict) for sentence, answer, verdict in found]
+
+
+def test_the_fill_mask_sentences_give_the_stated_answers_with_tiny_toy():
+    import minibert as mb
+    from minibert.fill_mask import fill_mask
+
+    table = _fill_mask_table()
+    assert sum(v == "works" for *_, v in table) >= 3 and sum(v == "fails" for *_, v in table) >= 3
+    model, tokenizer = mb.load_reference("tiny-toy")
+    for sentence, answer, verdict in table:
+        best = fill_mask(model, tokenizer, sentence, top_k=1)[0]
+        assert best["token_str"] == answer, (sentence, best)
+        if verdict == "works":
+            assert best["score"] > 0.9, (sentence, best)
+
+
+def test_one_plateau_step_read_from_the_reference_history_everywhere():
+    from minibert.reference import reference_path
+    from minibert.viz.lecture_set import nsp_plateau
+
+    history = json.loads((reference_path("tiny-toy") / "history.json").read_text())
+    floor, step = nsp_plateau(history)
+    row = next(row for row in _minute_rows() if "slide 14" in row[1])
+    assert f"until step {step:,}" in row[3] and f"{floor:.2f}" in PLAN
+    assert "about 2,000" not in PLAN and "1,800" not in PLAN
+    cells = json.loads((ROOT / "notebooks" / "07_pretraining.ipynb").read_text())["cells"]
+    printed = "".join("".join(output.get("text", "")) for cell in cells
+                      if cell["cell_type"] == "code" for output in cell["outputs"])
+    assert f"leaves the plateau at step {step:,}" in printed
+    prose = "".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+    assert "1,800" not in prose
+
+
+def test_the_minus_100_row_is_v_minus_100_in_the_plan():
+    assert "last row" not in PLAN and "last row" not in GUIDE
+    vocab = json.loads((ROOT / "minibert" / "reference_checkpoints" / "tiny-toy" /
+                        "config.json").read_text())["vocab_size"]
+    assert f"row V − 100 (row {vocab - 100:,} of tiny-toy's {vocab:,})" in PLAN
+
+
+def test_notebook_03_counts_heads_from_0_in_its_prose():
+    cells = json.loads((ROOT / "notebooks" / "03_attention.ipynb").read_text())["cells"]
+    prose = "".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+    assert "from 1" not in prose
