@@ -38,7 +38,6 @@ from minibert.heads import (
     BertForTokenClassification,
 )
 from minibert.io import safetensors
-from minibert.kernels import fast_kernels, set_fast_kernels
 from minibert.model import BertModel
 from minibert.reference import load_reference, reference_path
 from minibert.sentence import sentence_embeddings
@@ -93,7 +92,6 @@ __all__ = [
     "LinearWarmupDecaySchedule",
     "WarmupStableDecaySchedule",
     "clip_grad_norm",
-    "fast_kernels",
     "functional",
     "load_reference",
     "make_optimizer",
@@ -101,6 +99,5 @@ __all__ = [
     "reference_path",
     "safetensors",
     "sentence_embeddings",
-    "set_fast_kernels",
     "use_implementation",
 ]

@@ -104,56 +104,128 @@ class CrossEntropyCache(NamedTuple):
 # erf: NumPy has none, and GELU (the exact form HF calls "gelu") needs it.
 # ----------------------------------------------------------------------------------------
 
-# For |x| < 2 the Maclaurin series  erf(x) = 2/sqrt(pi) * sum_n (-1)^n x^(2n+1) / (n! (2n+1))
-# converges fast: at |x| = 2 the terms' absolute values sum to about 19, so cancellation costs
-# at most one digit, and 34 terms bring the tail below 1e-17.
-_ERF_SERIES_TERMS = 34
-_ERF_SERIES_COEFFS = np.array(
-    [(-1) ** n / (math.factorial(n) * (2 * n + 1)) for n in range(_ERF_SERIES_TERMS)]
-) * (2.0 / math.sqrt(math.pi))
-# For |x| >= 2, erfc has the continued fraction (Abramowitz & Stegun 7.1.14)
-#   erfc(x) = exp(-x^2)/sqrt(pi) * 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + ...)))))
-# which converges fast for large x; 60 levels give erfc(2) to ~1e-16 relative.
-_ERFC_CF_DEPTH = 60
-# erf(x) rounds to exactly 1.0 in float64 beyond this point (erfc(6) ~ 2e-17).
-_ERF_SATURATION = 6.0
+# W. J. Cody, "Rational Chebyshev approximations for the error function", Mathematics of
+# Computation 23 (1969) 631-637, as in his CALERF routine (SPECFUN, netlib): three
+# rational functions, each accurate to float64 rounding on its interval (max |error|
+# 2.2e-16 against math.erf on 400,001 points of [-7, 7], tests/test_functional.py).
+#   |x| <= 0.46875:        erf(x)  = x R1(x^2)
+#   0.46875 < |x| <= 4:    erfc(x) = exp(-x^2) R2(|x|)
+#   |x| > 4:               erfc(x) = exp(-x^2) / |x| (1/sqrt(pi) + R3(1/x^2) / x^2)
+# Each R = P / Q is evaluated by Horner's rule, highest order first; erf is odd.
+_ERF_SMALL = 0.46875
+_ERF_MIDDLE = 4.0
+_ERF_R1_P = (1.85777706184603153e-1, 3.16112374387056560e00, 1.13864154151050156e02,
+             3.77485237685302021e02, 3.20937758913846947e03)
+_ERF_R1_Q = (1.0, 2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03,
+             2.84423683343917062e03)
+_ERF_R2_P = (2.15311535474403846e-8, 5.64188496988670089e-1, 8.88314979438837594e00,
+             6.61191906371416295e01, 2.98635138197400131e02, 8.81952221241769090e02,
+             1.71204761263407058e03, 2.05107837782607147e03, 1.23033935479799725e03)
+_ERF_R2_Q = (1.0, 1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02,
+             1.62138957456669019e03, 3.29079923573345963e03, 4.36261909014324716e03,
+             3.43936767414372164e03, 1.23033935480374942e03)
+_ERF_R3_P = (1.63153871373020978e-2, 3.05326634961232344e-1, 3.60344899949804439e-1,
+             1.25781726111229246e-1, 1.60837851487422766e-2, 6.58749161529837803e-4)
+_ERF_R3_Q = (1.0, 2.56852019228982242e00, 1.87295284992346725e00, 5.27905102951428412e-1,
+             6.05183413124413191e-2, 2.33520497626869185e-3)
+_INV_SQRT_PI = 1.0 / math.sqrt(math.pi)
+# erf works through its input in blocks of this many values, so that the dozen
+# temporaries of a block stay in the CPU's cache between the ~40 passes over them.
+_ERF_BLOCK = 1 << 17
+
+
+def _rational(z: np.ndarray, numerator: tuple, denominator: tuple) -> np.ndarray:
+    """P(z) / Q(z) by Horner's rule, coefficients highest order first; in z's dtype."""
+    dtype = z.dtype.type
+    p = z * dtype(numerator[0])
+    q = z + dtype(denominator[1])  # every Q here has leading coefficient 1
+    for a, b in zip(numerator[1:-1], denominator[2:]):
+        p += dtype(a)
+        p *= z
+        q *= z
+        q += dtype(b)
+    p += dtype(numerator[-1])
+    p /= q
+    return p
+
+
+def _erfc_nonnegative(y: np.ndarray) -> np.ndarray:
+    """erfc(y) for y >= 0 (1-D), by the middle and large intervals' formulas."""
+    beyond = y > _ERF_MIDDLE
+    y_middle = np.minimum(y, y.dtype.type(_ERF_MIDDLE)) if beyond.any() else y
+    erfc = _rational(y_middle, _ERF_R2_P, _ERF_R2_Q)
+    erfc *= np.exp(-(y_middle * y_middle))
+    if beyond.any():  # rare in a network (|GELU input| > 5.7)
+        y_big = np.minimum(y[beyond], 27.0)  # erfc(27) = 5e-319: 0 in float32, 0 to float64
+        inverse_square = 1.0 / (y_big * y_big)
+        tail = _INV_SQRT_PI - inverse_square * _rational(inverse_square, _ERF_R3_P, _ERF_R3_Q)
+        erfc[beyond] = np.exp(-(y_big * y_big)) * tail / y_big
+    return erfc
+
+
+def _erf_small(y: np.ndarray) -> np.ndarray:
+    """erf(y) for |y| <= 0.46875: y R1(y^2)."""
+    return y * _rational(y * y, _ERF_R1_P, _ERF_R1_Q)
+
+
+def _blockwise(function, x: np.ndarray) -> np.ndarray:
+    """``function(block)`` over 1-D blocks of x, gathered into one array of x's shape."""
+    out = np.empty_like(x)
+    flat_x, flat_out = x.reshape(-1), out.reshape(-1)
+    for start in range(0, flat_x.size, _ERF_BLOCK):
+        stop = start + _ERF_BLOCK
+        flat_out[start:stop] = function(flat_x[start:stop])
+    return out
+
+
+def _erf_block(x: np.ndarray) -> np.ndarray:
+    y = np.abs(x)
+    out = 1.0 - _erfc_nonnegative(y)
+    small = y <= _ERF_SMALL
+    if small.any():  # near 0, x R1(x^2) keeps erf's relative accuracy (1 - erfc would not)
+        out[small] = _erf_small(y[small])
+    return np.copysign(out, x, out=out)
 
 
 def erf(x) -> np.ndarray:
-    """Error function, vectorized, float64, accurate to about 1e-15 absolute on all reals.
+    """Error function, vectorized, by W. J. Cody's rational approximations (see above).
 
-    Inputs: x array-like. Output: float64 array, same shape. Uses the Maclaurin series
-    for |x| < 2 and the erfc continued fraction for 2 <= |x| < 6; erf is odd, and
-    exactly +/-1 beyond 6 in float64. NaN stays NaN. See docs/backprop.md#erf.
+    Inputs: x array-like (float32 stays float32; other input becomes float64).
+    Output: erf(x), same shape and dtype: within float64 rounding of the true value for
+    float64 input (relative accuracy near 0 too), within float32 rounding for float32
+    input. NaN stays NaN. See docs/backprop.md#erf.
     """
-    x = np.asarray(x, dtype=np.float64)
-    a = np.abs(x)
-    result = np.empty_like(a)
+    x = np.asarray(x)
+    return _blockwise(_erf_block, x if x.dtype == np.float32 else x.astype(np.float64))
 
-    small = a < 2.0
-    if small.any():
-        a_small = a[small]
-        y = a_small * a_small
-        # Horner in y = x^2 over the series coefficients, highest order first.
-        acc = np.full_like(a_small, _ERF_SERIES_COEFFS[-1])
-        for coeff in _ERF_SERIES_COEFFS[-2::-1]:
-            acc *= y
-            acc += coeff
-        result[small] = a_small * acc
 
-    middle = (a >= 2.0) & (a < _ERF_SATURATION)
-    if middle.any():
-        a_mid = a[middle]
-        # Evaluate the continued fraction bottom-up: level k has numerator k/2.
-        tail = a_mid.copy()
-        for k in range(_ERFC_CF_DEPTH, 0, -1):
-            tail = a_mid + (k / 2.0) / tail
-        erfc = np.exp(-a_mid * a_mid) / (math.sqrt(math.pi) * tail)
-        result[middle] = 1.0 - erfc
+def _normal_cdf_block(x: np.ndarray) -> np.ndarray:
+    y = np.abs(x)
+    y *= y.dtype.type(1.0 / math.sqrt(2.0))
+    tail = _erfc_nonnegative(y)  # erfc(|x| / sqrt 2) = 2 Phi(-|x|)
+    if x.dtype == np.float64:
+        # near 0, erfc = 1 - y R1(y^2) to float64 rounding; in float32 the middle
+        # formula's error there (5e-12) is far below rounding, and is kept
+        small = y <= _ERF_SMALL
+        if small.any():
+            tail[small] = 1.0 - _erf_small(y[small])
+    tail *= y.dtype.type(0.5)  # q = Phi(-|x|)
+    # Phi(x) = q where x < 0 and 1 - q where x >= 0: q + [x >= 0] (1 - 2q), which keeps q
+    # exact in the left tail and needs no masked copy
+    step = np.greater_equal(x, 0.0, out=y)  # y is done with; step is 1.0 or 0.0
+    step *= y.dtype.type(-2.0) * tail + y.dtype.type(1.0)
+    tail += step
+    return tail
 
-    result[a >= _ERF_SATURATION] = 1.0
-    result[np.isnan(a)] = np.nan
-    return np.copysign(result, x)
+
+def normal_cdf(x: np.ndarray) -> np.ndarray:
+    """Phi(x) = (1 + erf(x / sqrt 2)) / 2 = erfc(-x / sqrt 2) / 2, the standard normal CDF.
+
+    Computed from erfc(|x| / sqrt 2) (Cody's formulas above), which keeps Phi's relative
+    accuracy in the left tail. Inputs: x float32 or float64 (...). Output: same shape and
+    dtype, within rounding of the true value.
+    """
+    return _blockwise(_normal_cdf_block, x)
 
 
 # ----------------------------------------------------------------------------------------
@@ -201,8 +273,14 @@ def linear_backward(dout: np.ndarray, cache):
     dout_2d = dout.reshape(-1, dout.shape[-1])  # (rows, out)
     dx = (dout_2d @ weight).reshape(*dout.shape[:-1], weight.shape[1])  # (..., in)
     dweight = dout_2d.T @ x.reshape(-1, x.shape[-1])  # (out, in)
-    dbias = dout_2d.sum(axis=0) if cache.has_bias else None  # (out,)
+    dbias = column_sum(dout_2d) if cache.has_bias else None  # (out,)
     return dx, dweight, dbias
+
+
+def column_sum(x2d: np.ndarray) -> np.ndarray:
+    """Sum over the rows of a (rows, H) array, (H,): x2d.sum(axis=0), as the product
+    ones @ x2d, which BLAS runs several times faster than NumPy's column reduction."""
+    return np.ones(x2d.shape[0], dtype=x2d.dtype) @ x2d
 
 
 # ----------------------------------------------------------------------------------------
@@ -232,11 +310,14 @@ def embedding_forward(ids, weight: np.ndarray, name: str = "ids"):
 def embedding_backward(dout: np.ndarray, cache):
     """Scatter-add the rows of dout back to the rows that were looked up. Returns dweight (V, H)."""
     rows, width = cache.weight_shape
-    dweight = np.zeros((rows, width), dtype=cache.dtype)
-    # forward: out = weight[ids]; an id used twice receives both gradients, so the rows
-    # are added with np.add.at (dweight[ids] += dout would keep only one of them).
-    np.add.at(dweight, cache.ids.reshape(-1), dout.reshape(-1, width))
-    return dweight
+    dweight = np.zeros(rows * width, dtype=cache.dtype)  # (V * H,), the table's flat view
+    # forward: out = weight[ids]; an id used twice receives both gradients, so they are
+    # added with np.add.at (dweight[ids] += dout would keep only one of them). Element
+    # (id, column) of the table is id * H + column of the flat view: np.add.at is several
+    # times faster over single elements of a 1-D array than over whole rows.
+    flat_index = (cache.ids.reshape(-1, 1) * width + np.arange(width)).reshape(-1)  # (n * H,)
+    np.add.at(dweight, flat_index, dout.reshape(-1))
+    return dweight.reshape(rows, width)
 
 
 # ----------------------------------------------------------------------------------------
@@ -262,25 +343,30 @@ def layernorm_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: 
     """
     check_layernorm_inputs(x, weight, bias, eps)
     mean = x.mean(axis=-1, keepdims=True)  # (..., 1)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)  # (..., 1)
+    x_hat = x - mean  # (..., H) centred; scaled in place below
+    var = np.square(x_hat).mean(axis=-1, keepdims=True)  # (..., 1)
     rstd = 1.0 / np.sqrt(var + eps)  # (..., 1)
-    x_hat = (x - mean) * rstd  # (..., H)
-    out = x_hat * weight + bias  # (..., H)
+    x_hat *= rstd  # (..., H) normalized
+    out = x_hat * weight
+    out += bias  # (..., H)
     return out, LayerNormCache(x_hat, rstd, weight)
 
 
 def layernorm_backward(dout: np.ndarray, cache):
     """Returns dx (..., H), dweight (H,), dbias (H,)."""
     x_hat, rstd, weight = cache.x_hat, cache.rstd, cache.weight
-    axes = tuple(range(dout.ndim - 1))  # every axis but the last: the rows
-    # forward: out = x_hat * weight + bias
-    dbias = dout.sum(axis=axes)  # (H,)
-    dweight = (dout * x_hat).sum(axis=axes)  # (H,)
+    width = dout.shape[-1]
+    # forward: out = x_hat * weight + bias; the sums run over every row
+    dbias = column_sum(dout.reshape(-1, width))  # (H,)
+    dweight = column_sum((dout * x_hat).reshape(-1, width))  # (H,)
     dx_hat = dout * weight  # (..., H)
     # forward: x_hat = (x - mean) * rstd; mean and rstd depend on every x in the row, so
-    # dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))
-    dx = rstd * (dx_hat - dx_hat.mean(axis=-1, keepdims=True)
-                 - x_hat * (dx_hat * x_hat).mean(axis=-1, keepdims=True))  # (..., H)
+    # dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat)), built in place
+    projection = (dx_hat * x_hat).mean(axis=-1, keepdims=True)  # (..., 1)
+    dx = dx_hat
+    dx -= dx_hat.mean(axis=-1, keepdims=True)
+    dx -= x_hat * projection
+    dx *= rstd  # (..., H)
     return dx, dweight, dbias
 
 
@@ -288,7 +374,6 @@ def layernorm_backward(dout: np.ndarray, cache):
 # Activations
 # ----------------------------------------------------------------------------------------
 
-_SQRT_2 = math.sqrt(2.0)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _GELU_TANH_COEFF = 0.044715
@@ -306,18 +391,25 @@ def gelu_forward(x: np.ndarray, approximate: str = "none"):
     """GELU(x) = x * Phi(x). See docs/backprop.md#gelu.
 
     approximate="none" is the exact erf form (HF "gelu", Google's BERT code as first
-    released), Phi(x) = (1 + erf(x / sqrt 2)) / 2, computed with the float64 ``erf`` for
-    float32 input too; "tanh" is 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (HF
-    "gelu_new", the form Google's code switched to later).
+    released), Phi(x) = (1 + erf(x / sqrt 2)) / 2 (``normal_cdf``, in x's dtype); "tanh"
+    is 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (HF "gelu_new", the form Google's
+    code switched to later).
     Inputs: x (...). Output: (...). Cache: GeluCache(approximate, x, cdf, tanh_inner).
     """
     check_gelu_inputs(x, approximate)
     if approximate == "none":
-        cdf = (0.5 * (1.0 + erf(x.astype(np.float64) / _SQRT_2))).astype(x.dtype)  # Phi(x)
+        cdf = normal_cdf(x)  # Phi(x)
         return x * cdf, GeluCache("none", x, cdf, None)
-    inner = _SQRT_2_OVER_PI * (x + _GELU_TANH_COEFF * x**3)
-    tanh_inner = np.tanh(inner)
-    return 0.5 * x * (1.0 + tanh_inner), GeluCache("tanh", x, None, tanh_inner)
+    # x * x * x, not x**3: NumPy sends a cube to its general (slow) power routine
+    inner = x * x * x
+    inner *= _GELU_TANH_COEFF
+    inner += x
+    inner *= _SQRT_2_OVER_PI  # u = sqrt(2/pi) (x + c x^3)
+    tanh_inner = np.tanh(inner, out=inner)
+    out = tanh_inner + 1.0
+    out *= x
+    out *= 0.5
+    return out, GeluCache("tanh", x, None, tanh_inner)
 
 
 def gelu_backward(dout: np.ndarray, cache):
@@ -325,12 +417,15 @@ def gelu_backward(dout: np.ndarray, cache):
     x = cache.x
     if cache.approximate == "none":
         # forward: out = x * Phi(x);  d/dx = Phi(x) + x * phi(x), phi(x) = exp(-x^2/2) / sqrt(2 pi)
-        pdf = np.exp(-0.5 * x * x) * _INV_SQRT_2PI  # phi(x)
-        return dout * (cache.cdf + x * pdf)
+        local = np.exp(-0.5 * (x * x))  # exp(-x^2/2)
+        local *= x * _INV_SQRT_2PI  # x phi(x)
+        local += cache.cdf  # Phi(x) + x phi(x)
+        local *= dout
+        return local
     # forward: out = 0.5 x (1 + tanh(u)),  u = sqrt(2/pi) (x + c x^3)
     tanh_inner = cache.tanh_inner
     du_dx = _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_TANH_COEFF * x * x)
-    local = 0.5 * (1.0 + tanh_inner) + 0.5 * x * (1.0 - tanh_inner**2) * du_dx
+    local = 0.5 * (1.0 + tanh_inner) + 0.5 * x * (1.0 - tanh_inner * tanh_inner) * du_dx
     return dout * local
 
 
@@ -382,17 +477,21 @@ def softmax_forward(x: np.ndarray, axis: int = -1):
     # Subtracting the largest entry makes it 0, so exp cannot overflow; an all -inf slice
     # subtracts 0 instead, and its exp is all zeros.
     largest = x.max(axis=axis, keepdims=True)
-    largest = np.where(np.isfinite(largest), largest, 0.0)
-    exp = np.exp(x - largest)
-    total = exp.sum(axis=axis, keepdims=True)
-    probs = exp / np.where(total > 0, total, 1.0)
+    largest[~np.isfinite(largest)] = 0.0
+    probs = x - largest
+    np.exp(probs, out=probs)  # unnormalized, in place
+    total = probs.sum(axis=axis, keepdims=True)
+    total[total == 0.0] = 1.0  # an all -inf slice stays all zeros
+    probs /= total
     return probs, SoftmaxCache(probs, axis)
 
 
 def softmax_backward(dout: np.ndarray, cache):
     """Returns dx: probs * (dout - sum(dout * probs)) along the softmax axis."""
     probs, axis = cache.probs, cache.axis
-    return probs * (dout - (dout * probs).sum(axis=axis, keepdims=True))
+    dx = dout - (dout * probs).sum(axis=axis, keepdims=True)
+    dx *= probs
+    return dx
 
 
 # ----------------------------------------------------------------------------------------
@@ -478,9 +577,10 @@ def attention_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask=None,
     """
     mask = check_attention_inputs(q, k, v, mask)
     scale = q.dtype.type(1.0 / math.sqrt(q.shape[-1]))
-    scores = (q @ k.swapaxes(-1, -2)) * scale  # (B, N, T, T)
-    if mask is not None:
-        scores = np.where(mask != 0, scores, -np.inf)  # a hidden key can never be chosen
+    scores = (q * scale) @ k.swapaxes(-1, -2)  # (B, N, T, T); scaling q is the smaller pass
+    if mask is not None and not mask.all():
+        # a hidden key can never be chosen: its score becomes -inf, in place
+        np.copyto(scores, -np.inf, where=np.broadcast_to(mask == 0, scores.shape))
     attention_probs, _ = softmax_forward(scores, axis=-1)  # (B, N, T, T)
     dropped_probs, dropout_cache = dropout_forward(attention_probs, dropout_p, rng, training)
     context = dropped_probs @ v  # (B, N, T, D)

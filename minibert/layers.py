@@ -10,12 +10,9 @@ One rule for what a module keeps between its forward and its backward: ``self.ca
 a named tuple (the pair's own cache for these layers, e.g. ``functional.LinearCache``),
 None before the first forward.
 
-This module is the one place that chooses between a reference pair and its fast twin
-(``minibert.kernels``): ``pair_function("layernorm_forward")`` is
-``minibert.functional.layernorm_forward`` as it is at that moment (looked up at each
-call, so a function put in its place runs), or its twin while the fast kernels are on.
-They are off unless switched on (the training jobs do, and say so): a model run in a
-notebook or a debugger runs the pairs you read.
+Each layer calls its pair by reference, ``F.layernorm_forward(...)``: the attribute is
+looked up in ``minibert.functional`` at each call, so a function put in its place there
+(a student's, in the assignment) is what the model runs.
 
 Dimension legend: B batch, T sequence length, H hidden size, N heads, D head size,
 I intermediate size, V vocabulary size.
@@ -28,25 +25,13 @@ from collections.abc import Iterator
 import numpy as np
 
 from minibert import functional as F
-from minibert import kernels
 from minibert.checks import IGNORE_INDEX
 
 __all__ = [
-    "Module", "ModuleList", "Linear", "TiedLinear", "QKVProjection", "Embedding", "LayerNorm",
+    "Module", "ModuleList", "Linear", "TiedLinear", "Embedding", "LayerNorm",
     "GELU", "ReLU", "Tanh", "Softmax", "Dropout", "ScaledDotProductAttention",
-    "CrossEntropyLoss", "get_activation", "ACTIVATIONS", "pair_function",
+    "CrossEntropyLoss", "get_activation", "ACTIVATIONS", "split_heads", "merge_heads",
 ]
-
-
-def pair_function(name: str):
-    """``functional.<name>``, or its fast twin while fast kernels are on and it has one.
-
-    Looked up at each call: a function assigned to ``minibert.functional.<name>`` (a
-    student's, in an assignment) is what the model runs while the twins are off.
-    """
-    if kernels.fast_kernels_enabled() and name in kernels.TWINS:
-        return kernels.TWINS[name]
-    return getattr(F, name)
 
 
 class Module:
@@ -79,8 +64,14 @@ class Module:
         self.grads[name] = np.zeros_like(value)
         return value
 
-    def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+    @property
+    def __call__(self):
+        """Calling a module runs its ``forward``: ``layer(x)`` is ``layer.forward(x)``.
+
+        A property that hands over the bound method, so no extra frame stands between a
+        model's call and its forward in a debugger or a traceback.
+        """
+        return self.forward
 
     def forward(self, *args, **kwargs):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -231,13 +222,12 @@ class Linear(Module):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """x (..., in) -> (..., out)."""
-        out, self.cache = pair_function("linear_forward")(x, self.params["weight"],
-                                                          self.params.get("bias"))
+        out, self.cache = F.linear_forward(x, self.params["weight"], self.params.get("bias"))
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """dout (..., out) -> dx (..., in); adds into the weight and bias gradients."""
-        dx, dweight, dbias = pair_function("linear_backward")(dout, self.cache)
+        dx, dweight, dbias = F.linear_backward(dout, self.cache)
         self.grads["weight"] += dweight
         if dbias is not None:
             self.grads["bias"] += dbias
@@ -258,44 +248,20 @@ class TiedLinear(Module):
 
     def forward(self, x: np.ndarray, bias: np.ndarray) -> np.ndarray:
         """x (..., in), bias (V,) -> logits (..., V)."""
-        out, self.cache = pair_function("linear_forward")(x, self.embedding.params["weight"],
-                                                          bias)
+        out, self.cache = F.linear_forward(x, self.embedding.params["weight"], bias)
         return out
 
     def backward(self, dout: np.ndarray):
         """dout (..., V) -> (dx (..., in), dbias (V,)); adds into the table's gradient."""
-        dx, dweight, dbias = pair_function("linear_backward")(dout, self.cache)
+        dx, dweight, dbias = F.linear_backward(dout, self.cache)
         self.embedding.grads["weight"] += dweight  # tied: the two uses' gradients add
         return dx, dbias
 
 
-class QKVProjection(Module):
-    """The query, key and value projections of one input: three Linears, or one product.
-
-    The projections are the attention module's own Linears, passed to each call. While
-    fast kernels are on and all three are plain Linears, their weights are stacked into
-    one (H, 3H) product (``kernels.qkv_forward``); otherwise each Linear runs itself.
-    """
-
-    def forward(self, projections, x: np.ndarray) -> list[np.ndarray]:
-        """x (B, T, H) -> [q, k, v], each (B, T, H)."""
-        self.cache = None  # None: each projection kept its own cache
-        if kernels.fast_kernels_enabled() and all(type(p) is Linear for p in projections):
-            qkv, self.cache = kernels.qkv_forward(x, [p.params["weight"] for p in projections],
-                                                  [p.params["bias"] for p in projections])
-            return qkv
-        return [projection(x) for projection in projections]
-
-    def backward(self, projections, head_grads) -> np.ndarray:
-        """dq, dk, dv split in heads, each (B, N, T, D) -> dx (B, T, H)."""
-        if self.cache is None:
-            # forward: q = query(x), k = key(x), v = value(x); x receives all three
-            return sum(p.backward(merge_heads(g)) for p, g in zip(projections, head_grads))
-        dx, grads = kernels.qkv_backward(head_grads, self.cache)
-        for projection, (dweight, dbias) in zip(projections, grads):
-            projection.grads["weight"] += dweight
-            projection.grads["bias"] += dbias
-        return dx
+def split_heads(x: np.ndarray, num_heads: int) -> np.ndarray:
+    """(B, T, N*D) -> (B, N, T, D): the hidden features cut into N heads of D (a view)."""
+    batch, seq_len, hidden = x.shape
+    return x.reshape(batch, seq_len, num_heads, hidden // num_heads).transpose(0, 2, 1, 3)
 
 
 def merge_heads(x: np.ndarray) -> np.ndarray:
@@ -319,13 +285,13 @@ class ScaledDotProductAttention(Module):
 
     def forward(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, mask) -> np.ndarray:
         """q, k, v (B, N, T, D), mask broadcastable to (B, N, T, T) or None -> (B, N, T, D)."""
-        context, self.cache = pair_function("attention_forward")(
+        context, self.cache = F.attention_forward(
             q, k, v, mask, dropout_p=self.dropout_p, rng=self.rng, training=self.training)
         return context
 
     def backward(self, dout: np.ndarray):
         """dout (B, N, T, D) -> (dq, dk, dv), each (B, N, T, D)."""
-        return pair_function("attention_backward")(dout, self.cache)
+        return F.attention_backward(dout, self.cache)
 
 
 class CrossEntropyLoss(Module):
@@ -337,13 +303,12 @@ class CrossEntropyLoss(Module):
 
     def forward(self, logits: np.ndarray, labels, ignore_index: int = IGNORE_INDEX):
         """logits (..., C), labels int (...) -> the loss, a scalar of the logits' dtype."""
-        loss, self.cache = pair_function("cross_entropy_forward")(logits, labels,
-                                                                  ignore_index=ignore_index)
+        loss, self.cache = F.cross_entropy_forward(logits, labels, ignore_index=ignore_index)
         return loss
 
     def backward(self, dloss: float = 1.0) -> np.ndarray:
         """d loss (a number) -> d logits (..., C)."""
-        return pair_function("cross_entropy_backward")(dloss, self.cache)
+        return F.cross_entropy_backward(dloss, self.cache)
 
 
 class Embedding(Module):
@@ -367,13 +332,12 @@ class Embedding(Module):
 
     def forward(self, ids) -> np.ndarray:
         """ids int (...) -> (..., H)."""
-        out, self.cache = pair_function("embedding_forward")(ids, self.params["weight"],
-                                                             self.ids_name)
+        out, self.cache = F.embedding_forward(ids, self.params["weight"], self.ids_name)
         return out
 
     def backward(self, dout: np.ndarray) -> None:
         """Adds dout's rows into the looked-up rows of the weight gradient. Ids get no gradient."""
-        dweight = pair_function("embedding_backward")(dout, self.cache)  # (V, H)
+        dweight = F.embedding_backward(dout, self.cache)  # (V, H)
         if self.padding_idx is not None:
             dweight[self.padding_idx] = 0.0
         self.grads["weight"] += dweight
@@ -390,12 +354,12 @@ class LayerNorm(Module):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """x (..., H) -> (..., H)."""
-        out, self.cache = pair_function("layernorm_forward")(x, self.params["weight"],
-                                                             self.params["bias"], self.eps)
+        out, self.cache = F.layernorm_forward(x, self.params["weight"], self.params["bias"],
+                                              self.eps)
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        dx, dweight, dbias = pair_function("layernorm_backward")(dout, self.cache)
+        dx, dweight, dbias = F.layernorm_backward(dout, self.cache)
         self.grads["weight"] += dweight
         self.grads["bias"] += dbias
         return dx
@@ -411,33 +375,33 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        out, self.cache = pair_function("gelu_forward")(x, self.approximate)
+        out, self.cache = F.gelu_forward(x, self.approximate)
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        return pair_function("gelu_backward")(dout, self.cache)
+        return F.gelu_backward(dout, self.cache)
 
 
 class ReLU(Module):
     """max(x, 0)."""
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        out, self.cache = pair_function("relu_forward")(x)
+        out, self.cache = F.relu_forward(x)
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        return pair_function("relu_backward")(dout, self.cache)
+        return F.relu_backward(dout, self.cache)
 
 
 class Tanh(Module):
     """tanh, the pooler's activation."""
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        out, self.cache = pair_function("tanh_forward")(x)
+        out, self.cache = F.tanh_forward(x)
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        return pair_function("tanh_backward")(dout, self.cache)
+        return F.tanh_backward(dout, self.cache)
 
 
 class Softmax(Module):
@@ -448,11 +412,11 @@ class Softmax(Module):
         self.axis = axis
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        out, self.cache = pair_function("softmax_forward")(x, self.axis)
+        out, self.cache = F.softmax_forward(x, self.axis)
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        return pair_function("softmax_backward")(dout, self.cache)
+        return F.softmax_backward(dout, self.cache)
 
 
 class Dropout(Module):
@@ -464,11 +428,11 @@ class Dropout(Module):
         self.rng = rng
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        out, self.cache = pair_function("dropout_forward")(x, self.p, self.rng, self.training)
+        out, self.cache = F.dropout_forward(x, self.p, self.rng, self.training)
         return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        return pair_function("dropout_backward")(dout, self.cache)
+        return F.dropout_backward(dout, self.cache)
 
 
 ACTIVATIONS = {

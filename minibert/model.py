@@ -22,14 +22,13 @@ from minibert.base import BertModelOutput, Initializer, PretrainedModel, ShapeCa
 from minibert.checks import as_int_array
 from minibert.config import BertConfig
 from minibert.layers import (
-    Linear,
     Module,
     ModuleList,
-    QKVProjection,
     ScaledDotProductAttention,
     Tanh,
     get_activation,
     merge_heads,
+    split_heads,
 )
 
 __all__ = [
@@ -91,13 +90,9 @@ class BertEmbeddings(Module):
 
 
 class BertSelfAttention(Module):
-    """Multi-head scaled dot-product self-attention, all heads batched.
+    """Multi-head scaled dot-product self-attention, all heads batched."""
 
-    The three projections are named by ``PROJECTIONS`` (BERT's ``query``, ``key``,
-    ``value``); a subclass with other names (DistilBERT's ``q_lin``, ...) changes only that.
-    """
-
-    PROJECTIONS = ("query", "key", "value")
+    PROJECTIONS = ("query", "key", "value")  # the projections' names, for tools that read them
 
     def __init__(self, init: Initializer) -> None:
         super().__init__()
@@ -105,37 +100,33 @@ class BertSelfAttention(Module):
         hidden = config.hidden_size
         self.num_attention_heads = config.num_attention_heads
         self.attention_head_size = config.head_size
-        for name in self.PROJECTIONS:
-            setattr(self, name, init.linear(hidden, hidden))
-        self.qkv = QKVProjection()  # no weights of its own: it runs the three above
+        self.query = init.linear(hidden, hidden)
+        self.key = init.linear(hidden, hidden)
+        self.value = init.linear(hidden, hidden)
         self.attention = ScaledDotProductAttention(config.attention_probs_dropout_prob,
                                                    init.dropout_rng)
-
-    def _projections(self) -> list[Linear]:
-        """The query, key and value projections, in that order."""
-        return [getattr(self, name) for name in self.PROJECTIONS]
 
     @property
     def attention_probs(self) -> np.ndarray | None:
         """(B, N, T, T) probabilities of the last forward (before dropout), for heatmaps."""
         return self.attention.attention_probs
 
-    def _split_heads(self, x: np.ndarray) -> np.ndarray:
-        batch, seq_len, _ = x.shape
-        x = x.reshape(batch, seq_len, self.num_attention_heads, self.attention_head_size)
-        return x.transpose(0, 2, 1, 3)  # (B, N, T, D)
-
     def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """hidden_states (B, T, H), mask bool (B, 1, 1, T) or None -> context (B, T, H)."""
-        qkv = self.qkv(self._projections(), hidden_states)  # 3 x (B, T, H)
-        q, k, v = (self._split_heads(x) for x in qkv)  # (B, N, T, D) each
+        heads = self.num_attention_heads
+        q = split_heads(self.query(hidden_states), heads)  # (B, N, T, D)
+        k = split_heads(self.key(hidden_states), heads)  # (B, N, T, D)
+        v = split_heads(self.value(hidden_states), heads)  # (B, N, T, D)
         context = self.attention(q, k, v, mask)  # (B, N, T, D)
         return merge_heads(context)  # (B, T, H)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """dout (B, T, H) -> d hidden_states (B, T, H)."""
-        head_grads = self.attention.backward(self._split_heads(dout))  # dq, dk, dv
-        return self.qkv.backward(self._projections(), head_grads)
+        dq, dk, dv = self.attention.backward(split_heads(dout, self.num_attention_heads))
+        # forward: q = query(x), k = key(x), v = value(x): x fed all three, so its
+        # gradients add up (merge_heads undoes split_heads)
+        return (self.query.backward(merge_heads(dq)) + self.key.backward(merge_heads(dk))
+                + self.value.backward(merge_heads(dv)))
 
 
 class _DenseResidualLayerNorm(Module):

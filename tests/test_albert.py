@@ -15,7 +15,6 @@ import pytest
 from small_models import ALBERT_SHARING, SMALL_ALBERT, small_albert_config
 
 import minibert as mb
-from minibert import kernels as K
 from minibert.base import make_init
 from minibert.checks import IGNORE_INDEX
 from minibert.cli import main
@@ -35,9 +34,6 @@ from minibert.gradcheck.suite import MODEL_TOL, SINGLE_LAYER_TOL, perturb_parame
 from minibert.io import safetensors
 from minibert.layers import Module
 from minibert.training.pretrain import TrainingConfig, pretrain
-
-FAST = [True, False]
-FAST_IDS = ["fast", "reference"]
 
 
 def padding_mask(rng, batch, seq_len):
@@ -68,22 +64,20 @@ def perturbed_model(config, seed=0, cls=AlbertForPreTraining):
     return model
 
 
-def model_gradcheck(model, batch, fast):
+def model_gradcheck(model, batch):
     def loss():
         return model(**batch).loss
 
-    with K.fast_kernels(fast):
-        return check_loss(model, loss, model.backward, seed=0, max_entries=24)
+    return check_loss(model, loss, model.backward, seed=0, max_entries=24)
 
 
 # -- gradient checks ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("fast", FAST, ids=FAST_IDS)
 @pytest.mark.parametrize("sharing", ["one-group",
                                      pytest.param("groups-and-inner", marks=pytest.mark.slow)])
-def test_whole_pretraining_model_gradcheck(sharing, fast):
+def test_whole_pretraining_model_gradcheck(sharing):
     model = perturbed_model(small_albert_config(sharing))
-    table = model_gradcheck(model, pretraining_batch(model.config), fast)
+    table = model_gradcheck(model, pretraining_batch(model.config))
     table.assert_below(MODEL_TOL)
     names = {row.name for row in table}
     assert "albert.encoder.albert_layer_groups.0.albert_layers.0.attention.query.weight" in names
@@ -96,14 +90,14 @@ def test_whole_model_gradcheck_with_dropout():
     config = small_albert_config(hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1,
                                  classifier_dropout_prob=0.2)
     model = perturbed_model(config, seed=3).train()
-    model_gradcheck(model, pretraining_batch(config, seed=3), True).assert_below(MODEL_TOL)
+    model_gradcheck(model, pretraining_batch(config, seed=3)).assert_below(MODEL_TOL)
 
 
 def test_masked_lm_gradcheck():
     model = perturbed_model(small_albert_config(), seed=5, cls=AlbertForMaskedLM)
     batch = pretraining_batch(model.config, seed=5)
     del batch["sentence_order_label"]
-    model_gradcheck(model, batch, True).assert_below(MODEL_TOL)
+    model_gradcheck(model, batch).assert_below(MODEL_TOL)
 
 
 class FactorisedEmbedding(Module):
@@ -139,8 +133,7 @@ def _init(config, seed=0):
     return make_init(config, seed, np.float64)
 
 
-@pytest.mark.parametrize("fast", FAST, ids=FAST_IDS)
-def test_factorised_embedding_gradcheck(fast):
+def test_factorised_embedding_gradcheck():
     config = small_albert_config()
     init = _init(config)
     module = FactorisedEmbedding(AlbertEmbeddings(init), AlbertTransformer(init)
@@ -150,39 +143,34 @@ def test_factorised_embedding_gradcheck(fast):
     ids = rng.integers(1, config.vocab_size, size=(2, 5))  # no [PAD]: its row gets no gradient
     types = rng.integers(0, 2, size=(2, 5))
     assert module.embeddings.word_embeddings.params["weight"].shape == (41, 6)  # (V, E)
-    with K.fast_kernels(fast):
-        table = check_module(module, {"input_ids": ids, "token_type_ids": types})
+    table = check_module(module, {"input_ids": ids, "token_type_ids": types})
     table.assert_below(SINGLE_LAYER_TOL)
     assert {row.name for row in table} == set(dict(module.named_parameters()))
 
 
-@pytest.mark.parametrize("fast", FAST, ids=FAST_IDS)
 @pytest.mark.parametrize("sharing", list(ALBERT_SHARING))
-def test_shared_encoder_gradcheck(sharing, fast):
+def test_shared_encoder_gradcheck(sharing):
     config = small_albert_config(sharing)
     module = LastHiddenState(AlbertTransformer(_init(config)))
     perturb_parameters(module, np.random.default_rng(1))
     rng = np.random.default_rng(2)
     x = rng.standard_normal((3, 5, config.embedding_size))  # (B, T, E)
     mask = padding_mask(rng, 3, 5)[:, None, None, :].astype(bool)  # (B, 1, 1, T)
-    with K.fast_kernels(fast):
-        table = check_module(module, {"embedding_output": x}, forward_kwargs={"mask": mask},
-                             max_entries=24)
+    table = check_module(module, {"embedding_output": x}, forward_kwargs={"mask": mask},
+                         max_entries=24)
     table.assert_below(SINGLE_LAYER_TOL)
     assert "embedding_output" in {row.name for row in table}
 
 
-@pytest.mark.parametrize("fast", FAST, ids=FAST_IDS)
 @pytest.mark.parametrize("cls", [AlbertAttention, AlbertLayer])
-def test_block_pieces_gradcheck(cls, fast):
+def test_block_pieces_gradcheck(cls):
     config = small_albert_config()
     module = cls(_init(config))
     perturb_parameters(module, np.random.default_rng(1))
     rng = np.random.default_rng(2)
     x = rng.standard_normal((2, 5, config.hidden_size))
     mask = padding_mask(rng, 2, 5)[:, None, None, :].astype(bool)
-    with K.fast_kernels(fast):
-        table = check_module(module, {"hidden_states": x}, forward_kwargs={"mask": mask})
+    table = check_module(module, {"hidden_states": x}, forward_kwargs={"mask": mask})
     table.assert_below(SINGLE_LAYER_TOL)
 
 
@@ -195,7 +183,7 @@ def _broken_check(monkeypatch, break_it):
     model = perturbed_model(small_albert_config())
     encoder = model.albert.encoder
     monkeypatch.setattr(encoder, "_backward_one_use", break_it(encoder))
-    table = model_gradcheck(model, pretraining_batch(model.config), True)
+    table = model_gradcheck(model, pretraining_batch(model.config))
     return {row.name for row in table.failures(MODEL_TOL)}
 
 
@@ -227,8 +215,7 @@ def test_assigning_instead_of_adding_is_caught(monkeypatch):
     assert "albert.embeddings.word_embeddings.weight" not in failing  # only shared ones
 
 
-@pytest.mark.parametrize("fast", FAST, ids=FAST_IDS)
-def test_shared_gradient_is_the_sum_over_unshared_copies(fast):
+def test_shared_gradient_is_the_sum_over_unshared_copies():
     # An ALBERT with as many groups as layers shares nothing: give each of its L groups a
     # copy of the shared group's weights and it computes the same function, and the
     # shared gradient must be the sum of its L groups' gradients.
@@ -247,12 +234,11 @@ def test_shared_gradient_is_the_sum_over_unshared_copies(fast):
             copies[name] = weights[name]
     unshared.load_state_dict(copies, strict=True)
     batch = pretraining_batch(shared.config, seed=4)
-    with K.fast_kernels(fast):
-        outputs = []
-        for model in (shared, unshared):
-            outputs.append(model(**batch).loss)
-            model.zero_grad()
-            model.backward()
+    outputs = []
+    for model in (shared, unshared):
+        outputs.append(model(**batch).loss)
+        model.zero_grad()
+        model.backward()
     assert abs(outputs[0] - outputs[1]) <= 1e-13 * abs(outputs[1])
     theirs = dict(unshared.named_gradients())
     for name, grad in shared.named_gradients():
@@ -270,8 +256,7 @@ def test_shared_gradient_is_the_sum_over_unshared_copies(fast):
 
 # -- invariances and outputs -------------------------------------------------------------------
 
-@pytest.mark.parametrize("fast", FAST, ids=FAST_IDS)
-def test_padding_changes_nothing_at_real_positions(fast):
+def test_padding_changes_nothing_at_real_positions():
     model = perturbed_model(small_albert_config("groups-and-inner"), seed=6).eval()  # no dropout
     rng = np.random.default_rng(6)
     real = 5
@@ -285,14 +270,13 @@ def test_padding_changes_nothing_at_real_positions(fast):
     padded["attention_mask"] = np.concatenate([np.ones((2, real), int), np.zeros((2, 3), int)],
                                               axis=1)
     sop = np.array([1, 0])
-    with K.fast_kernels(fast):
-        results = []
-        for inputs in ({"input_ids": ids, "token_type_ids": types, "labels": labels},
-                       padded):
-            out = model(**inputs, sentence_order_label=sop, output_attentions=True)
-            model.zero_grad()
-            model.backward()
-            results.append((out, {k: g.copy() for k, g in model.named_gradients()}))
+    results = []
+    for inputs in ({"input_ids": ids, "token_type_ids": types, "labels": labels},
+                   padded):
+        out = model(**inputs, sentence_order_label=sop, output_attentions=True)
+        model.zero_grad()
+        model.backward()
+        results.append((out, {k: g.copy() for k, g in model.named_gradients()}))
     (short, short_grads), (long, long_grads) = results
     np.testing.assert_allclose(long.prediction_logits[:, :real], short.prediction_logits,
                                rtol=1e-12, atol=1e-12)
@@ -330,15 +314,14 @@ def test_outputs_and_counts():
     assert more_layers.num_parameters() == base.num_parameters()  # layers are free
 
 
-def test_state_dict_round_trip_and_fast_equals_reference():
+def test_state_dict_round_trip():
     config = small_albert_config()
     model = perturbed_model(config, seed=7).eval()
     fresh = AlbertForPreTraining(config, seed=8, dtype=np.float64).eval()
     missing, unexpected = fresh.load_state_dict(model.state_dict(), strict=True)
     assert missing == unexpected == []
     batch = pretraining_batch(config)
-    with K.fast_kernels(False):
-        reference = model(**batch).loss
+    reference = model(**batch).loss
     assert fresh(**batch).loss == pytest.approx(reference, rel=1e-12)
     state = model.state_dict()
     del state["albert.encoder.embedding_hidden_mapping_in.bias"]
@@ -543,8 +526,7 @@ def test_gradcheck_suite_has_albert_cases():
     for name, run in albert_cases():
         run().assert_below(MODEL_TOL)
         names.append(name)
-    assert names == ["AlbertForPreTraining(3 layers sharing 1 block)",
-                     "AlbertForPreTraining(3 layers sharing 1 block, reference pairs)"]
+    assert names == ["AlbertForPreTraining(3 layers sharing 1 block)"]
 
 
 def test_backward_weights_scale_the_two_loss_parts():

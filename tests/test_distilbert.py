@@ -15,8 +15,6 @@ import pytest
 from small_models import small_distilbert_config
 
 import minibert as mb
-from minibert import functional as F
-from minibert import kernels as K
 from minibert.base import make_init
 from minibert.checks import IGNORE_INDEX
 from minibert.family import distillation as D
@@ -127,24 +125,21 @@ def test_config_refuses_a_bert_config_json(tmp_path):
 
 # -- gradient checks ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("fast", [True, False], ids=["fast", "reference"])
-def test_blocks_gradcheck(fast):
+def test_blocks_gradcheck():
     config = small_distilbert_config()
     init = make_init(config, 0, np.float64)
     rng = np.random.default_rng(0)
     x = rng.standard_normal((2, 5, config.dim))
     mask = np.array([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]], dtype=bool)[:, None, None, :]
-    with K.fast_kernels(fast):
-        for module in (DistilBertSelfAttention(init), DistilBertTransformerBlock(init)):
-            table = check_module(perturbed(module), {"hidden_states": x},
-                                 forward_kwargs={"mask": mask})
-            assert not table.failures(SINGLE_LAYER_TOL), table.to_text()
-            assert {row.name for row in table.rows} >= {"hidden_states"}
+    for module in (DistilBertSelfAttention(init), DistilBertTransformerBlock(init)):
+        table = check_module(perturbed(module), {"hidden_states": x},
+                             forward_kwargs={"mask": mask})
+        assert not table.failures(SINGLE_LAYER_TOL), table.to_text()
+        assert {row.name for row in table.rows} >= {"hidden_states"}
 
 
-@pytest.mark.parametrize("fast, dropout", [(True, 0.0), (False, 0.0), (True, 0.1)],
-                         ids=["fast", "reference", "fast+dropout"])
-def test_masked_lm_whole_model_gradcheck(fast, dropout):
+@pytest.mark.parametrize("dropout", [0.0, 0.1], ids=["no-dropout", "dropout"])
+def test_masked_lm_whole_model_gradcheck(dropout):
     config = small_distilbert_config(dropout=dropout, attention_dropout=dropout, activation="gelu")
     model = perturbed(DistilBertForMaskedLM(config, dtype=np.float64))
     model.train(dropout > 0)
@@ -153,8 +148,7 @@ def test_masked_lm_whole_model_gradcheck(fast, dropout):
     def loss():
         return model(input_ids, attention_mask, labels=labels).loss
 
-    with K.fast_kernels(fast):
-        table = check_loss(model, loss, model.backward, max_entries=24)
+    table = check_loss(model, loss, model.backward, max_entries=24)
     assert not table.failures(MODEL_TOL), table.to_text()
     names = {row.name for row in table.rows}
     assert names == {name for name, _ in model.named_parameters()}
@@ -163,8 +157,7 @@ def test_masked_lm_whole_model_gradcheck(fast, dropout):
         assert row.analytic_norm > 0, row.name
 
 
-@pytest.mark.parametrize("fast", [True, False], ids=["fast", "reference"])
-def test_base_model_gradcheck_with_random_upstream_gradient(fast):
+def test_base_model_gradcheck_with_random_upstream_gradient():
     config = small_distilbert_config(activation="gelu_new")
     model = perturbed(DistilBertModel(config, dtype=np.float64))
     model.eval()
@@ -179,8 +172,7 @@ def test_base_model_gradcheck_with_random_upstream_gradient(fast):
         out = model(input_ids, attention_mask).last_hidden_state
         return float(np.sum(out * d_last))
 
-    with K.fast_kernels(fast):
-        table = check_loss(model, surrogate, lambda: model.backward(d_last), max_entries=24)
+    table = check_loss(model, surrogate, lambda: model.backward(d_last), max_entries=24)
     assert not table.failures(MODEL_TOL), table.to_text()
 
 
@@ -218,22 +210,6 @@ def test_padding_changes_nothing_at_real_positions():
     for attention in long.attentions:
         assert np.all(attention[..., 7:] == 0.0)  # padding keys get probability exactly 0
         np.testing.assert_allclose(attention.sum(-1), 1.0)
-
-
-def test_fast_kernels_and_reference_pairs_agree():
-    config = small_distilbert_config()
-    model = perturbed(DistilBertForMaskedLM(config, dtype=np.float64)).eval()
-    input_ids, attention_mask, labels = padded_batch(config)
-    results = []
-    for fast in (True, False):
-        with K.fast_kernels(fast):
-            model.zero_grad()
-            out = model(input_ids, attention_mask, labels=labels)
-            model.backward()
-            results.append((out.loss, {k: v.copy() for k, v in model.named_gradients()}))
-    assert abs(results[0][0] - results[1][0]) < 1e-12
-    for name, grad in results[0][1].items():
-        np.testing.assert_allclose(grad, results[1][1][name], rtol=1e-10, atol=1e-12)
 
 
 # -- state dicts and checkpoints ---------------------------------------------------------------

@@ -42,8 +42,7 @@ def test_activation_bytes_counts_caches_once_and_no_parameters():
     model = mb.BertForPreTraining(mb.BertConfig(**SMALL), seed=0).train()
     assert M.activation_bytes(model) == 0  # no forward yet
     ids = np.arange(1, 17).reshape(2, 8)
-    with mb.fast_kernels(False):
-        model(ids, labels=ids, next_sentence_label=np.zeros(2, dtype=np.int64))
+    model(ids, labels=ids, next_sentence_label=np.zeros(2, dtype=np.int64))
     total = M.activation_bytes(model)
     parameter_bytes = sum(p.nbytes for _, p in model.named_parameters())
     assert 0 < total < parameter_bytes * 10

@@ -58,10 +58,13 @@ from minibert.layers import (
     Embedding,
     Module,
     ReLU,
+    ScaledDotProductAttention,
     TiedLinear,
     get_activation,
+    merge_heads,
+    split_heads,
 )
-from minibert.model import BertEncoder, BertModel, BertSelfAttention, padding_key_mask
+from minibert.model import BertEncoder, BertModel, padding_key_mask
 
 __all__ = [
     "DistilBertConfig",
@@ -240,27 +243,48 @@ class DistilBertEmbeddings(Module):
 # ----------------------------------------------------------------------------------------
 
 
-class DistilBertSelfAttention(BertSelfAttention):
+class DistilBertSelfAttention(Module):
     """Multi-head self-attention and its output projection: q_lin, k_lin, v_lin, out_lin.
 
     BERT's ``BertSelfAttention`` under DistilBERT's names, followed by the dense layer of
     ``BertSelfOutput`` (without its dropout and LayerNorm, which sit in the block here).
     """
 
-    PROJECTIONS = ("q_lin", "k_lin", "v_lin")
+    PROJECTIONS = ("q_lin", "k_lin", "v_lin")  # the projections' names, for tools that read them
 
     def __init__(self, init: Initializer) -> None:
-        super().__init__(init)
-        hidden = init.config.hidden_size
+        super().__init__()
+        config = init.config
+        hidden = config.hidden_size
+        self.num_attention_heads = config.num_attention_heads
+        self.q_lin = init.linear(hidden, hidden)
+        self.k_lin = init.linear(hidden, hidden)
+        self.v_lin = init.linear(hidden, hidden)
+        self.attention = ScaledDotProductAttention(config.attention_probs_dropout_prob,
+                                                   init.dropout_rng)
         self.out_lin = init.linear(hidden, hidden)
+
+    @property
+    def attention_probs(self) -> np.ndarray | None:
+        """(B, N, T, T) probabilities of the last forward (before dropout), for heatmaps."""
+        return self.attention.attention_probs
 
     def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """hidden_states (B, T, H), mask bool (B, 1, 1, T) or None -> (B, T, H)."""
-        return self.out_lin(super().forward(hidden_states, mask))
+        heads = self.num_attention_heads
+        q = split_heads(self.q_lin(hidden_states), heads)  # (B, N, T, D)
+        k = split_heads(self.k_lin(hidden_states), heads)  # (B, N, T, D)
+        v = split_heads(self.v_lin(hidden_states), heads)  # (B, N, T, D)
+        context = self.attention(q, k, v, mask)  # (B, N, T, D)
+        return self.out_lin(merge_heads(context))  # (B, T, H)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """dout (B, T, H) -> d hidden_states (B, T, H)."""
-        return super().backward(self.out_lin.backward(dout))  # forward: out_lin(context)
+        d_context = self.out_lin.backward(dout)  # forward: out_lin(context)
+        dq, dk, dv = self.attention.backward(split_heads(d_context, self.num_attention_heads))
+        # forward: q, k, v = q_lin(x), k_lin(x), v_lin(x): x's three gradients add up
+        return (self.q_lin.backward(merge_heads(dq)) + self.k_lin.backward(merge_heads(dk))
+                + self.v_lin.backward(merge_heads(dv)))
 
 
 class DistilBertFFN(Module):

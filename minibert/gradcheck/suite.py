@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from minibert import functional as F
-from minibert import kernels as K
 from minibert import layers
 from minibert import sentence as S
 from minibert.checks import IGNORE_INDEX
@@ -23,7 +22,7 @@ from minibert.gradcheck import GradCheckTable, check_function, check_loss, check
 from minibert.layers import Module
 
 __all__ = ["SINGLE_LAYER_TOL", "MODEL_TOL", "small_config", "perturb_parameters",
-           "function_cases", "fast_twin_cases", "module_cases", "model_cases", "albert_cases",
+           "function_cases", "module_cases", "model_cases", "albert_cases",
            "electra_cases", "run_all"]
 
 SINGLE_LAYER_TOL = 1e-7  # one layer, float64
@@ -135,15 +134,6 @@ def function_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckT
                      check_function(f, b, i, kwargs=k))
 
 
-def fast_twin_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
-    """The same cases through the fast twins of ``minibert.kernels``, where a pair has one."""
-    for name, forward, backward, inputs, kwargs in _function_specs(seed):
-        twins = K.TWINS.get(forward.__name__, forward), K.TWINS.get(backward.__name__, backward)
-        if twins != (forward, backward):
-            yield f"{name} [fast]", (lambda f=twins[0], b=twins[1], i=inputs, k=kwargs:
-                                     check_function(f, b, i, kwargs=k))
-
-
 def module_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
     """(name, thunk) for the stateful layers and BERT's blocks."""
     from minibert import model as M
@@ -184,27 +174,20 @@ def module_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTab
         prepared(BertPredictionHeadTransform(init)), {"hidden_states": x})
 
 
-def _check_model_loss(model, fast: bool, seed: int, **inputs) -> GradCheckTable:
-    """check_loss of ``model(**inputs).loss`` with the fast twins on or off."""
+def _check_model_loss(model, seed: int, **inputs) -> GradCheckTable:
+    """check_loss of ``model(**inputs).loss``."""
     def loss() -> float:
         return model(**inputs).loss
 
-    with K.fast_kernels(fast):
-        return check_loss(model, loss, model.backward, seed=seed, max_entries=24)
-
-
-def _path_note(fast: bool) -> str:
-    """What a case name adds when the model runs the reference pairs alone."""
-    return "" if fast else ", reference pairs"
+    return check_loss(model, loss, model.backward, seed=seed, max_entries=24)
 
 
 def model_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
-    """(name, thunk) for BertForPreTraining end to end: dropout off and on with the fast
-    twins (the model's default), and dropout off with the reference pairs alone."""
+    """(name, thunk) for BertForPreTraining end to end, dropout off and on."""
     from minibert.heads import BertForPreTraining
 
-    for dropout, fast in ((0.0, True), (0.1, True), (0.0, False)):
-        def run(dropout=dropout, fast=fast) -> GradCheckTable:
+    for dropout in (0.0, 0.1):
+        def run(dropout=dropout) -> GradCheckTable:
             rng = np.random.default_rng(seed)
             config = small_config(hidden_dropout_prob=dropout,
                                   attention_probs_dropout_prob=dropout)
@@ -216,34 +199,33 @@ def model_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTabl
             token_type_ids = (np.arange(seq)[None, :] >= seq // 2).astype(np.int64).repeat(
                 batch, 0) * attention_mask
             next_sentence_label = rng.integers(0, 2, size=batch)
-            return _check_model_loss(model, fast, seed, input_ids=input_ids,
+            return _check_model_loss(model, seed, input_ids=input_ids,
                                      token_type_ids=token_type_ids, attention_mask=attention_mask,
                                      labels=labels, next_sentence_label=next_sentence_label)
 
-        yield f"BertForPreTraining(dropout={dropout}{_path_note(fast)})", run
+        yield f"BertForPreTraining(dropout={dropout})", run
 
 
 def albert_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
     """(name, thunk) for AlbertForPreTraining end to end (MLM + SOP, padding): embeddings
     of width E < H and three layers running one shared block, whose gradient is the sum of
-    its three uses; with the fast twins and with the reference pairs alone."""
+    its three uses."""
     from minibert.family.albert import AlbertConfig, AlbertForPreTraining
 
-    for fast in (True, False):
-        def run(fast=fast) -> GradCheckTable:
-            rng = np.random.default_rng(seed)
-            config = AlbertConfig(vocab_size=41, embedding_size=6, hidden_size=8,
-                                  num_hidden_layers=3, num_attention_heads=2,
-                                  intermediate_size=12, max_position_embeddings=16)
-            model = AlbertForPreTraining(config, seed=seed, dtype=np.float64).eval()
-            perturb_parameters(model, rng)
-            input_ids, attention_mask, labels = _masked_lm_batch(rng, config.vocab_size)
-            sentence_order_label = rng.integers(0, 2, size=len(input_ids))
-            return _check_model_loss(model, fast, seed, input_ids=input_ids,
-                                     attention_mask=attention_mask, labels=labels,
-                                     sentence_order_label=sentence_order_label)
+    def run() -> GradCheckTable:
+        rng = np.random.default_rng(seed)
+        config = AlbertConfig(vocab_size=41, embedding_size=6, hidden_size=8,
+                              num_hidden_layers=3, num_attention_heads=2,
+                              intermediate_size=12, max_position_embeddings=16)
+        model = AlbertForPreTraining(config, seed=seed, dtype=np.float64).eval()
+        perturb_parameters(model, rng)
+        input_ids, attention_mask, labels = _masked_lm_batch(rng, config.vocab_size)
+        sentence_order_label = rng.integers(0, 2, size=len(input_ids))
+        return _check_model_loss(model, seed, input_ids=input_ids,
+                                 attention_mask=attention_mask, labels=labels,
+                                 sentence_order_label=sentence_order_label)
 
-        yield f"AlbertForPreTraining(3 layers sharing 1 block{_path_note(fast)})", run
+    yield "AlbertForPreTraining(3 layers sharing 1 block)", run
 
 
 def electra_cases(seed: int = 0) -> Iterator[tuple[str, Callable[[], GradCheckTable]]]:
@@ -282,8 +264,7 @@ def run_all(seed: int = 0, include_model: bool = True,
     """Run every case; returns one combined table and the names of failing rows."""
     table = GradCheckTable(title="minibert gradient checks (float64)")
     failures = []
-    groups = [(function_cases(seed), SINGLE_LAYER_TOL), (fast_twin_cases(seed), SINGLE_LAYER_TOL),
-              (module_cases(seed), SINGLE_LAYER_TOL)]
+    groups = [(function_cases(seed), SINGLE_LAYER_TOL), (module_cases(seed), SINGLE_LAYER_TOL)]
     if include_model:
         groups.append((model_cases(seed), MODEL_TOL))
         groups.append((albert_cases(seed), MODEL_TOL))

@@ -29,7 +29,6 @@ from minibert.family.distillation import (
 )
 from minibert.io.checkpoint import CONFIG_NAME, WEIGHTS_NAME
 from minibert.io.fileio import atomic_write_json, clear_run_files, run_folder
-from minibert.kernels import JOB_NOTE, fast_kernels_for_job
 from minibert.training.loop import eval_mode, train_step
 from minibert.training.optim import AdamW
 from minibert.training.pretrain_data import batches_of, heldout_instances
@@ -179,7 +178,7 @@ def distil(config: DistillConfig, teacher_dir: str | os.PathLike, out_dir: str |
     progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
     out_dir = Path(out_dir)
     _check_out_dir(out_dir, overwrite)
-    with run_folder(out_dir, notice=progress), fast_kernels_for_job():
+    with run_folder(out_dir, notice=progress):
         return _distil_locked(config, teacher_dir, out_dir, overwrite, progress)
 
 
@@ -197,7 +196,6 @@ def _distil_locked(config: DistillConfig, teacher_dir, out_dir: Path, overwrite:
     progress(f"student: {layers} layer{'s' if layers > 1 else ''} from teacher layers "
              f"{teacher_layers} of {teacher.config.num_hidden_layers}; "
              f"{student.num_parameters():,} parameters (teacher {teacher.num_parameters():,})")
-    progress(JOB_NOTE)
     objective = DistillationObjective(teacher, student, config.temperature, config.alpha_ce,
                                       config.alpha_mlm, config.alpha_cos,
                                       config.restrict_ce_to_mask)

@@ -34,7 +34,6 @@ from minibert.data import tasks
 from minibert.family.registry import FAMILIES, family_of_folder
 from minibert.heads import forward_inputs
 from minibert.io.fileio import atomic_write_json, clear_run_files, run_folder
-from minibert.kernels import fast_kernels_for_job
 from minibert.training.loop import TrainingDiverged, eval_mode, train_step
 from minibert.training.metrics import accuracy, decode_spans, entity_f1, squad_scores
 from minibert.training.optim import make_optimizer
@@ -308,8 +307,7 @@ def run_finetune(config: FinetuneConfig, model_dir=None, tokenizer=None,
         trained = lora_trainable(model, also=head)
     train_start = time.perf_counter()
     # Overflow or an invalid operation stops the run at once instead of spreading NaNs.
-    with np.errstate(over="raise", invalid="raise", divide="raise"), \
-            fast_kernels_for_job(progress):
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
         try:
             history = train_head(model, train, config, progress, trained)
             train_seconds = time.perf_counter() - train_start

@@ -126,14 +126,11 @@ def activation_bytes_per_token(config: BertConfig, seq_len: int,
     masked_fraction, the share of positions with an MLM label.
     Outputs: {"per_layer": bytes per token one encoder layer keeps, "rest": embeddings,
     pooler and heads per token, "total": rest + L x per_layer}. Measured on a batch of one
-    sequence of T tokens with models of one and two layers of this width, with the
-    reference layer pairs (``fast_kernels(False)``): the fast path's fused Q/K/V product
-    also keeps a copy of the three weights, which is not an activation.
+    sequence of T tokens with models of one and two layers of this width.
     """
     seq_len = check_int("seq_len", seq_len, minimum=1)
     masked_fraction = check_probability("masked_fraction", masked_fraction)
     from minibert.heads import BertForPreTraining
-    from minibert.kernels import fast_kernels
 
     rng = np.random.default_rng(0)
     ids = rng.integers(0, config.vocab_size, (1, seq_len))
@@ -146,8 +143,7 @@ def activation_bytes_per_token(config: BertConfig, seq_len: int,
                       max_position_embeddings=max(seq_len, config.max_position_embeddings))
         fields.pop("model_type", None)
         model = BertForPreTraining(BertConfig(**fields), seed=0, dtype=dtype).train()
-        with fast_kernels(False):  # the reference pairs: the fast Q/K/V caches a fused weight
-            model(ids, labels=labels, next_sentence_label=np.zeros(1, dtype=np.int64))
+        model(ids, labels=labels, next_sentence_label=np.zeros(1, dtype=np.int64))
         measured.append(activation_bytes(model))
         del model
     per_layer = (measured[1] - measured[0]) / seq_len

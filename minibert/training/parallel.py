@@ -60,7 +60,6 @@ from multiprocessing.connection import Connection, wait
 import numpy as np
 
 from minibert.checks import IGNORE_INDEX, check_int, check_real
-from minibert.kernels import fast_kernels_enabled
 from minibert.training.optim import AdamW, AdamWeightDecay
 
 __all__ = [
@@ -547,8 +546,6 @@ def child_environment(threads: int) -> dict[str, str]:
         env[name] = str(threads)
     package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-    # The workers run the step as this process would: the fast twins on if they are on here.
-    env["MINIBERT_FAST_KERNELS"] = "1" if fast_kernels_enabled() else "0"
     return env
 
 

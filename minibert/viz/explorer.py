@@ -116,12 +116,11 @@ def job_scores(attentions, tokens) -> dict[str, np.ndarray]:
 
 
 def _self_attention_modules(model) -> list:
-    """The model's self-attention modules, each once (ALBERT's shared block runs L times)."""
-    from minibert.model import BertSelfAttention
-
+    """The model's self-attention modules, each once (ALBERT's shared block runs L times):
+    the modules that name their query, key and value projections in ``PROJECTIONS``."""
     seen, modules = set(), []
     for _, module in model.named_modules():
-        if isinstance(module, BertSelfAttention) and id(module) not in seen:
+        if hasattr(module, "PROJECTIONS") and id(module) not in seen:
             seen.add(id(module))
             modules.append(module)
     if not modules:
