@@ -69,7 +69,8 @@ def test_the_lecture_set_is_written_as_png_and_svg(tmp_path):
     paths = write_lecture_figures("tiny-toy", tmp_path, dpi=40)
     names = {p.name for p in paths}
     for name in ["head", "layer", "model", "rollout", "saliency", "training_curves",
-                 "board_encoder_block", "board_masks"]:
+                 "board_encoder_block", "board_masks", "board_attention_backward",
+                 "board_pretraining_objective"]:
         assert {f"{name}.png", f"{name}.svg"} <= names
 
 
@@ -108,3 +109,32 @@ def test_data_parallel_pictures_follow_the_ring_schedule():
         board.ring_allreduce_figure(1)
     with pytest.raises(ValueError, match="batch_size"):
         board.data_parallel_figure(3, 2)
+
+
+def test_the_attention_backward_states_each_gradient_and_the_scale():
+    fig = board.attention_backward_figure()
+    shown = " ".join(texts(fig))
+    for formula in [r"dV = P^\top dC", r"dP = dC\,V^\top", r"p_i \odot (dP_i - p_i \cdot dP_i)",
+                    r"dQ = dS\,K/\sqrt{D}", r"dK = dS^\top Q/\sqrt{D}",
+                    r"p_{ij}(\delta_{jk} - p_{ik})"]:
+        assert formula in shown, formula
+    assert "1/√D" in shown and "key bias gets exactly 0" in shown
+    assert min(t.get_fontsize() for ax in fig.axes for t in ax.texts) >= 20
+    assert tuple(fig.get_size_inches()) == (12.8, 7.2)
+
+
+def test_the_pretraining_objective_reads_its_instance():
+    from minibert.viz.lecture_set import worked_instance_rows
+
+    rows = worked_instance_rows()
+    fig = board.pretraining_objective_figure(rows, 0, not_next_share=0.617)
+    shown = texts(fig)
+    assert "Masked LM: 5 of 32 targets (16%)" in shown
+    assert {"heron", "##mory", "80%: [MASK]", "10%: random", "10%: kept"} <= set(shown)
+    assert "label 0: IsNext" in shown and "Here NotNext is 0.62:" in shown
+    assert min(t.get_fontsize() for ax in fig.axes for t in ax.texts) >= 20
+    assert "Here NotNext" not in " ".join(texts(board.pretraining_objective_figure(rows, 1)))
+    with pytest.raises(ValueError, match="at least one MLM target"):
+        board.pretraining_objective_figure([dict(row, branch="") for row in rows], 0)
+    with pytest.raises(ValueError, match="next_sentence_label"):
+        board.pretraining_objective_figure(rows, 2)
