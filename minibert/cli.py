@@ -418,6 +418,11 @@ def _run_info(args) -> int:
     ):
         if key in config:
             print(f"  {key:<26} {config[key]}")
+    for mismatch in summary["mismatches"]:  # right under the values they contradict
+        print(f"  MISMATCH: config.json says {mismatch}")
+    if summary["mismatches"]:
+        print("  (commands refuse this folder; --allow-partial loads the layers config.json "
+              "names when the weights hold more)")
     print(f"dtypes: {', '.join(summary['dtypes'])}")
     print("parameters by module:")
     width = max(len(k) for k in summary["parameters"])
@@ -1376,6 +1381,8 @@ def _add_assignment(subparsers) -> None:
                              "(keep these two private)")
     create.add_argument("--lab", choices=["bugs"], default=None,
                         help="write the bug-hunting lab instead of the backward-pass tasks")
+    create.add_argument("--pdf", action="store_true",
+                        help="also draw the student's README (the handout) as README.pdf")
     create.add_argument("--overwrite", action="store_true",
                         help="replace a workspace that exists at DIR")
     create.set_defaults(handler=_run_assignment)
@@ -1383,31 +1390,85 @@ def _add_assignment(subparsers) -> None:
         "grade", help="grade a workspace: a table of tasks, points and the first failing check",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     grade.add_argument("dir", metavar="DIR", help="the student's workspace")
-    grade.add_argument("--hidden", metavar="DIR", default=None,
-                       help="the instructor's hidden/ folder: add the hidden tests")
+    _add_grading_options(grade)
     grade.add_argument("--json", action="store_true", help="print the report as JSON")
-    grade.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
-                       help="time limit of each task")
+    grade.add_argument("--gradescope", metavar="FILE", default=None,
+                       help="also write Gradescope's results.json to FILE")
     grade.set_defaults(handler=_run_assignment)
+    grade_all = actions.add_parser(
+        "grade-all", help="grade a folder of submissions (one subfolder or .zip per student) "
+                          "into one CSV", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    grade_all.add_argument("submissions", metavar="SUBMISSIONS",
+                           help="the folder of submissions, one subfolder or .zip per student")
+    _add_grading_options(grade_all)
+    grade_all.add_argument("-o", "--out", default="grades.csv", metavar="FILE.csv",
+                           help="the CSV to write: one row per submission")
+    grade_all.add_argument("--overwrite", action="store_true", help="replace an existing CSV")
+    grade_all.set_defaults(handler=_run_assignment)
+
+
+def _add_grading_options(parser) -> None:
+    parser.add_argument("--hidden", metavar="DIR", default=None,
+                        help="the instructor's hidden/ folder: add the hidden tests")
+    parser.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
+                        help="time limit of each task's checks, counted after its file loaded")
+    parser.add_argument("--import-limit", type=float, default=120.0, metavar="SECONDS",
+                        help="time limit to load each task's file (its imports)")
+    parser.add_argument("--jobs", type=int, default=2, metavar="N",
+                        help="how many tasks are graded at once")
 
 
 def _run_assignment(args) -> int:
-    """create DIR writes a student workspace (one stub per task, public tests); grade DIR
-    grades it task by task, each in its own process with a time limit. See
+    """create DIR writes a student workspace (one stub per task, public tests, the handout);
+    grade DIR grades it task by task, each in its own process with a time limit;
+    grade-all SUBMISSIONS --hidden DIR grades a class and writes one CSV. See
     docs/assignments.md."""
-    from minibert.assignment import create_workspace, grade
+    from minibert.assignment import create_workspace, grade, grade_all
 
     if args.action == "create":
         try:
             path = create_workspace(args.dir, instructor=args.instructor, lab=args.lab,
-                                    overwrite=args.overwrite)
+                                    overwrite=args.overwrite, pdf=args.pdf)
         except FileExistsError as error:
             raise CommandError(str(error)) from None
         what = "the instructor's tree" if args.instructor else "a student workspace"
         print(f"wrote {what} to {path}")
         return 0
-    report = grade(args.dir, hidden=args.hidden, time_limit=args.time_limit)
-    print(report.to_json() if args.json else report.table())
+    for option, value in (("--time-limit", args.time_limit),
+                          ("--import-limit", args.import_limit)):
+        if not value > 0:
+            raise CommandError(f"{option} {value:g} must be > 0 seconds")
+    if args.jobs < 1:
+        raise CommandError(f"--jobs {args.jobs} must be >= 1")
+    if args.action == "grade":
+        if args.gradescope is not None:
+            _out_path(args.gradescope, "--gradescope")
+        report = grade(args.dir, hidden=args.hidden, time_limit=args.time_limit,
+                       jobs=args.jobs, import_limit=args.import_limit)
+        if args.gradescope is not None:
+            from minibert.io.fileio import atomic_write_json
+
+            with _file_access("--gradescope must name a file in a folder you can write to"):
+                atomic_write_json(args.gradescope, report.to_gradescope())
+        print(report.to_json() if args.json else report.table())
+        return 0
+    _out_path(args.out, "-o")
+    if Path(args.out).exists() and not args.overwrite:
+        raise CommandError(f"-o {args.out!r} exists; pass --overwrite to replace it")
+    started = time.monotonic()
+
+    def progress(done: int, total: int, name: str, report) -> None:
+        _progress(f"[{done}/{total}] {name}: {report.total}/{report.max_total}")
+
+    with _file_access("-o must name a file in a folder you can write to"):
+        graded = grade_all(args.submissions, hidden=args.hidden, out=args.out,
+                           time_limit=args.time_limit, jobs=args.jobs,
+                           import_limit=args.import_limit, progress=progress)
+    flagged = sum(1 for _, report, _ in graded if report is not None and report.flags)
+    unusable = sum(1 for _, report, _ in graded if report is None)
+    print(f"wrote {args.out}: {len(graded)} submissions graded in "
+          f"{time.monotonic() - started:.1f} s ({flagged} flagged, {unusable} without task "
+          f"files)")
     return 0
 
 
