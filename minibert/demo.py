@@ -8,16 +8,22 @@
   the expected sense won;
 - attention_head.png, attention_layer.png, attention_rollout.png: heatmaps of the trained
   model on a "bank" sentence pair; training_curves.png.
+
+On a terminal the training's progress is one line, updated in place; into a file or a
+pipe, a line at every tenth of the run. The run ends with a short summary: what the model
+learned, its probe answers and where the files are (at most 60 lines in all).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import warnings
 from pathlib import Path
 
+from minibert.checks import os_error_line, wrap_for_terminal
 from minibert.data import AMBIGUITY_PROBES
 from minibert.fill_mask import fill_mask
 from minibert.heads import BertForMaskedLM
@@ -84,6 +90,99 @@ def draw_figures(model_dir: Path, history: list[dict]) -> list[Path]:
     return [viz.save_figure(fig, model_dir / name) for name, fig in figures.items()]
 
 
+class _DemoProgress:
+    """The training's progress lines, cut down to what a projector can show.
+
+    On a terminal, each "step" line replaces the one before (a carriage return); elsewhere
+    a step line and a held-out line are kept at every tenth of the run (and the first and
+    last step). Every other message (corpus, vocabulary, model, ...) is printed as it comes.
+    """
+
+    STEP = re.compile(r"^step (\d+)/(\d+)\b")
+    METRIC = re.compile(r"(masked_lm_accuracy|next_sentence_accuracy) ([0-9.]+)")
+
+    def __init__(self, stream=sys.stderr) -> None:
+        self.stream, self.live = stream, stream.isatty()
+        self.tenth_shown, self.heldout_tenth, self.tenth, self.open_line = -1, -1, 0, False
+        self.step = 0
+
+    def __call__(self, message: str) -> None:
+        step = self.STEP.match(message)
+        if step:
+            done, total = int(step.group(1)), int(step.group(2))
+            self.step, self.tenth = done, 10 * done // max(total, 1)
+            if self.live:
+                self._write(f"\r\x1b[K{message}", end="")
+                self.open_line = True
+            elif done in (1, total) or self.tenth > self.tenth_shown:
+                self.tenth_shown = self.tenth
+                self._write(message)
+            return
+        if message.startswith("held-out (") and self.tenth <= self.heldout_tenth:
+            return  # one held-out line per tenth of the run; all are in history.json
+        if message.startswith("held-out ("):
+            self.heldout_tenth = self.tenth
+            found = dict(self.METRIC.findall(message))
+            names = {"masked_lm_accuracy": "masked words", "next_sentence_accuracy":
+                     "next sentence"}
+            message = f"held-out at step {self.step}: " + ", ".join(
+                f"{names[key]} {float(value):.1%} right" for key, value in found.items())
+        self._write(wrap_for_terminal(message, self.stream))
+
+    def _write(self, text: str, end: str = "\n") -> None:
+        if self.open_line and end:  # end the updating line before a message of its own
+            text, self.open_line = "\n" + text, False
+        print(text, end=end, file=self.stream, flush=True)
+
+
+def _summary(metrics: dict, results: list[dict], out: Path, written: list[Path]) -> str:
+    """The closing lines: what the model learned, its probe answers, where the files are."""
+    mlm, baseline = metrics.get("masked_lm_accuracy"), metrics.get("unigram_baseline_accuracy")
+    nsp = metrics.get("next_sentence_accuracy")
+    lines = ["", "what the model learned (held-out text it never trained on):"]
+    if mlm is not None:
+        lines.append(f"  masked words: {mlm:.1%} right, against {baseline:.1%} for always "
+                     f"guessing the most frequent word" if baseline is not None else
+                     f"  masked words: {mlm:.1%} right")
+    if nsp is not None:
+        lines.append(f"  next sentence: {nsp:.1%} right (50% is a coin toss)")
+    if "train_seconds" in metrics:
+        lines.append(f"  {metrics.get('steps', '?')} steps in {metrics['train_seconds']:.0f} s "
+                     f"of training")
+    correct = sum(r["correct"] for r in results)
+    lines += ["", f"fill-mask probes (a word whose sense only the context settles): {correct} "
+                  f"of {len(results)} answered with the expected sense"]
+    for result in results:
+        top = result["top"][0]
+        expected = "" if result["correct"] else f" (not {'/'.join(result['expected'])})"
+        lines.append(f"  {'ok' if result['correct'] else '--'}  {result['text']}  "
+                     f"{top['token_str']} {top['score']:.2f}{expected}")
+    lines += ["", f"files in {out}: the model (config.json, model.safetensors, vocab.txt), "
+                  f"metrics.json, history.json, fill_mask.txt and {len(written)} figures "
+                  f"({', '.join(path.name for path in written)})",
+              _reference_note(out)]
+    return "\n".join(lines)
+
+
+def _reference_note(out: Path) -> str:
+    """One line on tiny-toy, the reference checkpoint, read from its own files: it is the
+    stronger model, so that nobody takes the demo's few minutes for the best minibert does."""
+    from minibert.reference import reference_path
+
+    def layers(folder: Path) -> int:
+        return json.loads((folder / "config.json").read_text(encoding="utf-8"))[
+            "num_hidden_layers"]
+
+    reference = reference_path("tiny-toy")
+    steps = json.loads((reference / "metrics.json").read_text(encoding="utf-8"))["steps"]
+    probes = json.loads((reference / "fill_mask.json").read_text(encoding="utf-8"))
+    return (f"this demo's model has {layers(out)} layers and a few minutes of training; "
+            f"tiny-toy, shipped with minibert, is the stronger {layers(reference)}-layer "
+            f"model ({steps:,} steps, {sum(p['correct'] for p in probes)} of {len(probes)} "
+            f"probes): minibert fill-mask --model tiny-toy \"she deposited the money at "
+            f"the [MASK].\"")
+
+
 def _probe_report(results: list[dict]) -> str:
     lines = []
     for result in results:
@@ -119,9 +218,7 @@ def main(argv: list[str] | None = None) -> int:
                              "at most 4: %(default)s here; 1 trains in this process)")
     args = parser.parse_args(argv)
 
-    def progress(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
-
+    progress = _DemoProgress()
     if not args.out.strip():
         print(f"demo: error: --out {args.out!r} is empty; give a folder name", file=sys.stderr)
         return 2
@@ -129,8 +226,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = TrainingConfig(steps=args.steps, seed=args.seed, workers=args.workers)
         metrics = pretrain(config, out, overwrite=True, progress=progress)
-    except (ValueError, TypeError, OSError) as error:
-        print(f"demo: error: {error}", file=sys.stderr)
+    except (ValueError, TypeError, OSError, MemoryError) as error:
+        reason = os_error_line(error) if isinstance(error, OSError) else str(error)
+        print(wrap_for_terminal(f"demo: error: {reason}", sys.stderr), file=sys.stderr)
         return 2
     except KeyboardInterrupt as interruption:
         # The demo always starts afresh; `minibert pretrain --resume` continues the run.
@@ -143,15 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     atomic_write_text(out / "fill_mask.txt", report + "\n")
     history = json.loads((out / "history.json").read_text(encoding="utf-8"))
     written = draw_figures(out, history)
-    print("\nheld-out metrics:")
-    for key in ("masked_lm_accuracy", "unigram_baseline_accuracy", "masked_lm_loss",
-                "next_sentence_accuracy", "next_sentence_loss", "steps", "train_seconds",
-                "total_seconds"):
-        if key in metrics:
-            value = metrics[key]
-            print(f"  {key:<27} {f'{value:.4g}' if isinstance(value, float) else value}")
-    print("\nfill-mask probes:\n" + report)
-    print(f"\nwrote {out} (metrics.json, fill_mask.txt, {len(written)} figures and the model)")
+    print(_summary(metrics, results, out, written))
     return 0
 
 

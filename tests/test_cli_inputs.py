@@ -4,10 +4,13 @@ refusals instead of silent wrong answers. Each case runs the real entry point.""
 import json
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import warnings
 
+import numpy as np
 import pytest
 
 import minibert as mb
@@ -152,7 +155,7 @@ def test_an_unusable_out_is_refused_before_any_work(command, marker, tmp_path):
      "--train-size must be <= 100,000, got 10,000,000"),
     (["gradcheck", "--seed", "-1"], "--seed must be >= 0, got -1"),
     (["fill-mask", "a [MASK]", "--model", "tiny-toy", "--top-k", "0"],
-     "--top-k must be >= 1, got 0"),
+     "--top-k must be 1 to 1,000, got 0"),
     (["figures", "--model", "tiny-toy", "-o", "figs", "--formats", "png,gif"],
      "--formats must be a comma-separated choice of png, svg, pdf, got 'png,gif'"),
     (["pretrain", "-o", "run", "--steps", "many"], "argument --steps: invalid int value"),
@@ -161,6 +164,17 @@ def test_an_unusable_out_is_refused_before_any_work(command, marker, tmp_path):
     (["pretrain", "-o", "run", "--layers", "0"], "--layers must be 1 to 48, got 0"),
     (["pretrain", "-o", "run", "--next-sentence-weight", "-1"],
      "next_sentence_weight must be a finite number > 0, got -1.0"),
+    (["pretrain", "-o", "run", "--num-documents", "100000000000"],
+     "--num-documents must be <= 100,000, got 100,000,000,000"),
+    (["distil", "-o", "run", "--model", "tiny-toy", "--student-layers", "9"],
+     "--student-layers must be 1 to 4, got 9"),
+    (["attention", "the bank", "--model", "tiny-toy", "--max-seq-length", "1000"],
+     "--max-seq-length must be 3 to 512, got 1,000"),
+    (["embed", "the bank", "--model", "tiny-toy", "--max-seq-length", "200"],
+     "--max-seq-length 200 is more than the model 'tiny-toy' reads "
+     "(max_position_embeddings 128)"),
+    (["attention", "the bank", "--model", "tiny-toy", "--view", "token"],
+     "--view token needs --token"),
 ])
 def test_bounds_name_the_argument(command, message, tmp_path):
     result = cli(*command, cwd=tmp_path)
@@ -327,3 +341,204 @@ def test_the_reference_page_lists_every_option():
             for option in action.option_strings:
                 if option not in ("-h", "--help"):
                     assert f"`{option}" in section, (name, option)
+
+
+# -- a config.json that disagrees with its weights; weights that are not numbers --------------
+
+@pytest.fixture(scope="module")
+def two_layer_config(reference, tmp_path_factory):
+    """tiny-toy's files, its config.json saying 2 layers where the weights hold 4."""
+    folder = tmp_path_factory.mktemp("mismatch") / "cfg_layers2"
+    shutil.copytree(reference, folder)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "num_hidden_layers": 2}))
+    return folder
+
+
+@pytest.mark.parametrize("command", [
+    ["fill-mask", TEXT], ["attention", TEXT, "-o", "a.png"],
+    ["explore", TEXT, "-o", "e.html"], ["embed", TEXT],
+])
+def test_a_config_that_disagrees_with_its_weights_is_refused(two_layer_config, command,
+                                                             tmp_path):
+    result = cli(*command, "--model", str(two_layer_config), cwd=tmp_path)
+    refused(result, "says num_hidden_layers 2, but the weights hold 4 layers",
+            "pass --allow-partial")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_allow_partial_keeps_loading_the_layers_config_json_names(two_layer_config):
+    result = cli("fill-mask", TEXT, "--model", str(two_layer_config), "--allow-partial",
+                 "--top-k", "1", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)[0]["token_str"] == "bank"
+    info = cli("info", "--model", str(two_layer_config))
+    assert info.returncode == 0
+    assert "MISMATCH: config.json says num_hidden_layers 2, but the weights hold 4 layers " \
+           "(numbered 0 to 3)" in info.stdout
+    assert "MISMATCH" not in cli("info", "--model", "tiny-toy").stdout
+
+
+def test_weights_that_are_not_numbers_give_no_answer(reference, tmp_path):
+    from minibert.io import safetensors
+
+    folder = tmp_path / "nan"
+    shutil.copytree(reference, folder)
+    tensors = safetensors.load_file(folder / "model.safetensors", mmap=False)
+    tensors["bert.encoder.layer.1.output.dense.weight"][:] = np.nan
+    safetensors.save_file(tensors, folder / "model.safetensors", metadata={"format": "pt"})
+    refused(cli("fill-mask", TEXT, "--model", str(folder)),
+            "tensor 'bert.encoder.layer.1.output.dense.weight' holds 65,536 NaN or infinite")
+    # loaded anyway on request, the NaN answers are refused rather than printed
+    refused(cli("embed", "the bank", "--model", str(folder), "--allow-partial"),
+            "gave NaN or infinite numbers in the embeddings")
+
+
+# -- one rule for the edges -------------------------------------------------------------------
+
+@pytest.mark.parametrize("command, argument", [
+    (["fill-mask", "", "--model", "tiny-toy"], "TEXT"),
+    (["attention", " ", "--model", "tiny-toy"], "TEXT"),
+    (["attention", "the bank", "--pair", "", "--model", "tiny-toy"], "--pair"),
+    (["explore", "", "--model", "tiny-toy"], "TEXT"),
+    (["embed", "the bank", "", "--model", "tiny-toy"], "TEXT 2"),
+    (["search", "the bank", "--query", " ", "--model", "tiny-toy"], "--query"),
+])
+def test_empty_text_is_refused_alike_by_every_command(command, argument, tmp_path,
+                                                      capsys):
+    from minibert.cli import main
+
+    assert main(command) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and f"error: {argument} " in error and \
+        "is empty; give a sentence" in error
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_a_running_job_writes_is_in_use(reference, tmp_path):
+    from minibert.io.fileio import run_folder
+
+    folder = tmp_path / "run"
+    shutil.copytree(reference, folder)  # an earlier model, about to be replaced
+    with run_folder(folder):
+        refused(cli("fill-mask", TEXT, "--model", str(folder)),
+                f"--model {str(folder)!r} is in use by a running job (pid ")
+    assert cli("fill-mask", TEXT, "--model", str(folder)).returncode == 0
+
+
+def test_a_file_another_command_writes_is_refused(tmp_path):
+    from minibert.io.fileio import output_lock
+
+    target = tmp_path / "same.png"
+    with output_lock(target):
+        refused(cli("attention", "the bank", "--model", "tiny-toy", "-o", str(target)),
+                f"-o {str(target)!r} is being written by a running job (pid ")
+    assert not target.exists() and sorted(tmp_path.iterdir()) == []
+
+
+# -- bounded work -----------------------------------------------------------------------------
+
+def test_a_run_too_large_for_the_memory_is_refused_with_its_estimate_at_once(tmp_path):
+    start = time.perf_counter()
+    result = cli("pretrain", "-o", str(tmp_path / "big"), "--preset", "large", "--layers", "48",
+                 "--max-seq-length", "512", "--batch-size", "64", "--workers", "1")
+    refused(result, "--preset large with 48 layers, --batch-size 64, --max-seq-length 512",
+            "612,375,434 parameters", "GB of activations), more than the",
+            "or a smaller --preset")
+    assert time.perf_counter() - start < 30 and not (tmp_path / "big").exists()
+
+
+def test_sigterm_while_the_corpus_is_built_is_answered_within_a_second(tmp_path):
+    process = subprocess.Popen([sys.executable, "-m", "minibert", "pretrain", "-o",
+                                str(tmp_path / "run"), "--num-documents", "100000",
+                                "--workers", "1"], stderr=subprocess.PIPE, text=True)
+    for line in process.stderr:  # the corpus is built right after this line
+        if line.startswith("checkpoints:"):
+            break
+    time.sleep(0.3)
+    process.send_signal(signal.SIGTERM)
+    sent = time.perf_counter()
+    process.wait(timeout=30)
+    assert time.perf_counter() - sent < 1.0
+    assert process.returncode == 128 + signal.SIGTERM
+    assert "stopped by SIGTERM" in process.stderr.read()
+
+
+def test_out_of_memory_is_one_line(monkeypatch, capsys):
+    import minibert.cli as cli_module
+
+    def exhausted(args):
+        raise MemoryError("Unable to allocate 3.2 GiB for an array with shape (800000000,)")
+
+    monkeypatch.setattr(cli_module, "_run_info", exhausted)
+    assert cli_module.main(["info", "--model", "tiny-toy"]) == 2
+    assert capsys.readouterr().err == (
+        "minibert info: error: out of memory (unable to allocate 3.2 GiB for an array with "
+        "shape (800000000,)); choose smaller sizes (--batch-size, --max-seq-length, "
+        "--preset, ...)\n")
+
+
+# -- messages ---------------------------------------------------------------------------------
+
+def test_a_long_message_is_never_cut_and_wraps_at_words_on_a_terminal(tmp_path):
+    deep = tmp_path / ("a-folder-with-a-long-name-" * 4) / "cfg"
+    shutil.copytree(reference_path("tiny-toy"), deep)
+    config = json.loads((deep / "config.json").read_text())
+    (deep / "config.json").write_text(json.dumps({**config, "num_hidden_layers": 3,
+                                                  "intermediate_size": 100}))
+    result = cli("fill-mask", TEXT, "--model", str(deep))
+    refused(result)
+    message = result.stderr.strip()
+    assert len(message) > 300 and message.endswith("it does not describe these weights")
+
+    from minibert.checks import wrap_for_terminal
+
+    class Terminal:
+        def isatty(self):
+            return True
+
+    lines = wrap_for_terminal(message, Terminal()).splitlines()
+    assert len(lines) > 1 and " ".join(line.strip() for line in lines) == message
+
+
+def test_python_warnings_are_one_line_without_source(tmp_path):
+    corpus = tmp_path / "two.txt"
+    corpus.write_text("One sentence here.\nAnother one.\n\nSecond document.\nAnd more.\n")
+    result = cli("pretrain", "-o", str(tmp_path / "run"), "--corpus", str(corpus), "--steps",
+                 "1", "--batch-size", "8", "--workers", "1", "--save-seconds", "0")
+    assert result.returncode == 0, result.stderr
+    assert "minibert pretrain: warning: the corpus has only 2 documents" in result.stderr
+    assert "UserWarning" not in result.stderr and "warnings.warn" not in result.stderr
+
+
+# -- the demo ---------------------------------------------------------------------------------
+
+def test_the_demo_progress_keeps_a_line_a_tenth_of_the_run():
+    import io
+
+    from minibert.demo import _DemoProgress
+
+    stream = io.StringIO()
+    progress = _DemoProgress(stream)
+    for step in (1, *range(10, 3501, 10)):  # what a 3,500-step run reports
+        progress(f"step {step}/3500  loss 1.0  lr 1.00e-03  9,000 tokens/s  ETA 1 s")
+        if step % 250 == 0:
+            progress("held-out (first 512 of 1,097 sequences)  masked_lm_accuracy 0.5  "
+                     "masked_lm_loss 2.0  next_sentence_accuracy 0.75  next_sentence_loss 0.5")
+    lines = stream.getvalue().splitlines()
+    assert len(lines) <= 22 and lines[-2].startswith("step 3500/3500")
+    assert "held-out at step 250: masked words 50.0% right, next sentence 75.0% right" in lines
+
+
+def test_the_demo_tells_its_story_in_at_most_60_lines(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "minibert.demo", "--steps", "20",
+                             "--workers", "1", "--out", str(tmp_path / "demo")],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = (result.stderr + result.stdout).splitlines()
+    assert len(lines) <= 60, len(lines)
+    summary = result.stdout
+    assert "what the model learned" in summary and "fill-mask probes" in summary
+    assert f"files in {tmp_path / 'demo'}" in summary
+    assert lines[-1].startswith("this demo's model has 2 layers") and \
+        "tiny-toy, shipped with minibert, is the stronger 4-layer model" in lines[-1]
