@@ -323,3 +323,28 @@ def test_a_resumed_run_keeps_the_earlier_snapshots(toy, tmp_path):
     fresh = AttentionSnapshots(tokenizer, 2, tmp_path)  # a new run starts its own file
     fresh.record(model, 0)
     assert load_snapshots(tmp_path)["steps"].tolist() == [0]
+
+
+def test_the_page_opens_on_the_head_with_the_best_job_and_the_slides_colours(toy):
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    from minibert.viz.explorer import OPENING_JOBS, opening_head
+
+    model, tokenizer = toy
+    page = explore(model, tokenizer, "she deposited the money at the bank before noon.")
+    opening = page.data["opening"]
+    jobs = page.data["jobs"]
+    best = max((jobs[job][layer][head], layer, head, job) for job in OPENING_JOBS
+               for layer in range(len(jobs[job])) for head in range(len(jobs[job][0])))
+    assert (opening["score"], opening["layer"], opening["head"], opening["job"]) == best
+    assert best[0] > 0.5  # a head with a job, not a diffuse one
+    rng = np.random.default_rng(0)
+    scores = {job: rng.random((3, 4)) for job in OPENING_JOBS}
+    scores["next token"][2, 1] = 2.0
+    assert opening_head(scores) == {"layer": 2, "head": 1, "job": "next token", "score": 2.0}
+    stops = page.data["colormap"]
+    cividis = colormaps["cividis"]
+    assert stops[0] == to_hex(cividis(0.0)) and stops[-1] == to_hex(cividis(1.0))
+    assert sum(int(stops[0][i:i + 2], 16) for i in (1, 3, 5)) < sum(
+        int(stops[-1][i:i + 2], 16) for i in (1, 3, 5))  # dark = 0, light = 1, as the deck

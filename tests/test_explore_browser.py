@@ -117,6 +117,8 @@ def attributes(browser, selector, name):
 def test_head_view_lines_and_hover_weights(browser, toy_page):
     view(browser, "head")
     assert browser.find_elements(By.CSS_SELECTOR, "text.mbx-query")
+    choose(browser, "layer", 0)
+    choose(browser, "head", 0)
     before = attributes(browser, "line.mbx-line", "stroke-opacity")
     choose(browser, "layer", 1)
     choose(browser, "head", 1)
@@ -266,3 +268,43 @@ def test_two_notebook_displays_on_one_page_both_draw(browser, toy, tmp_path):
     assert len(browser.find_elements(By.CSS_SELECTOR, "[data-ready='1']")) == 2
     assert not browser.find_elements(By.TAG_NAME, "img")  # the static image was replaced
     assert not errors(browser)
+
+
+def test_the_page_opens_on_a_head_with_a_job_and_fills_a_projector(browser, toy, tmp_path):
+    from minibert.viz.explorer import opening_head
+
+    model, tokenizer = toy
+    page = explore(model, tokenizer, "she deposited the money at the bank before noon.")
+    opening = opening_head({job: np.array(v) for job, v in page.data["jobs"].items()})
+    try:
+        browser.set_window_size(1920, 1080)
+        open_page(browser, page, tmp_path / "opening.html")
+        selected = {name: Select(browser.find_element(
+            By.CSS_SELECTOR, f"select[name={name}]")).first_selected_option.get_attribute("value")
+            for name in ("layer", "head")}
+        assert selected == {"layer": str(opening["layer"]), "head": str(opening["head"])}
+        assert (f"layer {opening['layer']} · head {opening['head']}" in
+                browser.find_element(By.CSS_SELECTOR, "svg.mbx-headview").text)
+        assert opening["job"] in browser.find_element(By.CSS_SELECTOR, ".mbx-opening").text
+        svg = browser.find_element(By.CSS_SELECTOR, "svg.mbx-headview")
+        drawn = int(svg.get_attribute("width"))
+        assert svg.size["width"] > 1.5 * drawn  # scaled up to the projector's window
+        browser.set_window_size(800, 900)
+        assert svg.size["width"] <= 800
+        assert browser.execute_script(
+            "return document.documentElement.scrollWidth <= window.innerWidth + 1")
+        # Colours run as the slides': the largest attention is the lightest cell.
+        view(browser, "aggregate")
+        fills = browser.execute_script(
+            "return Array.from(document.querySelectorAll('rect.mbx-cell')).map(function (r) {"
+            " return [r.getAttribute('fill'), r.querySelector('title').textContent]; })")
+        values = [(float(title.rsplit(": ", 1)[1]), fill) for fill, title in fills]
+        low, high = min(values)[1], max(values)[1]
+
+        def lightness(fill):
+            return sum(int(c) for c in fill[4:-1].split(","))
+
+        assert lightness(high) > lightness(low) + 200
+        assert not errors(browser)
+    finally:
+        browser.set_window_size(1200, 1000)

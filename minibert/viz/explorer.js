@@ -12,12 +12,14 @@ var minibertExplore = (function () {
   })();
 
   var CSS = [
-    ".mbx{font:13px/1.4 system-ui,sans-serif;color:#222;max-width:1100px}",
+    // The page fills its window: text and figures grow with it, for a projector.
+    ".mbx{font:clamp(13px,1.1vw,24px)/1.4 system-ui,sans-serif;color:#222}",
+    ".mbx svg.mbx-figure{height:auto}",
     ".mbx-tabs button{margin:0 2px 4px 0;padding:3px 9px;border:1px solid #aaa;background:#f4f4f4;border-radius:3px;cursor:pointer}",
     ".mbx-tabs button.mbx-on{background:#1f4e8c;color:#fff;border-color:#1f4e8c}",
     ".mbx-bar{margin:4px 0;display:flex;flex-wrap:wrap;gap:8px;align-items:center}",
     ".mbx-bar label{white-space:nowrap}",
-    ".mbx-note{color:#555;font-size:12px;margin:4px 0}",
+    ".mbx-note{color:#555;font-size:0.92em;margin:4px 0}",
     ".mbx svg text{font-family:system-ui,sans-serif}",
     ".mbx-token{cursor:pointer}",
     ".mbx-grid{display:flex;flex-direction:column;gap:6px}",
@@ -157,9 +159,22 @@ var minibertExplore = (function () {
     return node;
   }
 
-  function blues(v) {  // 0 -> white, 1 -> dark blue
-    var t = Math.max(0, Math.min(1, v));
-    return "rgb(" + Math.round(247 - 239 * t) + "," + Math.round(251 - 203 * t) + "," + Math.round(255 - 148 * t) + ")";
+  // Attention colours: the slides' colour map (cividis), dark = 0, light = 1, interpolated
+  // between the stops the page carries (data.colormap).
+  var STOPS = [[0, 34, 78], [255, 234, 70]];
+
+  function setColormap(hexes) {
+    if (!hexes || hexes.length < 2) return;
+    STOPS = hexes.map(function (h) {
+      return [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)];
+    });
+  }
+
+  function attentionColor(v) {
+    var t = Math.max(0, Math.min(1, v)) * (STOPS.length - 1), i = Math.min(STOPS.length - 2, Math.floor(t));
+    var f = t - i, a = STOPS[i], b = STOPS[i + 1];
+    return "rgb(" + Math.round(a[0] + (b[0] - a[0]) * f) + "," + Math.round(a[1] + (b[1] - a[1]) * f) +
+      "," + Math.round(a[2] + (b[2] - a[2]) * f) + ")";
   }
 
   function diverging(v) {  // -1 -> blue, 0 -> white, 1 -> red
@@ -196,7 +211,7 @@ var minibertExplore = (function () {
     m.forEach(function (r, i) {
       r.forEach(function (v, j) {
         var rect = svgEl("rect", {"class": "mbx-cell", x: left + j * cell, y: top + i * cell,
-          width: cell, height: cell, fill: options.diverging ? diverging(v / scale) : blues(v),
+          width: cell, height: cell, fill: options.diverging ? diverging(v / scale) : attentionColor(v),
           "data-row": i, "data-col": j}, svg);
         svgEl("title", {}, rect, labels[i] + " \u2192 " + labels[j] + ": " +
           (options.diverging ? "\u2248 " + significant(v) : fixed(v, options.decimals)));
@@ -208,11 +223,18 @@ var minibertExplore = (function () {
   // -- the explorer ------------------------------------------------------------------------
   function build(root, data) {
     var model = data.model, L = model.layers, N = model.heads;
-    var state = {view: "head", layer: 0, head: 0, source: "head", filter: "all",
+    var opening = data.opening || {layer: 0, head: 0};
+    setColormap(data.colormap);
+    var state = {view: "head", layer: opening.layer, head: opening.head, source: "head", filter: "all",
       special: "keep", merge: false, selected: [], query: 0, step: 0, enlarged: null};
     var decimals = data.attentions.decimals;
     root.textContent = "";
     el("h3", {}, root, data.title);
+    if (data.opening) {
+      el("p", {"class": "mbx-note mbx-opening"}, root, "Opened on layer " + opening.layer + " \u00b7 head " +
+        opening.head + ": the head with the highest job score (" + opening.job + ", " +
+        opening.score.toFixed(2) + "). Choose any other below.");
+    }
     var tabs = el("div", {"class": "mbx-tabs"}, root);
     var views = [["head", "Head view"], ["model", "Model view"], ["neuron", "Neuron view"],
       ["backward", "Backward view"], ["aggregate", "Aggregation"], ["timeline", "Training timeline"]];
@@ -237,8 +259,8 @@ var minibertExplore = (function () {
       for (var i = 0; i < n; i++) out.push([i, word + " " + i]);
       return out;
     };
-    select("Layer", "layer", range(L, "layer"), 0, function (v) { state.layer = +v; });
-    select("Head", "head", range(N, "head"), 0, function (v) { state.head = +v; });
+    select("Layer", "layer", range(L, "layer"), opening.layer, function (v) { state.layer = +v; });
+    select("Head", "head", range(N, "head"), opening.head, function (v) { state.head = +v; });
     select("Show", "source", [["head", "this head"], ["layer", "mean over this layer's heads"],
       ["all", "mean over all layers and heads"], ["rollout", "rollout up to this layer"]], "head",
       function (v) { state.source = v; });
@@ -385,7 +407,7 @@ var minibertExplore = (function () {
             var context = canvas.getContext("2d"), image = context.createImageData(T, T);
             matrix(data.attentions, [layer, head]).forEach(function (r, i) {
               r.forEach(function (v, j) {
-                var rgb = blues(v).slice(4, -1).split(","), at = 4 * (i * T + j);
+                var rgb = attentionColor(v).slice(4, -1).split(","), at = 4 * (i * T + j);
                 image.data[at] = +rgb[0]; image.data[at + 1] = +rgb[1]; image.data[at + 2] = +rgb[2]; image.data[at + 3] = 255;
               });
             });
@@ -543,6 +565,22 @@ var minibertExplore = (function () {
       panel.setAttribute("data-view", state.view);
       ({head: headView, model: modelView, neuron: neuronView, backward: backwardView,
         aggregate: aggregateView, timeline: timelineView})[state.view]();
+      fitToWindow();
+    }
+
+    // Every figure scales with the window, up to MAX_ZOOM times its drawn size: on a
+    // projector at full screen the page needs no browser zoom. The drawn size stays in the
+    // width and height attributes, which the downloads use.
+    var MAX_ZOOM = 2.2;
+    function fitToWindow() {
+      Array.prototype.forEach.call(panel.querySelectorAll("svg"), function (svg) {
+        var width = +svg.getAttribute("width"), height = +svg.getAttribute("height");
+        if (!width || !height) return;
+        svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+        svg.style.width = "100%";
+        svg.style.maxWidth = Math.round(MAX_ZOOM * width) + "px";
+        svg.style.height = "auto";
+      });
     }
 
     function currentFigure() { return panel.querySelector("svg.mbx-figure"); }

@@ -20,6 +20,11 @@ JSON; it loads nothing from anywhere. Views:
 - **aggregate**: mean over heads, over layers and heads, rollout; pick tokens to sum;
 - **timeline**: the attention snapshots ``pretrain --snapshot-every K`` recorded.
 
+The page opens on the head view of the head with the highest job score (previous or next
+token, :func:`opening_head`), fills its window (for a projector: no browser zoom needed at
+full screen), and colours attention as the slides and figures do (the ``cividis`` map of
+:mod:`minibert.viz.style`: dark = 0, light = 1).
+
 Layers and heads are counted from 0. Numbers are stored at reduced precision, stated on
 the page: probabilities to 3 decimals, q·k and q·k/√D to 2, gradients, q and k to 1 part
 in 127 of each head's largest magnitude; the data is deflate-compressed and unpacked by
@@ -49,6 +54,7 @@ import numpy as np
 from minibert.checks import is_int
 from minibert.viz.attention import SPECIAL_TOKENS, attention_rollout, stack_attentions, word_groups
 from minibert.viz.lecture_set import HEAD_JOBS
+from minibert.viz.style import ATTENTION_CMAP
 
 __all__ = [
     "Explorer",
@@ -59,11 +65,15 @@ __all__ = [
     "attention_gradients",
     "BACKWARD_TARGETS",
     "JOBS",
+    "OPENING_JOBS",
+    "opening_head",
     "MAX_PAGE_BYTES",
 ]
 
 BACKWARD_TARGETS = ("auto", "mlm", "nsp", "none")
 JOBS = HEAD_JOBS + ("same word",)
+# The jobs whose best head the page opens on: their stripes read at a glance.
+OPENING_JOBS = ("previous token", "next token")
 MAX_PAGE_BYTES = 1_500_000  # the size budget: BERT-base with 64 tokens fits
 PROBABILITY_DECIMALS = 3
 SCORE_DECIMALS = 2
@@ -113,6 +123,31 @@ def job_scores(attentions, tokens) -> dict[str, np.ndarray]:
         "same word": words,
     }
     return {job: scores[job] for job in JOBS}
+
+
+def opening_head(scores: dict[str, np.ndarray]) -> dict:
+    """The head the page opens on: the highest score of ``OPENING_JOBS``.
+
+    Inputs: scores, :func:`job_scores`' dict (job -> (L, N)).
+    Returns: dict with ``layer``, ``head`` (counted from 0), ``job`` and ``score``.
+    """
+    best = None
+    for job in OPENING_JOBS:
+        values = np.nan_to_num(np.asarray(scores[job], np.float64), nan=-1.0)  # (L, N)
+        layer, head = np.unravel_index(int(np.argmax(values)), values.shape)
+        if best is None or values[layer, head] > best["score"]:
+            best = {"layer": int(layer), "head": int(head), "job": job,
+                    "score": round(float(values[layer, head]), 2)}
+    return best
+
+
+def _colormap_stops(count: int = 11) -> list[str]:
+    """``ATTENTION_CMAP`` at ``count`` evenly spaced values, as hex colours for the page."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    cmap = colormaps[ATTENTION_CMAP]
+    return [to_hex(cmap(value)) for value in np.linspace(0.0, 1.0, count)]
 
 
 def _self_attention_modules(model) -> list:
@@ -481,6 +516,7 @@ def explore(model, tokenizer, text: str, text_pair: str | None = None, *,
     attentions = neuron["attentions"]  # (L, N, T, T)
     segments = np.asarray(encoding.get("token_type_ids", np.zeros_like(encoding["input_ids"])))[0]
     title = title or f"{_architecture(model)}: {text}" + (f" / {text_pair}" if text_pair else "")
+    scores = job_scores(attentions, tokens)
     data = {
         "title": title,
         "model": {"architecture": _architecture(model), "class": type(model).__name__,
@@ -492,7 +528,9 @@ def explore(model, tokenizer, text: str, text_pair: str | None = None, *,
         "attentions": _on_grid(attentions, PROBABILITY_DECIMALS),
         "rollout": _on_grid(attention_rollout(attentions), PROBABILITY_DECIMALS),
         "jobs": {name: np.round(np.nan_to_num(v, nan=-1.0), 2).tolist()
-                 for name, v in job_scores(attentions, tokens).items()},
+                 for name, v in scores.items()},
+        "opening": opening_head(scores),
+        "colormap": _colormap_stops(),
         "neuron": None, "backward": None, "timeline": snapshots,
     }
     if gradients is not None:
