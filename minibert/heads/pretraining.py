@@ -144,6 +144,16 @@ class PreTrainingCache(NamedTuple):
     nsp: bool  # whether it had next-sentence labels (the loss layer keeps its own cache)
 
 
+def sentence_pair_labels(name: str, label, batch: int, meaning: str) -> np.ndarray:
+    """The labels of a sentence-pair task (NSP, SOP), int (B,) in {0, 1}, checked where they
+    enter; ``meaning`` says what 0 and 1 stand for."""
+    label = as_int_array(name, label)
+    if label.shape != (batch,):
+        raise ValueError(f"{name} must have shape (B,) = ({batch},), got {label.shape}")
+    check_ids(name, label, 2, meaning)
+    return label
+
+
 def masked_positions(labels, shape: tuple, vocab_size: int):
     """MLM labels int (B, T), checked where they enter -> (labels, the (batch index,
     position) arrays of the M positions with a target, i.e. a label other than -100)."""
@@ -235,18 +245,8 @@ class BertWithHeads(PretrainedModel, Module):
         logits = linear(pooled)  # (B, 2)
         if label is None:
             return None, logits
-        label = as_int_array(name, label)
-        if label.shape != (pooled.shape[0],):
-            raise ValueError(f"{name} must have shape (B,) = ({pooled.shape[0]},), "
-                             f"got {label.shape}")
-        check_ids(name, label, 2, meaning)
+        label = sentence_pair_labels(name, label, pooled.shape[0], meaning)
         return float(loss_layer(logits, label)), logits
-
-    def _nsp_forward(self, linear: Linear, pooled, next_sentence_label):
-        """Returns (loss or None, logits (B, 2)); the loss is ``self.nsp_loss``'s."""
-        return self._sentence_pair_forward(linear, self.nsp_loss, pooled, next_sentence_label,
-                                           "next_sentence_label",
-                                           "0 = B follows A, 1 = B is random")
 
     def _pretraining_output(self, output_class, cache_class, base,
                             predictions: BertLMPredictionHead, labels, pair_loss, pair_logits):
@@ -278,9 +278,6 @@ class BertWithHeads(PretrainedModel, Module):
         """d pooled (B, H) of ``dloss * loss`` of the sentence-pair task."""
         return linear.backward(loss_layer.backward(dloss))  # (B, 2) -> (B, H)
 
-    def _nsp_backward(self, linear: Linear, dloss: float) -> np.ndarray:
-        return self._sentence_pair_backward(linear, self.nsp_loss, dloss)
-
 
 # HF also lists the MLM decoder under these keys: the tied word embeddings and the head's bias.
 MLM_DECODER_ALIASES = {
@@ -289,14 +286,10 @@ MLM_DECODER_ALIASES = {
 }
 
 
-class WithMLMDecoder(BertWithHeads):
-    """A model whose MLM decoder is tied to the word embeddings, listed under HF's aliases."""
-
-    def _tied_aliases(self) -> dict[str, str]:
-        return dict(MLM_DECODER_ALIASES)
+NSP_MEANING = "0 = B follows A, 1 = B is random"
 
 
-class BertForPreTraining(WithMLMDecoder):
+class BertForPreTraining(PretrainedModel, Module):
     """BERT with both pretraining heads; loss = MLM cross-entropy + NSP cross-entropy.
 
     The MLM loss is the mean over positions whose label is not -100. Unlike HF (which
@@ -304,24 +297,57 @@ class BertForPreTraining(WithMLMDecoder):
     whichever parts have labels, so the same model trains MLM-only.
     """
 
+    config_class = BertConfig
+
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
         super().__init__()
-        init = self._build_bert(config, seed, dtype)
+        init = self.adopt_config(config, seed, dtype)
+        self.bert = BertModel(config, _init=init)
         self.cls = BertPreTrainingHeads(init, self.bert.embeddings.word_embeddings)
         self.mlm_loss = CrossEntropyLoss()
         self.nsp_loss = CrossEntropyLoss()
+
+    def _tied_aliases(self) -> dict[str, str]:
+        return dict(MLM_DECODER_ALIASES)
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
                 next_sentence_label=None, output_attentions: bool = False,
                 output_hidden_states: bool = False) -> BertForPreTrainingOutput:
         """input_ids etc. int (B, T); labels int (B, T) with -100 where no target;
         next_sentence_label int (B,), 0 = B follows A, 1 = B is random."""
-        base = self._encode(input_ids, token_type_ids, attention_mask, output_attentions,
-                            output_hidden_states)
-        nsp_loss, nsp_logits = self._nsp_forward(self.cls.seq_relationship, base.pooler_output,
-                                                 next_sentence_label)
-        return self._pretraining_output(BertForPreTrainingOutput, PreTrainingCache, base,
-                                        self.cls.predictions, labels, nsp_loss, nsp_logits)
+        self.cache = None  # what the backward needs; stays None without any label
+        bert = self.bert(input_ids, token_type_ids, attention_mask, output_attentions,
+                         output_hidden_states)
+        sequence_output = bert.last_hidden_state  # (B, T, H)
+        # next-sentence prediction: two logits from the pooled [CLS] vector
+        nsp_logits = self.cls.seq_relationship(bert.pooler_output)  # (B, 2)
+        nsp_loss = None
+        if next_sentence_label is not None:
+            next_sentence_label = sentence_pair_labels("next_sentence_label", next_sentence_label,
+                                                       len(nsp_logits), NSP_MEANING)
+            nsp_loss = float(self.nsp_loss(nsp_logits, next_sentence_label))
+        # masked LM: only the M labelled positions go through the decoder
+        mlm_loss = masked_logits = mlm_cache = None
+        if labels is not None:
+            labels, positions = masked_positions(labels, sequence_output.shape[:2],
+                                                 self.config.vocab_size)
+            masked_logits = self.cls.predictions(sequence_output[positions])  # (M, V)
+            mlm_loss = float(self.mlm_loss(masked_logits, labels[positions]))
+            mlm_cache = MaskedLMCache(positions, sequence_output.shape)
+        parts = [part for part in (mlm_loss, nsp_loss) if part is not None]
+        if parts:
+            self.cache = PreTrainingCache(mlm_cache, nsp_loss is not None)
+        return BertForPreTrainingOutput(
+            loss=float(sum(parts)) if parts else None,
+            seq_relationship_logits=nsp_logits,
+            hidden_states=bert.hidden_states,
+            attentions=bert.attentions,
+            masked_lm_loss=mlm_loss,
+            next_sentence_loss=nsp_loss,
+            masked_lm_logits=masked_logits,
+            masked_lm_positions=None if mlm_cache is None else mlm_cache.positions,
+            _prediction_logits=LazyLogits(lambda: self.cls.predictions.predict(sequence_output)),
+        )
 
     def backward(self, mlm_weight: float = 1.0, nsp_weight: float = 1.0) -> None:
         """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps).
@@ -333,21 +359,27 @@ class BertForPreTraining(WithMLMDecoder):
         """
         mlm_weight = check_real("mlm_weight", mlm_weight)
         nsp_weight = check_real("nsp_weight", nsp_weight)
-        cache = self._pop_cache("labels and/or next_sentence_label")
+        if self.cache is None:
+            raise RuntimeError("backward() needs a forward pass with labels and/or "
+                               "next_sentence_label first")
+        cache, self.cache = self.cache, None  # one backward per forward
         d_sequence = d_pooled = None
         if cache.mlm is not None:
-            d_sequence = self._mlm_backward(self.cls.predictions, cache.mlm, mlm_weight)
+            # forward: mlm_loss = cross_entropy(predictions(sequence_output[positions]))
+            d_masked = self.cls.predictions.backward(self.mlm_loss.backward(mlm_weight))  # (M, H)
+            d_sequence = np.zeros(cache.mlm.sequence_shape, dtype=d_masked.dtype)  # (B, T, H)
+            d_sequence[cache.mlm.positions] = d_masked  # each position appears once
         if cache.nsp:
-            d_pooled = self._nsp_backward(self.cls.seq_relationship, nsp_weight)
-        self.bert.backward(d_sequence, d_pooled)
+            # forward: nsp_loss = cross_entropy(seq_relationship(pooled))
+            d_pooled = self.cls.seq_relationship.backward(self.nsp_loss.backward(nsp_weight))
+        self.bert.backward(d_sequence, d_pooled)  # (B, T, H) and (B, H), either may be None
 
 
 class MaskedLMModel(BertWithHeads):
     """An encoder (no pooler, as HF) with the MLM head alone; loss = MLM cross-entropy.
 
-    BERT's and ALBERT's ``*ForMaskedLM`` differ only in their encoder and in where their
-    head sits (``cls.predictions``, ``predictions``): a subclass builds both and names
-    the head in its ``mlm_predictions`` property.
+    The base of ALBERT's ``AlbertForMaskedLM``: a subclass builds its encoder and head and
+    names the head in its ``mlm_predictions`` property.
     """
 
     mlm_predictions: BertLMPredictionHead
@@ -365,26 +397,66 @@ class MaskedLMModel(BertWithHeads):
         self._encoder().backward(self._masked_lm_backward(self.mlm_predictions, mlm_weight))
 
 
-class BertForMaskedLM(WithMLMDecoder, MaskedLMModel):
-    """BERT (no pooler, as HF) with the MLM head only."""
+class BertForMaskedLM(PretrainedModel, Module):
+    """BERT (no pooler, as HF) with the MLM head only; loss = MLM cross-entropy."""
+
+    config_class = BertConfig
 
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
         super().__init__()
-        init = self._build_bert(config, seed, dtype, add_pooling_layer=False)
+        init = self.adopt_config(config, seed, dtype)
+        self.bert = BertModel(config, add_pooling_layer=False, _init=init)
         self.cls = BertOnlyMLMHead(init, self.bert.embeddings.word_embeddings)
         self.mlm_loss = CrossEntropyLoss()
+
+    def _tied_aliases(self) -> dict[str, str]:
+        return dict(MLM_DECODER_ALIASES)
 
     @property
     def mlm_predictions(self) -> BertLMPredictionHead:
         return self.cls.predictions
 
+    def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
+                output_attentions: bool = False,
+                output_hidden_states: bool = False) -> MaskedLMOutput:
+        """input_ids etc. int (B, T); labels int (B, T) with -100 where no target."""
+        self.cache = None
+        bert = self.bert(input_ids, token_type_ids, attention_mask, output_attentions,
+                         output_hidden_states)
+        sequence_output = bert.last_hidden_state  # (B, T, H)
+        loss = masked_logits = positions = None
+        if labels is not None:
+            # only the M labelled positions go through the decoder
+            labels, positions = masked_positions(labels, sequence_output.shape[:2],
+                                                 self.config.vocab_size)
+            masked_logits = self.cls.predictions(sequence_output[positions])  # (M, V)
+            loss = float(self.mlm_loss(masked_logits, labels[positions]))
+            self.cache = MaskedLMCache(positions, sequence_output.shape)
+        return MaskedLMOutput(loss, bert.hidden_states, bert.attentions, masked_logits, positions,
+                              LazyLogits(lambda: self.cls.predictions.predict(sequence_output)))
 
-class BertForNextSentencePrediction(BertWithHeads):
+    def backward(self, mlm_weight: float = 1.0) -> None:
+        """Add the gradient of ``mlm_weight * loss`` into every gradient buffer."""
+        mlm_weight = check_real("mlm_weight", mlm_weight)
+        if self.cache is None:
+            raise RuntimeError("backward() needs a forward pass with labels first")
+        cache, self.cache = self.cache, None  # one backward per forward
+        # forward: loss = cross_entropy(predictions(sequence_output[positions]))
+        d_masked = self.cls.predictions.backward(self.mlm_loss.backward(mlm_weight))  # (M, H)
+        d_sequence = np.zeros(cache.sequence_shape, dtype=d_masked.dtype)  # (B, T, H)
+        d_sequence[cache.positions] = d_masked  # each position appears once
+        self.bert.backward(d_sequence)
+
+
+class BertForNextSentencePrediction(PretrainedModel, Module):
     """BERT with the NSP head only (logits from the pooled [CLS])."""
+
+    config_class = BertConfig
 
     def __init__(self, config: BertConfig, seed: int = 0, dtype=np.float32) -> None:
         super().__init__()
-        init = self._build_bert(config, seed, dtype)
+        init = self.adopt_config(config, seed, dtype)
+        self.bert = BertModel(config, _init=init)
         self.cls = BertOnlyNSPHead(init)
         self.nsp_loss = CrossEntropyLoss()
 
@@ -392,12 +464,21 @@ class BertForNextSentencePrediction(BertWithHeads):
                 output_attentions: bool = False,
                 output_hidden_states: bool = False) -> NextSentencePredictorOutput:
         """labels int (B,): 0 = B follows A, 1 = B is random."""
-        base = self._encode(input_ids, token_type_ids, attention_mask, output_attentions,
-                            output_hidden_states)
-        loss, logits = self._nsp_forward(self.cls.seq_relationship, base.pooler_output, labels)
-        self.cache = None if loss is None else ShapeCache(logits.shape)
-        return NextSentencePredictorOutput(loss, logits, base.hidden_states, base.attentions)
+        self.cache = None
+        bert = self.bert(input_ids, token_type_ids, attention_mask, output_attentions,
+                         output_hidden_states)
+        logits = self.cls.seq_relationship(bert.pooler_output)  # (B, 2)
+        loss = None
+        if labels is not None:
+            labels = sentence_pair_labels("labels", labels, len(logits), NSP_MEANING)
+            loss = float(self.nsp_loss(logits, labels))
+            self.cache = ShapeCache(logits.shape)
+        return NextSentencePredictorOutput(loss, logits, bert.hidden_states, bert.attentions)
 
     def backward(self) -> None:
-        self._pop_cache()
-        self.bert.backward(None, self._nsp_backward(self.cls.seq_relationship, 1.0))
+        """Add the gradient of the NSP loss into every gradient buffer."""
+        if self.cache is None:
+            raise RuntimeError("backward() needs a forward pass with labels first")
+        self.cache = None  # one backward per forward
+        # forward: loss = cross_entropy(seq_relationship(pooled))
+        self.bert.backward(None, self.cls.seq_relationship.backward(self.nsp_loss.backward(1.0)))
