@@ -1,0 +1,126 @@
+"""One BERT layer on one page: the forward, then the backward in reverse, from the pairs.
+
+``minibert.model.BertLayer`` spreads a layer over five modules (attention, its output
+sublayer, the feed-forward, its output sublayer) that each keep their own cache. Here the
+same layer is two plain functions, llm.c style: every step of the forward on its own line
+with its shape, kept in one named cache, and every step of the backward under the
+forward line it inverts. It computes exactly what ``BertLayer`` computes, from the same
+``functional`` pairs, with HF's parameter names (``tests/test_flat_layer.py`` checks the
+output and every gradient against ``BertLayer``, and the gradients against finite
+differences). The derivations are in docs/backprop.md.
+
+Dimension legend: B batch, T sequence length, H hidden size, N heads, D head size (H / N),
+I intermediate size.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from minibert import functional as F
+from minibert.layers import merge_heads, split_heads
+
+__all__ = ["LAYER_PARAMETERS", "FlatLayerCache", "bert_layer_forward", "bert_layer_backward",
+           "layer_parameters"]
+
+# One layer's parameters, named as in ``bert.encoder.layer.0.<name>``.
+LAYER_PARAMETERS = (
+    "attention.self.query.weight", "attention.self.query.bias",
+    "attention.self.key.weight", "attention.self.key.bias",
+    "attention.self.value.weight", "attention.self.value.bias",
+    "attention.output.dense.weight", "attention.output.dense.bias",
+    "attention.output.LayerNorm.weight", "attention.output.LayerNorm.bias",
+    "intermediate.dense.weight", "intermediate.dense.bias",
+    "output.dense.weight", "output.dense.bias",
+    "output.LayerNorm.weight", "output.LayerNorm.bias",
+)
+
+
+class FlatLayerCache(NamedTuple):
+    num_heads: int
+    query: F.LinearCache  # x (B, T, H) -> q (B, T, H)
+    key: F.LinearCache
+    value: F.LinearCache
+    attention: F.AttentionCache  # over the heads (B, N, T, D)
+    attention_dense: F.LinearCache  # merged context (B, T, H) -> (B, T, H)
+    attention_layernorm: F.LayerNormCache  # of x + the attention branch
+    intermediate: F.LinearCache  # (B, T, H) -> (B, T, I)
+    activation: F.GeluCache
+    output_dense: F.LinearCache  # (B, T, I) -> (B, T, H)
+    output_layernorm: F.LayerNormCache  # of attention_output + the feed-forward branch
+
+
+def layer_parameters(layer) -> dict[str, np.ndarray]:
+    """The parameters of a ``BertLayer`` by the names above (the same arrays, not copies)."""
+    return dict(layer.named_parameters())
+
+
+def bert_layer_forward(x: np.ndarray, p: dict, mask: np.ndarray | None, num_heads: int,
+                       eps: float = 1e-12):
+    """One post-LN BERT layer. x (B, T, H); p, the parameters by ``LAYER_PARAMETERS``;
+    mask broadcastable to (B, N, T, T), nonzero = may attend (padding: (B, 1, 1, T)), or None.
+    Returns out (B, T, H) and a FlatLayerCache. Dropout is off (eval mode)."""
+    # self-attention: every head at once
+    q, query = F.linear_forward(x, p["attention.self.query.weight"],
+                                p["attention.self.query.bias"])  # (B, T, H)
+    k, key = F.linear_forward(x, p["attention.self.key.weight"],
+                              p["attention.self.key.bias"])  # (B, T, H)
+    v, value = F.linear_forward(x, p["attention.self.value.weight"],
+                                p["attention.self.value.bias"])  # (B, T, H)
+    context, attention = F.attention_forward(split_heads(q, num_heads), split_heads(k, num_heads),
+                                             split_heads(v, num_heads), mask)  # (B, N, T, D)
+    attended, attention_dense = F.linear_forward(merge_heads(context),
+                                                 p["attention.output.dense.weight"],
+                                                 p["attention.output.dense.bias"])  # (B, T, H)
+    # residual 1, then LayerNorm
+    attention_output, attention_layernorm = F.layernorm_forward(
+        x + attended, p["attention.output.LayerNorm.weight"],
+        p["attention.output.LayerNorm.bias"], eps)  # (B, T, H)
+    # feed-forward: H -> I, GELU, I -> H
+    hidden, intermediate = F.linear_forward(attention_output, p["intermediate.dense.weight"],
+                                            p["intermediate.dense.bias"])  # (B, T, I)
+    activated, activation = F.gelu_forward(hidden)  # (B, T, I)
+    ffn, output_dense = F.linear_forward(activated, p["output.dense.weight"],
+                                         p["output.dense.bias"])  # (B, T, H)
+    # residual 2, then LayerNorm
+    out, output_layernorm = F.layernorm_forward(attention_output + ffn,
+                                                p["output.LayerNorm.weight"],
+                                                p["output.LayerNorm.bias"], eps)  # (B, T, H)
+    return out, FlatLayerCache(num_heads, query, key, value, attention, attention_dense,
+                               attention_layernorm, intermediate, activation, output_dense,
+                               output_layernorm)
+
+
+def bert_layer_backward(dout: np.ndarray, cache: FlatLayerCache):
+    """dout (B, T, H) -> (dx (B, T, H), the gradient of every parameter by its name)."""
+    c, grads = cache, {}
+    # forward: out = LayerNorm(attention_output + ffn)
+    d_sum, grads["output.LayerNorm.weight"], grads["output.LayerNorm.bias"] = \
+        F.layernorm_backward(dout, c.output_layernorm)  # (B, T, H)
+    # forward: ffn = output.dense(activated)
+    d_activated, grads["output.dense.weight"], grads["output.dense.bias"] = \
+        F.linear_backward(d_sum, c.output_dense)  # (B, T, I)
+    # forward: activated = gelu(hidden)
+    d_hidden = F.gelu_backward(d_activated, c.activation)  # (B, T, I)
+    # forward: hidden = intermediate.dense(attention_output)
+    d_attention_output, grads["intermediate.dense.weight"], grads["intermediate.dense.bias"] = \
+        F.linear_backward(d_hidden, c.intermediate)  # (B, T, H)
+    d_attention_output += d_sum  # residual 2: attention_output also reached the sum directly
+    # forward: attention_output = LayerNorm(x + attended)
+    d_sum, grads["attention.output.LayerNorm.weight"], grads["attention.output.LayerNorm.bias"] = \
+        F.layernorm_backward(d_attention_output, c.attention_layernorm)  # (B, T, H)
+    # forward: attended = attention.output.dense(merge_heads(context))
+    d_merged, grads["attention.output.dense.weight"], grads["attention.output.dense.bias"] = \
+        F.linear_backward(d_sum, c.attention_dense)  # (B, T, H)
+    # forward: context = attention(q, k, v) over the heads
+    dq, dk, dv = F.attention_backward(split_heads(d_merged, c.num_heads), c.attention)
+    # forward: q, k, v = query(x), key(x), value(x); x fed all three and the residual
+    dx = d_sum.copy()  # residual 1
+    for name, d_heads, linear_cache in (("query", dq, c.query), ("key", dk, c.key),
+                                        ("value", dv, c.value)):
+        d_x, grads[f"attention.self.{name}.weight"], grads[f"attention.self.{name}.bias"] = \
+            F.linear_backward(merge_heads(d_heads), linear_cache)  # (B, T, H)
+        dx += d_x
+    return dx, grads
