@@ -3,8 +3,8 @@
     OPENBLAS_NUM_THREADS=1 python benchmarks/electra_comparison.py --out out/electra
 
 1. Seconds per training step of BERT (MLM + NSP, the tiny preset) and of ELECTRA (the tiny
-   discriminator and a generator a quarter as wide, MLM + 50 RTD), both on a 64 x 32 batch
-   with fast kernels on, measured alternately in this process (median of 5 rounds of 10
+   discriminator and a generator a quarter as wide, MLM + 50 RTD), both on a 64 x 32 batch,
+   measured alternately in this process (median of 5 rounds of 10
    steps each): a busy machine slows both alike, so their ratio stays meaningful.
 2. ELECTRA pretrained with the family comparison's settings (the demo's: batch 64, lr,
    schedule) for round(bert_steps * t_bert / t_electra) steps: the compute of
@@ -51,7 +51,6 @@ def step_times(rounds: int = 5, steps: int = 10) -> dict[str, float]:
     """Median seconds per step of BERT and ELECTRA, measured alternately."""
     import minibert as mb
     from minibert.family.electra import ElectraPreTrainer
-    from minibert.kernels import fast_kernels
     from minibert.training.loop import train_step
     from minibert.training.optim import AdamW
 
@@ -67,17 +66,16 @@ def step_times(rounds: int = 5, steps: int = 10) -> dict[str, float]:
                                                         attention_probs_dropout_prob=0.0))
     models = {"bert": (bert, AdamW(bert, lr=1e-4)), "electra": (electra, AdamW(electra, lr=1e-4))}
     times = {name: [] for name in models}
-    with fast_kernels(True):
-        for _ in range(rounds):
-            for name, (model, optimizer) in models.items():
-                for index in range(steps + 1):
-                    batch = dict(batches[index % 3])
-                    if name == "bert":
-                        batch["next_sentence_label"] = np.zeros(BATCH_SIZE, dtype=np.int64)
-                    start = time.perf_counter()
-                    train_step(model, batch, optimizer, 1.0)
-                    if index:  # the first step of a round warms the caches
-                        times[name].append(time.perf_counter() - start)
+    for _ in range(rounds):
+        for name, (model, optimizer) in models.items():
+            for index in range(steps + 1):
+                batch = dict(batches[index % 3])
+                if name == "bert":
+                    batch["next_sentence_label"] = np.zeros(BATCH_SIZE, dtype=np.int64)
+                start = time.perf_counter()
+                train_step(model, batch, optimizer, 1.0)
+                if index:  # the first step of a round warms the caches
+                    times[name].append(time.perf_counter() - start)
     return {name: statistics.median(values) for name, values in times.items()}
 
 

@@ -1,10 +1,10 @@
 """Where the time of one training step goes: each operation beside its lower bound.
 
-    python benchmarks/profile_step.py [--steps 40] [--threads N] [--reference] [--minilm]
+    python benchmarks/profile_step.py [--steps 40] [--threads N] [--minilm]
 
 Trains the default demo recipe (``minibert pretrain`` defaults: the tiny preset on the toy
 corpus, 64 sequences x 32 tokens, MLM + NSP) for ``--steps`` steps after a warm-up, and
-times every call of the functional pairs, their fast twins, the optimizer and clipping.
+times every call of the functional pairs, the optimizer and clipping.
 Times are exclusive (a function's own time, its timed callees subtracted) and medians
 over the steps. ``other`` is what the step spends outside every timed call: Python, the
 module plumbing, reshapes and the copies between layers. ``--minilm`` profiles instead
@@ -33,8 +33,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=40, help="timed steps (default 40)")
     parser.add_argument("--threads", type=int, default=os.cpu_count())
-    parser.add_argument("--reference", action="store_true",
-                        help="profile the reference pairs (fast kernels off)")
     parser.add_argument("--minilm", action="store_true",
                         help="profile all-MiniLM-L6-v2 inference (32 x 64) instead")
     ARGS = parser.parse_args()
@@ -46,7 +44,6 @@ import numpy as np  # noqa: E402
 
 import minibert as mb  # noqa: E402
 from minibert import functional as F  # noqa: E402
-from minibert import kernels as K  # noqa: E402
 from minibert.training import loop, optim  # noqa: E402
 from minibert.training.pretrain import Trainer, TrainingConfig, prepare_data  # noqa: E402
 
@@ -135,24 +132,17 @@ class Profiler:
 
 
 def instrument_functions(profiler: Profiler) -> None:
-    """Time every functional pair and every fast twin (in place, for this process)."""
+    """Time every public function of ``functional`` (in place, for this process); the
+    pairs call each other through the module's names, so nested calls are timed too."""
     for name in F.__all__:
-        reference = getattr(F, name)
-        if not callable(reference) or isinstance(reference, type):
+        function = getattr(F, name)
+        if not callable(function) or isinstance(function, type):
             continue
-        setattr(F, name, profiler.wrap(name, reference))
-        if name in K.TWINS:
-            K.TWINS[name] = profiler.wrap(name, K.TWINS[name])
-    for name in ("qkv_forward", "qkv_backward"):
-        setattr(K, name, profiler.wrap(name, getattr(K, name)))
-    # the twins that other twins call by name (qkv_backward calls linear_backward)
-    for name, wrapped_twin in K.TWINS.items():
-        if getattr(K, name, None) is wrapped_twin.__wrapped__:
-            setattr(K, name, wrapped_twin)
+        setattr(F, name, profiler.wrap(name, function))
 
 
 def instrument(profiler: Profiler, trainer: Trainer) -> None:
-    """Time every functional pair, every fast twin, the optimizer and clipping."""
+    """Time every functional pair, the optimizer and clipping."""
     instrument_functions(profiler)
     # Bytes the whole-model operations must move, from the parameter count P (float32):
     # AdamW reads parameter, gradient and two moments and writes three of them back;
@@ -169,8 +159,6 @@ def instrument(profiler: Profiler, trainer: Trainer) -> None:
 def main() -> int:
     steps = ARGS.steps
     warmup = 5
-    # the twins, as the training jobs run them (fast_kernels_for_job), unless --reference
-    mb.set_fast_kernels(not ARGS.reference)
     rate, bandwidth = matmul_rate(), memory_bandwidth()
     if ARGS.minilm:
         return report(profile_minilm(steps, warmup), rate, bandwidth,
@@ -226,8 +214,7 @@ def report(timed: list[dict], rate: float, bandwidth: float, title: str, steps: 
     rows.sort(key=lambda row: -row[2])
     accounted = sum(row[2] for row in rows)
     matmul_flops = sum(row[3] for row in rows)
-    path = "reference pairs" if ARGS.reference else "fast kernels"
-    print(f"{title}, {path}, {ARGS.threads} BLAS threads, median of {steps} runs")
+    print(f"{title}, {ARGS.threads} BLAS threads, median of {steps} runs")
     print(f"float32 matrix-product rate {rate / 1e9:.0f} GFLOP/s, copy bandwidth "
           f"{bandwidth / 1e9:.1f} GB/s")
     print(f"one run {total * 1e3:.1f} ms; its matrix products {matmul_flops / 1e9:.2f} GFLOP "
