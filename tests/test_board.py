@@ -129,7 +129,7 @@ def test_the_pretraining_objective_reads_its_instance():
     rows = worked_instance_rows()
     fig = board.pretraining_objective_figure(rows, 0, not_next_share=0.617)
     shown = texts(fig)
-    assert "Masked LM: 5 of 32 targets (16%)" in shown
+    assert "Masked LM: 15% of 32 → 5 targets" in shown
     assert {"heron", "##mory", "80%: [MASK]", "10%: random", "10%: kept"} <= set(shown)
     assert "label 0: IsNext" in shown and "Here NotNext is 0.62:" in shown
     assert min(t.get_fontsize() for ax in fig.axes for t in ax.texts) >= 20

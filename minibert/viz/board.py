@@ -269,9 +269,8 @@ def pretraining_objective_figure(rows: Sequence[Mapping], next_sentence_label: i
             prefix = "… " if len(words) > 11 else ""
             ax.text(0.3, y, f"{'AB'[segment]}: {prefix}{shown}", fontsize=size, va="center",
                     family="monospace")
-        share = len(targets) / len(rows)
-        ax.text(0.3, 4.85, f"Masked LM: {len(targets)} of {len(rows)} targets "
-                f"({share:.0%})", fontsize=size, va="center",
+        ax.text(0.3, 4.85, f"Masked LM: 15% of {len(rows)} → {len(targets)} targets",
+                fontsize=size, va="center",
                 fontweight="bold", color=_RESIDUAL)
         header = ("pos.", "token", "reads", "branch")
         columns = (0.3, 1.3, 2.55, 4.25)

@@ -441,7 +441,7 @@ def _objective_page(fig: Figure, context: _Context) -> Figure:
 
 def _attention_backward_page(fig: Figure, context: _Context) -> Figure:
     page = attention_backward_figure()
-    _source(page, "docs/backprop.md#attention; notebook 03 §5, [03-step1] to [03-dq-dk]")
+    _source(page, "docs/backprop.md; notebook 03 §5: [03-step1] … [03-dq-dk]")
     return page
 
 
