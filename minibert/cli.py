@@ -1489,8 +1489,8 @@ def _add_slides(subparsers) -> None:
 def _run_slides(args) -> int:
     """Draw the lecture of docs/lecture_50min.md as one PDF, a 1280 x 720 page (16:9) per
     slide, text at least 20 pt, with live figures from a model (fill-mask, the heads with
-    jobs, training curves, saliency, a gradient check) and Devlin et al. (2019)'s published
-    results."""
+    jobs, training curves, saliency, a gradient check); --handout writes fine-tuning,
+    Devlin et al. (2019)'s published results and the homework to a second PDF."""
     from minibert.viz.slides import write_slides
 
     _out_path(args.out, "-o")
