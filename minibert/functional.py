@@ -28,7 +28,7 @@ from minibert.checks import (
 )
 
 __all__ = [
-    "erf", "log_softmax",
+    "erf", "normal_cdf", "log_softmax", "column_sum",
     "linear_forward", "linear_backward",
     "embedding_forward", "embedding_backward",
     "layernorm_forward", "layernorm_backward",
