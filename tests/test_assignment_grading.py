@@ -115,6 +115,7 @@ SLOW_IMPORT = "import time\ntime.sleep({seconds})\n"
 LOOP = "def make_nsp_pairs(documents, rng):\n    while True:\n        pass\n"
 
 
+@pytest.mark.slow
 def test_a_slow_import_is_not_an_infinite_loop(tree, tmp_path):
     student = _student(tree, tmp_path / "s", **{
         "softmax.py": _prepend(tree, "softmax.py", SLOW_IMPORT.format(seconds=3)),
@@ -185,6 +186,7 @@ def test_autodiff_is_flagged(tree, tmp_path):
                             "task asks for the gradient by hand)"]
 
 
+@pytest.mark.slow
 def test_an_autodiff_import_hidden_from_the_source_is_flagged(tree, tmp_path):
     pytest.importorskip("torch")
     student = _student(tree, tmp_path / "s", **{"gelu.py": _prepend(
@@ -353,6 +355,7 @@ def test_grade_all_writes_one_csv_for_a_class(tree, tmp_path):
     assert "student003" in rows and rows["student003"]["total"] != ""
 
 
+@pytest.mark.slow
 def test_grade_all_refuses_bad_input_in_one_line(tmp_path):
     for argv, words in ((["grade-all", str(tmp_path / "none")], "is not a folder"),
                         (["grade-all", str(tmp_path), "--time-limit", "0"],
@@ -365,6 +368,7 @@ def test_grade_all_refuses_bad_input_in_one_line(tmp_path):
         assert len(done.stderr.strip().splitlines()) == 1 and words in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 def test_grade_all_in_python_returns_reports(tree, tmp_path):
     write_class(tmp_path / "class", tree / "solutions", count=3)
     graded = grade_all(tmp_path / "class", out=tmp_path / "g.csv")

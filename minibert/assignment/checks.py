@@ -716,7 +716,7 @@ def _model_gradcheck(fns, level, rng):
 
     model.zero_grad = counted_zero_grad
     if level == "public":
-        errors = check(model, compute_loss, 6, 1e-5, seed)
+        errors = check(model, compute_loss, 4, 1e-5, seed)
     else:
         # a model whose LayerNorm backward lost its variance term must be caught
         original = F.layernorm_backward
@@ -728,7 +728,7 @@ def _model_gradcheck(fns, level, rng):
 
         F.layernorm_backward = no_variance
         try:
-            errors = check(model, compute_loss, 8, 1e-5, seed)
+            errors = check(model, compute_loss, 5, 1e-5, seed)
         finally:
             F.layernorm_backward = original
     if not isinstance(errors, dict):
@@ -862,6 +862,7 @@ def _masking(fns, level, rng):
     mask_tokens = fns["mask_tokens"]
     vocab_size, mask_id, cls, sep, pad = 30, 3, 1, 2, 0
     special = {pad, cls, sep, mask_id}
+    is_special = np.isin(np.arange(vocab_size), list(special))  # (V,) a lookup table
     prob = 0.15 if level == "public" else 0.3
     seq_len = 40 if level == "public" else 12
     counts = {"mask": 0, "changed": 0, "kept": 0}
@@ -889,15 +890,19 @@ def _masking(fns, level, rng):
         if targets.sum() != expected:
             _fail(f"mask_tokens: chose {int(targets.sum())} targets among {candidates} "
                   f"candidates, expected max(1, round({candidates} * {prob})) = {expected}")
-        if np.isin(original[targets], list(special)).any():
+        if is_special[original[targets]].any():
             _fail("mask_tokens: chose a special token ([CLS], [SEP], [PAD]) as a target")
         if not np.array_equal(labels[targets], original[targets]):
             _fail("mask_tokens: labels must hold the original id at each target")
         if not np.array_equal(input_ids[~targets], original[~targets]):
             _fail("mask_tokens: a position that is not a target was changed")
         got = input_ids[targets]
+        if got.size and not (np.issubdtype(got.dtype, np.integer) and 0 <= got.min()
+                             and got.max() < vocab_size):
+            _fail(f"mask_tokens: input_ids holds {got.min()!r} .. {got.max()!r} at the "
+                  f"targets; ids must be integers in [0, vocab_size = {vocab_size})")
         replaced = (got != mask_id) & (got != original[targets])
-        if np.isin(got[replaced], list(special)).any():
+        if is_special[got[replaced]].any():
             _fail("mask_tokens: a random replacement was a special id; draw among the "
                   "non-special ids")
         counts["mask"] += int((got == mask_id).sum())

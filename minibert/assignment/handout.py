@@ -53,7 +53,7 @@ HIDDEN_CHECKS: dict[str, str] = {
     "linear": "a 2-D input without bias (dbias must be None), a 4-D input",
     "embedding": "every id the same, a 3-D array of ids, a float32 table",
     "layernorm": "another shape, eps = 1e-3 (the eps inside rstd matters)",
-    "gelu": "both forms on larger inputs (|x| up to about 9)",
+    "gelu": "both forms on larger inputs (x drawn with standard deviation 3)",
     "softmax": "axes 0, -2 and 2; -inf entries (masked keys) get exactly zero gradient",
     "dropout": "p = 0.6 on a 3-D array, eval mode (the identity), dout left unchanged",
     "attention": "another shape, a causal (T, T) mask, no mask, dropout with another seed",
