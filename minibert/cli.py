@@ -613,8 +613,13 @@ def _check_pretraining_memory(config) -> None:
 
 
 def _resume_command(args) -> str:
-    """This very invocation with --resume (and without --overwrite), ready to paste."""
+    """This very invocation with --resume (and without --overwrite), ready to paste; under
+    an MPI launcher, started again by ``mpiexec -n N`` (srun users write their own)."""
+    from minibert.bridges.mpi import launched_ranks
+
     program = args.program
+    if launched_ranks() > 1:
+        program = ["mpiexec", "-n", str(launched_ranks()), *program]
     kept = [a for a in args.argv if not (len(a) > 3 and "--overwrite".startswith(a))]
     if not args.resume:
         kept.append("--resume")

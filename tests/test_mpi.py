@@ -1,0 +1,102 @@
+"""MPI ranks through the real entry point: ``mpiexec -n 2 python -m minibert pretrain``.
+
+Two ranks train the shards ``--workers 2`` trains, with the same shares of the loss, and
+end with the same weights to float32 rounding (measured: the same bits, for two ranks);
+rank 0 alone writes; SIGTERM to mpiexec (which forwards it to every rank) saves the step
+and the printed command resumes it bit for bit. Skipped, with one line, without the mpi
+extra (mpi4py and an MPI library with its mpiexec).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minibert.bridges import mpi
+from minibert.io import safetensors
+
+MPIEXEC = shutil.which("mpiexec", path=os.pathsep.join([str(Path(sys.executable).parent),
+                                                        os.environ.get("PATH", "")]))
+_missing = mpi.mpi_available() or (None if MPIEXEC else "no mpiexec on PATH")
+pytestmark = pytest.mark.skipif(_missing is not None, reason=f"MPI: {_missing}")
+
+RUN = ["--steps", "60", "--eval-every", "30", "--batch-size", "8", "--max-seq-length", "32",
+       "--vocab-size", "400", "--num-documents", "60"]
+
+
+def mpiexec(*args, ranks: int = 2):
+    return [MPIEXEC, "-n", str(ranks), sys.executable, "-m", "minibert", *args]
+
+
+def weights(folder: Path) -> dict:
+    return safetensors.load_file(folder / "model.safetensors")
+
+
+def test_two_ranks_train_as_two_workers_and_rank_0_alone_writes(tmp_path):
+    ranks = subprocess.run(mpiexec("pretrain", "--out", str(tmp_path / "mpi"), *RUN, "--json"),
+                           capture_output=True, text=True, timeout=600)
+    assert ranks.returncode == 0, ranks.stderr
+    assert "(2 MPI ranks)" in ranks.stderr and "on 2 MPI ranks" in ranks.stderr
+    assert ranks.stderr.count("final evaluation") == 1  # rank 1 prints nothing
+    assert json.loads(ranks.stdout)["steps"] == 60  # one report, rank 0's
+    workers = subprocess.run([sys.executable, "-m", "minibert", "pretrain", "--out",
+                              str(tmp_path / "workers"), *RUN, "--workers", "2"],
+                             capture_output=True, text=True, timeout=600)
+    assert workers.returncode == 0, workers.stderr
+    a, b = weights(tmp_path / "mpi"), weights(tmp_path / "workers")
+    scale = max(float(np.abs(v).max()) for v in b.values())
+    difference = max(float(np.abs(a[k].astype(np.float64) - b[k]).max()) for k in b)
+    assert difference <= 1e-5 * scale  # float32 rounding of 60 steps (measured: 0)
+    histories = [json.loads((tmp_path / name / "history.json").read_text())
+                 for name in ("mpi", "workers")]
+    losses = [[r["loss"] for r in h if r["split"] == "train"] for h in histories]
+    np.testing.assert_allclose(losses[0], losses[1], rtol=1e-5)
+
+
+def test_workers_must_match_the_ranks(tmp_path):
+    result = subprocess.run(mpiexec("pretrain", "--out", str(tmp_path / "x"), *RUN,
+                                    "--workers", "3"),
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert "workers (--workers) must be the number of MPI ranks 2" in result.stderr
+
+
+@pytest.mark.slow
+def test_sigterm_to_mpiexec_saves_the_step_and_the_command_resumes_exactly(tmp_path):
+    longer = [*RUN[:1], "150", *RUN[2:]]
+    reference = subprocess.run(mpiexec("pretrain", "--out", str(tmp_path / "ref"), *longer),
+                               capture_output=True, text=True, timeout=600)
+    assert reference.returncode == 0, reference.stderr
+    out = tmp_path / "run"
+    process = subprocess.Popen(mpiexec("pretrain", "--out", str(out), *longer),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if line.startswith("step 10/"):
+            break
+    os.killpg(process.pid, signal.SIGTERM)  # as scancel or timeout stop a job
+    _, rest = process.communicate(timeout=120)
+    stderr = "".join(seen) + rest
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert "Traceback" not in stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("minibert pretrain: stopped by SIGTERM; the checkpoint holds step")
+    command = shlex.split(last.split("resume with: ", 1)[1])
+    assert command[:3] == ["mpiexec", "-n", "2"]
+    command[0] = MPIEXEC
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    a, b = weights(out), weights(tmp_path / "ref")
+    assert all(np.array_equal(a[k], b[k]) for k in b)
