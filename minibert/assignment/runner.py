@@ -147,7 +147,7 @@ def _supervise(raw: bytes) -> None:
         # what every job needs, imported once and shared by the forks
         import minibert.assignment.bugs  # noqa: F401
         import minibert.assignment.checks  # noqa: F401
-        import minibert.assignment.grader  # noqa: F401
+        import minibert.assignment.task_check  # noqa: F401
     pending = list(range(len(jobs)))
     running: dict[int, _Running] = {}  # read end of the job's pipe -> job
     try:
@@ -217,7 +217,7 @@ def _spawned_job(job_json: str, fd: int) -> None:
 
 def _job_main(job: Job, fd: int) -> None:
     """Grade one job in this process; write 'L seconds' after loading, then 'R json'."""
-    from minibert.assignment.grader import check_task
+    from minibert.assignment.task_check import check_task
 
     start = time.monotonic()
     folder = Path(job.workspace).resolve()
