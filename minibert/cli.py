@@ -698,6 +698,10 @@ def _run_pretrain(args) -> int:
         _progress(f"minibert pretrain: worker {error.rank} {what}; "
                   f"{_saved_step(args.out, command)}")
         return WORKER_DIED
+    except Exception:
+        if launched_rank() > 0:  # MPI: the error is rank 0's to print (or its own, the same)
+            return 2
+        raise
     if launched_rank() > 0:  # MPI: rank 0 reports the metrics
         return 0
     _report(metrics, args.out, args.json, "metrics.json")
@@ -1577,6 +1581,29 @@ def _warnings_as_lines(command: str) -> Iterator[None]:
         yield
 
 
+# Library arguments whose option is not their name with dashes.
+_OPTION_OF_ARGUMENT = {"learning_rate": "--lr", "num_layers": "--layers",
+                       "max_length": "--max-seq-length", "lora_rank": "--lora"}
+
+
+def _option_names(message: str, parser, command: str) -> str:
+    """A message that starts with a library argument ("max_length=300 is longer ...",
+    "dropout must be ...") names the command's option instead ("--max-seq-length 300 ...")."""
+    import re
+
+    found = re.match(r"([a-z][a-z0-9_]*)(=| )", message)
+    if not found:
+        return message
+    name = found.group(1)
+    option = _OPTION_OF_ARGUMENT.get(name, "--" + name.replace("_", "-"))
+    commands = parser._subparsers._group_actions[0].choices if parser._subparsers else {}
+    known = {flag for action in getattr(commands.get(command), "_actions", ())
+             for flag in action.option_strings}
+    if option not in known or option in message:
+        return message
+    return option + " " + message[found.end(1):].removeprefix("=").lstrip()
+
+
 def _wrapped(message: str) -> str:
     """``message`` for stderr: wrapped at word breaks on a terminal, one line elsewhere."""
     from minibert.checks import wrap_for_terminal
@@ -1652,5 +1679,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"minibert {args.command}: {_how_stopped(interruption)}", file=sys.stderr)
         return _exit_status(interruption)
     except (CommandError, TrainingDiverged, MemoryError, *USER_ERRORS) as error:
-        print(_wrapped(f"minibert {args.command}: error: {_one_line(error)}"), file=sys.stderr)
+        message = _option_names(_one_line(error), parser, args.command)
+        print(_wrapped(f"minibert {args.command}: error: {message}"), file=sys.stderr)
         return 2

@@ -100,3 +100,17 @@ def test_sigterm_to_mpiexec_saves_the_step_and_the_command_resumes_exactly(tmp_p
     assert resumed.returncode == 0, resumed.stderr
     a, b = weights(out), weights(tmp_path / "ref")
     assert all(np.array_equal(a[k], b[k]) for k in b)
+
+
+def test_a_rank_that_fails_before_training_stops_them_all(tmp_path):
+    """Rank 0 alone checks --out: its refusal must end rank 1 too (not leave it waiting in
+    the first all-reduce), with rank 0's one line."""
+    out = tmp_path / "taken"
+    out.mkdir()
+    (out / "model.safetensors").write_bytes(b"")
+    result = subprocess.run(mpiexec("pretrain", "--out", str(out), *RUN),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"minibert pretrain: error: --out {str(out)!r} already holds a model; pass "
+        f"--overwrite to replace it"]

@@ -39,7 +39,7 @@ from minibert.training.parallel import (
     shard_weights,
 )
 
-__all__ = ["MPIDataParallel", "MPIWorld", "launched_rank", "launched_ranks",
+__all__ = ["MPIDataParallel", "MPIWorld", "RankFailed", "launched_rank", "launched_ranks",
            "limit_blas_threads", "mpi_available", "world"]
 
 # The variables MPI launchers set in every rank: MPICH and Intel MPI (hydra), Open MPI,
@@ -79,6 +79,10 @@ def mpi_available() -> str | None:
     return None
 
 
+class RankFailed(RuntimeError):
+    """Another rank failed before training (it printed why); this one stops too."""
+
+
 class MPIWorld:
     """This process's place among the ranks: ``rank``, ``size`` and the communicator."""
 
@@ -86,9 +90,31 @@ class MPIWorld:
         self.comm = comm
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
         self.blas_threads: int | None = None  # set by world() when it limited them
+        self.started = False  # past the meeting before the first step (``start``)
 
     def barrier(self) -> None:
         self.comm.Barrier()
+
+    def start(self) -> None:
+        """Meet the other ranks before the first step: each says whether it is ready.
+
+        A rank that failed while preparing (rank 0 refusing --out, say) calls ``fail``
+        instead, which meets this same collective; then every rank raises RankFailed
+        (or its own error) rather than waiting for it for ever in the first all-reduce.
+        """
+        failures = self.comm.allgather(None)
+        self.started = True
+        failed = [(rank, message) for rank, message in enumerate(failures) if message]
+        if failed:
+            rank, message = failed[0]
+            raise RankFailed(f"rank {rank} failed before training: {message}")
+
+    def fail(self, error: BaseException) -> None:
+        """This rank failed before ``start``: tell the others (they stop too)."""
+        if not self.started:
+            self.started = True
+            line = str(error).strip().splitlines()
+            self.comm.allgather(f"{type(error).__name__}: {line[0] if line else ''}")
 
     def signals(self, local: int) -> list[int]:
         """Every rank's received signal number (0: none), by rank; all ranks get the same."""

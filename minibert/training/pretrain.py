@@ -297,6 +297,8 @@ class Trainer:
 
     def _train(self, out_dir, step_hook, stop_signals) -> None:
         config, model = self.config, self.model
+        if self.world is not None:
+            self.world.start()  # every rank is ready, or every rank stops here
         model.train()
         batches = self.data.train_batches
         tokens_seen, window_start = 0, time.perf_counter()
@@ -499,15 +501,20 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
         raise FileNotFoundError(f"--resume: {str(out_dir)!r} does not exist; nothing to "
                                 f"resume")
     world = _mpi_world(config)
-    if world is not None and world.rank > 0:
-        # Another rank of an MPI job: it trains its shards and writes nothing (rank 0 does).
-        return _pretrain_locked(config, out_dir, resume, overwrite, lambda message: None,
-                                None, None, world)
-    # The folder is locked for the whole run: a second run into it is refused while this
-    # one lives (and may take over once it has died).
-    with run_folder(out_dir, notice=progress):
-        return _pretrain_locked(config, out_dir, resume, overwrite, progress, step_hook,
-                                resume_command, world)
+    try:
+        if world is not None and world.rank > 0:
+            # Another rank of an MPI job: it trains its shards and writes nothing.
+            return _pretrain_locked(config, out_dir, resume, overwrite, lambda message: None,
+                                    None, None, world)
+        # The folder is locked for the whole run: a second run into it is refused while this
+        # one lives (and may take over once it has died).
+        with run_folder(out_dir, notice=progress):
+            return _pretrain_locked(config, out_dir, resume, overwrite, progress, step_hook,
+                                    resume_command, world)
+    except BaseException as error:
+        if world is not None and not world.started:
+            world.fail(error)  # the other ranks, waiting to start, stop with this one
+        raise
 
 
 def _mpi_world(config: TrainingConfig):
