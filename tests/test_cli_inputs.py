@@ -160,10 +160,11 @@ def test_an_unusable_out_is_refused_before_any_work(command, marker, tmp_path):
      "--formats must be a comma-separated choice of png, svg, pdf, got 'png,gif'"),
     (["pretrain", "-o", "run", "--steps", "many"], "argument --steps: invalid int value"),
     (["pretrain", "-o", "run", "--architecture", "albert", "--next-sentence-weight", "2"],
-     "next_sentence_weight applies to objective 'nsp' only; objective 'sop' needs 1, got 2.0"),
+     "--next-sentence-weight applies to objective 'nsp' only; objective 'sop' needs 1, "
+     "got 2.0"),
     (["pretrain", "-o", "run", "--layers", "0"], "--layers must be 1 to 48, got 0"),
     (["pretrain", "-o", "run", "--next-sentence-weight", "-1"],
-     "next_sentence_weight must be a finite number > 0, got -1.0"),
+     "--next-sentence-weight must be a finite number > 0, got -1.0"),
     (["pretrain", "-o", "run", "--num-documents", "100000000000"],
      "--num-documents must be <= 100,000, got 100,000,000,000"),
     (["distil", "-o", "run", "--model", "tiny-toy", "--student-layers", "9"],
