@@ -1,23 +1,37 @@
-"""The small models every model test shares: BERT's config and a padded pretraining batch,
-and the small configs of BERT's relatives (ALBERT, ELECTRA, DistilBERT).
+"""The helpers every test shares, each defined once: the small models and their batches,
+the comparisons, and the command-line runner.
 
-Imported by test modules (``tests/`` is on ``sys.path`` when pytest runs them); BERT's are
-also offered as the ``small_config`` and ``make_batch`` fixtures by conftest.py.
+- ``small_config`` (BERT), ``small_albert_config``, ``small_electra_config``,
+  ``small_distilbert_config``: the small configs of BERT and its relatives;
+- ``make_batch``: a padded batch of random ids (with MLM and next-sentence labels, or the
+  inputs alone); ``perturbed``: a model with every parameter moved off its initial value;
+- ``log_softmax`` (an independent reference for the library's) and
+  ``relative_difference`` (norm-wise, as the parity tests report it);
+- ``cli``: ``python -m minibert ...`` in a subprocess; ``refused``: the checks of a refusal.
+
+Imported by test modules (``tests/`` is on ``sys.path`` when pytest runs them: its
+conftest.py's folder is put there); tests/test_layout.py fails when a test file defines a
+helper again.
 """
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import numpy as np
 
 import minibert as mb
 from minibert.checks import IGNORE_INDEX
-
-SMALL = dict(vocab_size=60, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-             intermediate_size=24, max_position_embeddings=16)
+from minibert.gradcheck import suite
 
 
 def small_config(**overrides) -> mb.BertConfig:
-    return mb.BertConfig(**{**SMALL, **overrides})
+    """The small BERT of the model tests: the gradient-check suite's sizes (H=16, 2 layers of
+    2 heads, I=24, 16 positions; ``minibert.gradcheck.suite.small_config``) with V=60 and
+    BERT's dropout of 0.1 unless overridden."""
+    return suite.small_config(**{"vocab_size": 60, "hidden_dropout_prob": 0.1,
+                                 "attention_probs_dropout_prob": 0.1, **overrides})
 
 
 # ALBERT: V=41, E=6, H=8, N=2 heads of D=4, I=12: every axis distinct, E < H.
@@ -53,11 +67,17 @@ def small_distilbert_config(**overrides) -> mb.DistilBertConfig:
     return mb.DistilBertConfig(**{**SMALL_DISTILBERT, **overrides})
 
 
-def make_batch(config: mb.BertConfig, lengths=(9, 6, 4), seq_len=None, seed=0) -> dict:
-    """A padded pretraining batch: ids, two segments, mask, MLM labels, NSP labels.
+def make_batch(config, lengths=(9, 6, 4), seq_len=None, seed=0, *, segments=True,
+               mlm_share=1 / 3, first_target=None, next_sentence=True) -> dict:
+    """A padded batch of random ids: input_ids, token_type_ids, attention_mask, (B, T).
 
-    Padding sits at the end ([PAD] id, mask 0, segment 0, label -100); about a third of
-    the real positions carry an MLM target, at least one per sequence.
+    Padding sits at the end ([PAD] id, mask 0, segment 0, label -100); ``seq_len`` (default
+    the longest row) may add padding to every row. Options:
+    ``segments``: token_type_ids with sentence B from the middle of each row (False: no
+    token_type_ids, as DistilBERT reads none);
+    ``mlm_share``: MLM ``labels`` at about that share of the real positions, at least one a
+    row (at ``first_target``, or at a random position when None); None: no labels;
+    ``next_sentence``: ``next_sentence_label`` 0, 1, 0, ... .
     """
     rng = np.random.default_rng(seed)
     batch, seq_len = len(lengths), seq_len or max(lengths)
@@ -69,10 +89,60 @@ def make_batch(config: mb.BertConfig, lengths=(9, 6, 4), seq_len=None, seed=0) -
         input_ids[row, :length] = rng.integers(1, config.vocab_size, length)
         token_type_ids[row, length // 2:length] = 1
         attention_mask[row, :length] = 1
-        targets = rng.random(length) < 1 / 3
-        targets[rng.integers(length)] = True
-        labels[row, :length][targets] = rng.integers(0, config.vocab_size, targets.sum())
-    next_sentence_label = np.arange(batch, dtype=np.int64) % 2
-    return dict(input_ids=input_ids, token_type_ids=token_type_ids,
-                attention_mask=attention_mask, labels=labels,
-                next_sentence_label=next_sentence_label)
+        if mlm_share is not None:
+            targets = rng.random(length) < mlm_share
+            targets[rng.integers(length) if first_target is None else first_target] = True
+            labels[row, :length][targets] = rng.integers(0, config.vocab_size, targets.sum())
+    out = dict(input_ids=input_ids, attention_mask=attention_mask)
+    if segments:
+        out["token_type_ids"] = token_type_ids
+    if mlm_share is not None:
+        out["labels"] = labels
+    if next_sentence:
+        out["next_sentence_label"] = np.arange(batch, dtype=np.int64) % 2
+    return out
+
+
+def perturbed(model, seed=0, scale=0.2):
+    """``model`` with N(0, scale) noise from ``seed`` added to every parameter (in place, and
+    returned): no weight stays at exactly 0 or 1, where a missing term can hide."""
+    suite.perturb_parameters(model, np.random.default_rng(seed), scale)
+    return model
+
+
+def log_softmax(x: np.ndarray) -> np.ndarray:
+    """log softmax over the last axis, written here as an independent reference."""
+    shifted = x - x.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+def relative_difference(ours, theirs) -> float:
+    """||ours - theirs|| / ||theirs||, norm-wise (0 when both are exactly zero)."""
+    ours = np.asarray(ours, dtype=np.float64)
+    theirs = np.asarray(theirs, dtype=np.float64)
+    diff = float(np.linalg.norm(ours - theirs))
+    scale = float(np.linalg.norm(theirs))
+    return diff / scale if scale else (0.0 if diff == 0.0 else float("inf"))
+
+
+def cli(*args, cwd=None, timeout=240) -> subprocess.CompletedProcess:
+    """``python -m minibert ARGS`` in a subprocess: returncode, stdout, stderr (text)."""
+    return subprocess.run([sys.executable, "-m", "minibert", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+def refused(result, *fragments, command=None) -> None:
+    """A refusal: exit 2, no traceback, one line of error holding every fragment.
+
+    Without ``command`` that line is all of stderr; with it, the error is stderr's last line
+    (after the run's progress lines) and reads ``minibert COMMAND: error: ...``.
+    """
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    if command is None:
+        assert len(lines) == 1, result.stderr
+    else:
+        assert lines[-1].startswith(f"minibert {command}: error: "), result.stderr
+    for fragment in fragments:
+        assert fragment in lines[-1], result.stderr

@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 import pytest
-from small_models import ALBERT_SHARING, SMALL_ALBERT, small_albert_config
+from small_models import ALBERT_SHARING, SMALL_ALBERT, perturbed, small_albert_config
 
 import minibert as mb
 from minibert.base import make_init
@@ -59,9 +59,7 @@ def pretraining_batch(config, seed=0, batch=3, seq_len=7):
 
 def perturbed_model(config, seed=0, cls=AlbertForPreTraining):
     """A float64 model, every parameter (LayerNorm included) moved off its initial value."""
-    model = cls(config, seed=seed, dtype=np.float64)
-    perturb_parameters(model, np.random.default_rng(seed + 1))
-    return model
+    return perturbed(cls(config, seed=seed, dtype=np.float64), seed + 1)
 
 
 def model_gradcheck(model, batch):

@@ -8,16 +8,12 @@ import subprocess
 import sys
 
 import pytest
+from small_models import cli
 
 from minibert.cli import main
 from minibert.training.pretrain import TrainingConfig, pretrain
 
 COMMANDS = ["gradcheck", "pretrain", "fill-mask", "attention", "finetune", "info"]
-
-
-def cli(*args, timeout=180):
-    return subprocess.run([sys.executable, "-m", "minibert", *args], capture_output=True,
-                          text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="module")

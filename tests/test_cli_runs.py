@@ -3,6 +3,7 @@ overwrite that removes only minibert's files, signals that save a checkpoint and
 command that resumes it bit for bit, a damaged checkpoint named. Real entry point, tiny
 runs."""
 
+import functools
 import hashlib
 import json
 import os
@@ -12,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from small_models import cli, refused
 
 from minibert.io.fileio import LOCK_NAME
 
@@ -20,10 +22,8 @@ TINY = ["--batch-size", "8", "--max-seq-length", "32", "--vocab-size", "400",
         "--num-documents", "60", "--workers", "1"]
 LONG = ["--steps", "60", "--eval-every", "60", *TINY]  # long enough to be interrupted
 
-
-def cli(*args, timeout=240):
-    return subprocess.run([sys.executable, "-m", "minibert", *args], capture_output=True,
-                          text=True, timeout=timeout)
+# pretrain prints progress lines before its error: the error is stderr's last line.
+refused_pretrain = functools.partial(refused, command="pretrain")
 
 
 def start(out, *args, step=1):
@@ -41,16 +41,6 @@ def start(out, *args, step=1):
 
 def sha256(folder):
     return hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
-
-
-def refused(result, *fragments):
-    """Exit 2 and, after any progress lines, one line of error holding every fragment."""
-    assert result.returncode == 2, (result.returncode, result.stderr)
-    assert "Traceback" not in result.stderr
-    error = result.stderr.strip().splitlines()[-1]
-    assert error.startswith("minibert pretrain: error: "), result.stderr
-    for fragment in fragments:
-        assert fragment in error, result.stderr
 
 
 @pytest.fixture(scope="module")
@@ -91,16 +81,16 @@ def test_a_second_run_is_refused_while_the_first_lives_and_takes_over_once_it_di
     first, _ = start(out, "--steps", "100000", *TINY)  # killed long before its end
     try:
         second = cli("pretrain", "--out", str(out), *LONG)
-        refused(second, f"--out {str(out)!r} is in use by a running job (pid {first.pid})")
+        refused_pretrain(second, f"--out {str(out)!r} is in use by a running job (pid {first.pid})")
         second = cli("pretrain", "--out", str(out), *LONG, "--overwrite")
-        refused(second, f"(pid {first.pid})")
+        refused_pretrain(second, f"(pid {first.pid})")
         assert (out / LOCK_NAME).read_text().split()[0] == str(first.pid)
     finally:
         first.kill()  # dies without a word: its lock file stays behind
         first.communicate()
     assert (out / LOCK_NAME).exists()
     third = cli("pretrain", "--out", str(out), *LONG)
-    refused(third, "holds the checkpoint of an interrupted run; pass --resume")
+    refused_pretrain(third, "holds the checkpoint of an interrupted run; pass --resume")
     assert f"a job (pid {first.pid}) that wrote into" in third.stderr
     fourth = cli("pretrain", "--out", str(out), "--steps", "2", *TINY, "--overwrite")
     assert fourth.returncode == 0, fourth.stderr
@@ -119,7 +109,7 @@ def test_overwrite_removes_only_what_minibert_wrote(tmp_path):
     for name in leftovers:
         (out / name).write_text("from the previous run")
     (out / "notes.txt").write_text("the lecturer's own notes")
-    refused(cli("pretrain", "--out", str(out), "--steps", "2", *TINY),
+    refused_pretrain(cli("pretrain", "--out", str(out), "--steps", "2", *TINY),
             "already holds a model; pass --overwrite")
     # and a lock file left by a job that died (no process holds it)
     finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
@@ -142,7 +132,7 @@ def test_a_refused_run_leaves_no_folder_behind(tmp_path):
     out = tmp_path / "new" / "run"
     result = cli("pretrain", "--out", str(out), "--steps", "2", *TINY[2:],
                  "--batch-size", "1000000")
-    refused(result, "--batch-size) 1,000,000 is more than the", "training instances")
+    refused_pretrain(result, "--batch-size) 1,000,000 is more than the", "training instances")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -156,10 +146,10 @@ def test_a_damaged_trainer_state_is_named(tmp_path):
     state = json.loads(state_file.read_text())
     state["step"] = 999999
     state_file.write_text(json.dumps(state))
-    refused(cli("pretrain", "--out", str(out), *LONG, "--resume"),
+    refused_pretrain(cli("pretrain", "--out", str(out), *LONG, "--resume"),
             f"{str(state_file)!r}: step must be a whole number in 1..60 (the run's steps), "
             f"got 999999", "start the run again with --overwrite")
     state_file.write_text('{"step": 3 "training_config": {}}')
-    refused(cli("pretrain", "--out", str(out), *LONG, "--resume"),
+    refused_pretrain(cli("pretrain", "--out", str(out), *LONG, "--resume"),
             f"{str(state_file)!r} is not valid JSON (Expecting ',' delimiter")
     assert not (out / LOCK_NAME).exists()

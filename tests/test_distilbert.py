@@ -8,11 +8,12 @@ All gradient checks run in float64 with parameters moved off their initial value
 from __future__ import annotations
 
 import json
+import operator
 import warnings
 
 import numpy as np
 import pytest
-from small_models import small_distilbert_config
+from small_models import make_batch, perturbed, small_distilbert_config
 
 import minibert as mb
 from minibert.base import make_init
@@ -29,27 +30,10 @@ from minibert.family.distilbert import (
 from minibert.gradcheck import check_function, check_loss, check_module
 from minibert.gradcheck.suite import MODEL_TOL, SINGLE_LAYER_TOL, function_cases
 
-
-def perturbed(model, seed=1, scale=0.2):
-    rng = np.random.default_rng(seed)
-    for _, value in model.named_parameters():
-        value += rng.normal(0.0, scale, value.shape)
-    return model
-
-
-def padded_batch(config, lengths=(9, 6, 4), seed=0):
-    rng = np.random.default_rng(seed)
-    batch, seq = len(lengths), max(lengths)
-    input_ids = np.zeros((batch, seq), dtype=np.int64)
-    attention_mask = np.zeros((batch, seq), dtype=np.int64)
-    labels = np.full((batch, seq), IGNORE_INDEX, dtype=np.int64)
-    for row, length in enumerate(lengths):
-        input_ids[row, :length] = rng.integers(1, config.vocab_size, length)
-        attention_mask[row, :length] = 1
-        targets = rng.random(length) < 0.4
-        targets[0] = True
-        labels[row, :length][targets] = rng.integers(0, config.vocab_size, targets.sum())
-    return input_ids, attention_mask, labels
+# DistilBERT's MLM batches: no token types, MLM targets at 40% of the real tokens (at least
+# the first of each row), no next-sentence label; ROWS unpacks the three arrays.
+MLM = dict(segments=False, mlm_share=0.4, first_target=0, next_sentence=False)
+ROWS = operator.itemgetter("input_ids", "attention_mask", "labels")
 
 
 # -- config ------------------------------------------------------------------------------------
@@ -132,7 +116,7 @@ def test_blocks_gradcheck():
     x = rng.standard_normal((2, 5, config.dim))
     mask = np.array([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]], dtype=bool)[:, None, None, :]
     for module in (DistilBertSelfAttention(init), DistilBertTransformerBlock(init)):
-        table = check_module(perturbed(module), {"hidden_states": x},
+        table = check_module(perturbed(module, 1), {"hidden_states": x},
                              forward_kwargs={"mask": mask})
         assert not table.failures(SINGLE_LAYER_TOL), table.to_text()
         assert {row.name for row in table.rows} >= {"hidden_states"}
@@ -141,9 +125,9 @@ def test_blocks_gradcheck():
 @pytest.mark.parametrize("dropout", [0.0, 0.1], ids=["no-dropout", "dropout"])
 def test_masked_lm_whole_model_gradcheck(dropout):
     config = small_distilbert_config(dropout=dropout, attention_dropout=dropout, activation="gelu")
-    model = perturbed(DistilBertForMaskedLM(config, dtype=np.float64))
+    model = perturbed(DistilBertForMaskedLM(config, dtype=np.float64), 1)
     model.train(dropout > 0)
-    input_ids, attention_mask, labels = padded_batch(config)
+    input_ids, attention_mask, labels = ROWS(make_batch(config, **MLM))
 
     def loss():
         return model(input_ids, attention_mask, labels=labels).loss
@@ -159,9 +143,9 @@ def test_masked_lm_whole_model_gradcheck(dropout):
 
 def test_base_model_gradcheck_with_random_upstream_gradient():
     config = small_distilbert_config(activation="gelu_new")
-    model = perturbed(DistilBertModel(config, dtype=np.float64))
+    model = perturbed(DistilBertModel(config, dtype=np.float64), 1)
     model.eval()
-    input_ids, attention_mask, _ = padded_batch(config, seed=3)
+    input_ids, attention_mask, _ = ROWS(make_batch(config, seed=3, **MLM))
     rng = np.random.default_rng(5)
     d_last = rng.standard_normal((*input_ids.shape, config.dim))  # (B, T, H)
     # Zero at padding positions, as any loss is: there the input is [PAD], whose embedding
@@ -193,8 +177,8 @@ def test_sinusoidal_position_table():
 
 def test_padding_changes_nothing_at_real_positions():
     config = small_distilbert_config()
-    model = perturbed(DistilBertForMaskedLM(config, dtype=np.float64)).eval()
-    input_ids, _, labels = padded_batch(config, lengths=(7,))
+    model = perturbed(DistilBertForMaskedLM(config, dtype=np.float64), 1).eval()
+    input_ids, _, labels = ROWS(make_batch(config, lengths=(7,), **MLM))
     short = model(input_ids, labels=labels, output_attentions=True,
                   output_hidden_states=True)
     short_logits = short.logits.copy()
@@ -215,7 +199,7 @@ def test_padding_changes_nothing_at_real_positions():
 # -- state dicts and checkpoints ---------------------------------------------------------------
 
 def test_state_dict_lists_the_tied_alias_and_loads_strictly():
-    model = perturbed(DistilBertForMaskedLM(small_distilbert_config()))
+    model = perturbed(DistilBertForMaskedLM(small_distilbert_config()), 1)
     state = model.state_dict()
     assert state["vocab_projector.weight"] is state["distilbert.embeddings.word_embeddings.weight"]
     assert "vocab_projector.weight" not in dict(model.named_parameters())
@@ -229,13 +213,13 @@ def test_state_dict_lists_the_tied_alias_and_loads_strictly():
 
 def test_save_and_from_pretrained_round_trip(tmp_path):
     config = small_distilbert_config()
-    model = perturbed(DistilBertForMaskedLM(config)).eval()
+    model = perturbed(DistilBertForMaskedLM(config), 1).eval()
     model.save_pretrained(tmp_path)
     saved = json.loads((tmp_path / "config.json").read_text())
     assert saved["architectures"] == ["DistilBertForMaskedLM"]
     assert saved["model_type"] == "distilbert"
     loaded = DistilBertForMaskedLM.from_pretrained(tmp_path)
-    input_ids, attention_mask, _ = padded_batch(config)
+    input_ids, attention_mask, _ = ROWS(make_batch(config, **MLM))
     assert np.array_equal(loaded(input_ids, attention_mask).logits,
                           model(input_ids, attention_mask).logits)
     with pytest.warns(UserWarning, match="ignored 5 checkpoint weights"):

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from small_models import make_batch, perturbed
 
 import minibert as mb
 from minibert import functional as F
@@ -37,30 +38,14 @@ TINY = dict(hidden_size=16, num_attention_heads=2, intermediate_size=24,
 # A short run: a 2-layer tiny teacher, a few toy documents, a few steps.
 QUICK = dict(steps=3, batch_size=4, max_seq_length=16, num_documents=12,
              num_heldout_documents=3, eval_batches=1, log_every=1)
+# The distillation batches: no token types, MLM targets at 40% of the real tokens (at least
+# the second of each row), no next-sentence label.
+MLM = dict(segments=False, mlm_share=0.4, first_target=1, next_sentence=False)
 
 
 def teacher_model(layers=2, vocab_size=50, dtype=np.float64, seed=0, cls=mb.BertForMaskedLM):
     config = mb.BertConfig(vocab_size=vocab_size, num_hidden_layers=layers, **TINY)
-    model = cls(config, seed=seed, dtype=dtype)
-    rng = np.random.default_rng(seed + 1)
-    for _, value in model.named_parameters():
-        value += rng.normal(0.0, 0.2, value.shape).astype(dtype)
-    return model.eval()
-
-
-def batch_for(config, lengths=(9, 6, 4), seed=0):
-    rng = np.random.default_rng(seed)
-    batch, seq = len(lengths), max(lengths)
-    input_ids = np.zeros((batch, seq), dtype=np.int64)
-    attention_mask = np.zeros((batch, seq), dtype=np.int64)
-    labels = np.full((batch, seq), IGNORE_INDEX, dtype=np.int64)
-    for row, length in enumerate(lengths):
-        input_ids[row, :length] = rng.integers(1, config.vocab_size, length)
-        attention_mask[row, :length] = 1
-        targets = rng.random(length) < 0.4
-        targets[1] = True
-        labels[row, :length][targets] = rng.integers(0, config.vocab_size, targets.sum())
-    return {"input_ids": input_ids, "attention_mask": attention_mask, "labels": labels}
+    return perturbed(cls(config, seed=seed, dtype=dtype), seed + 1).eval()
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +121,7 @@ def test_one_layer_student_reproduces_the_teachers_first_layer():
     type_row = teacher.bert.embeddings.token_type_embeddings.params["weight"][0]
     assert np.abs(type_row).max() > 0.1  # the fold matters: dropping the row would differ
     student = init_student(teacher).eval()
-    batch = batch_for(teacher.config)
+    batch = make_batch(teacher.config, **MLM)
     ids, mask = batch["input_ids"], batch["attention_mask"]
     expected = teacher.bert(ids, None, mask, output_hidden_states=True).hidden_states[1]
     hidden = student.distilbert(ids, mask).last_hidden_state
@@ -175,7 +160,7 @@ def test_objective_gradcheck(restrict):
         value += rng.normal(0.0, 0.1, value.shape)
     objective = DistillationObjective(teacher, student, temperature=2.0,
                                       restrict_ce_to_mask=restrict)
-    batch = batch_for(teacher.config, seed=5)
+    batch = make_batch(teacher.config, seed=5, **MLM)
     table = check_loss(student, lambda: objective(**batch).loss, objective.backward,
                        max_entries=20)
     assert not table.failures(MODEL_TOL), table.to_text()
@@ -189,7 +174,7 @@ def test_objective_is_the_weighted_sum_of_the_three_losses():
         value *= 1.05
     objective = DistillationObjective(teacher, student, temperature=3.0, alpha_ce=0.5,
                                       alpha_mlm=0.25, alpha_cos=4.0)
-    batch = batch_for(teacher.config, seed=6)
+    batch = make_batch(teacher.config, seed=6, **MLM)
     out = objective(**batch)
     ids, mask, labels = batch["input_ids"], batch["attention_mask"], batch["labels"]
     real = mask.astype(bool)
@@ -222,7 +207,7 @@ def test_objective_refuses_bad_input():
                                          "60, the teacher's 50"):
         DistillationObjective(teacher, other)
     objective = DistillationObjective(teacher, student)
-    batch = batch_for(teacher.config)
+    batch = make_batch(teacher.config, **MLM)
     batch["labels"][2, -1] = 3  # a target at a padding position
     with pytest.raises(ValueError, match="MLM targets at padding positions"):
         objective(**batch)
@@ -233,7 +218,7 @@ def test_a_few_steps_decrease_the_distillation_loss():
     student = init_student(teacher)
     objective = DistillationObjective(teacher, student)
     optimizer = AdamW(student, lr=3e-3, weight_decay=0.0)
-    batch = batch_for(teacher.config, seed=7)
+    batch = make_batch(teacher.config, seed=7, **MLM)
     teacher_before = {k: v.copy() for k, v in teacher.named_parameters()}
     losses = []
     for _ in range(8):

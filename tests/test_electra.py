@@ -4,11 +4,12 @@ transformers is in tests/parity/test_electra_parity.py."""
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy as np
 import pytest
-from small_models import small_electra_config
+from small_models import make_batch, small_electra_config
 
 import minibert as mb
 from minibert.checks import IGNORE_INDEX
@@ -16,15 +17,11 @@ from minibert.family.electra import ElectraPreTrainer, generator_config
 from minibert.gradcheck import check_loss
 from minibert.gradcheck.suite import MODEL_TOL, perturb_parameters
 
-
-def _batch(rng):
-    input_ids = rng.integers(1, 41, size=(3, 7))
-    mask = np.ones_like(input_ids)
-    mask[2, 5:] = 0
-    labels = np.where(rng.random(input_ids.shape) < 0.4, input_ids, IGNORE_INDEX)
-    labels[:, 1] = input_ids[:, 1]  # at least one masked position a row
-    labels[mask == 0] = IGNORE_INDEX
-    return input_ids, mask, labels
+# A padded MLM batch: rows of 7, 7 and 5 real tokens, targets at 40% of them (at least the
+# second of each row); ROWS unpacks input_ids, attention_mask and labels.
+MLM = dict(lengths=(7, 7, 5), segments=False, mlm_share=0.4, first_target=1,
+           next_sentence=False)
+ROWS = operator.itemgetter("input_ids", "attention_mask", "labels")
 
 
 def _trainer(rtd_weight, seed=0):
@@ -40,7 +37,7 @@ def test_generator_and_discriminator_trained_together():
     finite differences' rounding noise (~2e-10), above 1e-6 of the generator's smallest
     gradients (~1e-4); the weight's own effect is tested exactly below."""
     trainer = _trainer(1.0)
-    input_ids, mask, labels = _batch(np.random.default_rng(2))
+    input_ids, mask, labels = ROWS(make_batch(small_electra_config(), seed=2, **MLM))
     masked = np.where(labels != IGNORE_INDEX, 3, input_ids)
     state = trainer.dropout_rng.bit_generator.state  # the same samples at every forward
 
@@ -58,7 +55,7 @@ def test_generator_and_discriminator_trained_together():
 
 
 def test_rtd_weight_scales_the_discriminator_only_and_sampling_passes_no_gradient():
-    input_ids, mask, labels = _batch(np.random.default_rng(3))
+    input_ids, mask, labels = ROWS(make_batch(small_electra_config(), seed=3, **MLM))
     masked = np.where(labels != IGNORE_INDEX, 3, input_ids)
     grads = {}
     for weight in (1.0, 50.0):
@@ -191,7 +188,7 @@ def test_sequence_classifier_gradient_check_and_finetune_from_pretraining(tmp_pa
     model = mb.ElectraForSequenceClassification(config, seed=0, dtype=np.float64,
                                                 num_labels=3).eval()
     perturb_parameters(model, rng)
-    input_ids, mask, _ = _batch(rng)
+    input_ids, mask, _ = ROWS(make_batch(config, seed=6, **MLM))
     labels = np.array([0, 2, 1])
     table = check_loss(model, lambda: model(input_ids, None, mask, labels=labels).loss,
                        model.backward, max_entries=8)

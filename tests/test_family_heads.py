@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 import pytest
+from small_models import log_softmax, make_batch
 
 import minibert as mb
 from minibert.cli import main
@@ -53,26 +54,11 @@ DISTILBERT_SMALL = dict(vocab_size=41, dim=8, n_heads=2, hidden_dim=12, n_layers
                         max_position_embeddings=16, dropout=0.0, attention_dropout=0.0,
                         seq_classif_dropout=0.0)
 LABELS = np.array([2, 0, 1])
+# make_batch's inputs alone (no labels), rows of 7, 5 and 3 real tokens
+INPUTS = dict(lengths=(7, 5, 3), mlm_share=None, next_sentence=False)
 # Small enough for a job to run in seconds (as tests/test_finetune.py).
 QUICK = dict(test_size=24, epochs=1, min_steps=0, batch_size=8, num_documents=100,
              vocab_size=600)
-
-
-def padded_inputs(config, lengths=(7, 5, 3), seed=0, token_types=True):
-    """input_ids, (token_type_ids,) attention_mask (B, T); padding at the end."""
-    rng = np.random.default_rng(seed)
-    batch, seq_len = len(lengths), max(lengths)
-    input_ids = np.full((batch, seq_len), config.pad_token_id, dtype=np.int64)
-    token_type_ids = np.zeros((batch, seq_len), dtype=np.int64)
-    attention_mask = np.zeros((batch, seq_len), dtype=np.int64)
-    for row, length in enumerate(lengths):
-        input_ids[row, :length] = rng.integers(1, config.vocab_size, length)
-        token_type_ids[row, length // 2:length] = 1
-        attention_mask[row, :length] = 1
-    inputs = dict(input_ids=input_ids, attention_mask=attention_mask)
-    if token_types:
-        inputs["token_type_ids"] = token_type_ids
-    return inputs
 
 
 def albert_classifier(seed=0, **overrides):
@@ -93,14 +79,9 @@ def distilbert_classifier(seed=0, **overrides):
 def classifier_and_inputs(family, **overrides):
     if family == "albert":
         model = albert_classifier(**overrides)
-        return model, padded_inputs(model.config)
+        return model, make_batch(model.config, **INPUTS)
     model = distilbert_classifier(**overrides)
-    return model, padded_inputs(model.config, token_types=False)
-
-
-def log_softmax(x):
-    shifted = x - x.max(axis=-1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    return model, make_batch(model.config, segments=False, **INPUTS)
 
 
 # -- gradient checks ---------------------------------------------------------------------
@@ -180,7 +161,7 @@ def test_distilbert_takes_no_token_types_and_forward_inputs_drops_them():
         model(**inputs, token_type_ids=np.zeros_like(inputs["input_ids"]))  # as HF's
     with_types = {**inputs, "token_type_ids": np.ones_like(inputs["input_ids"])}
     assert forward_inputs(model, with_types).keys() == inputs.keys()
-    bert_inputs = padded_inputs(mb.BertConfig.preset("tiny"))
+    bert_inputs = make_batch(mb.BertConfig.preset("tiny"), **INPUTS)
     bert = mb.BertForSequenceClassification(mb.BertConfig.preset("tiny", vocab_size=41))
     assert forward_inputs(bert, bert_inputs) is bert_inputs  # BERT's inputs untouched
     albert, albert_inputs = classifier_and_inputs("albert")

@@ -14,11 +14,12 @@ import warnings
 
 import numpy as np
 import pytest
+from small_models import log_softmax, make_batch, perturbed
 
 import minibert as mb
 from minibert.checks import IGNORE_INDEX
 from minibert.gradcheck import check_loss
-from minibert.gradcheck.suite import MODEL_TOL, perturb_parameters, small_config
+from minibert.gradcheck.suite import MODEL_TOL, small_config
 from minibert.heads import (
     BertForQuestionAnswering,
     BertForSequenceClassification,
@@ -27,28 +28,15 @@ from minibert.heads import (
 )
 
 LENGTHS = (8, 6, 4)  # a padded batch: T = 8, rows of 8, 6 and 4 real tokens
+INPUTS = dict(mlm_share=None, next_sentence=False)  # make_batch's inputs alone
 GRADCHECK_ENTRIES = 10  # entries probed per parameter array (half where the gradient is not 0)
 
 
-def padded_inputs(config, lengths=LENGTHS, seed=0):
-    """input_ids, token_type_ids (two segments), attention_mask (B, T); padding at the end."""
-    rng = np.random.default_rng(seed)
-    batch, seq_len = len(lengths), max(lengths)
-    input_ids = np.full((batch, seq_len), config.pad_token_id, dtype=np.int64)
-    token_type_ids = np.zeros((batch, seq_len), dtype=np.int64)
-    attention_mask = np.zeros((batch, seq_len), dtype=np.int64)
-    for row, length in enumerate(lengths):
-        input_ids[row, :length] = rng.integers(1, config.vocab_size, length)
-        token_type_ids[row, length // 2:length] = 1
-        attention_mask[row, :length] = 1
-    return dict(input_ids=input_ids, token_type_ids=token_type_ids,
-                attention_mask=attention_mask)
-
-
-def perturbed(cls, dropout=0.0, seed=0, **kwargs):
+def head_model(cls, dropout=0.0, seed=0, **kwargs):
+    """A float64 head model of the gradient-check config, every parameter perturbed; in
+    train mode when ``dropout`` is on."""
     config = small_config(hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout)
-    model = cls(config, seed=seed, dtype=np.float64, **kwargs)
-    perturb_parameters(model, np.random.default_rng(seed + 1))
+    model = perturbed(cls(config, seed=seed, dtype=np.float64, **kwargs), seed + 1)
     return model.train(dropout > 0)
 
 
@@ -61,19 +49,14 @@ def token_labels(inputs, num_labels, seed=0):
     return labels
 
 
-def log_softmax(x):
-    shifted = x - x.max(axis=-1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
-
-
 # -- gradient checks ---------------------------------------------------------------------
 
 
 # Dropout on (its masks are replayed at every evaluation of the loss): the check covers
 # the masks' backward as well as everything the dropout-off pass computes.
 def test_sequence_classification_gradient_check():
-    model = perturbed(BertForSequenceClassification, dropout=0.1, num_labels=3)
-    inputs = padded_inputs(model.config)
+    model = head_model(BertForSequenceClassification, dropout=0.1, num_labels=3)
+    inputs = make_batch(model.config, LENGTHS, **INPUTS)
     labels = np.array([2, 0, 1])
     table = check_loss(model, lambda: model(**inputs, labels=labels).loss, model.backward,
                        max_entries=GRADCHECK_ENTRIES, title="BertForSequenceClassification")
@@ -82,8 +65,8 @@ def test_sequence_classification_gradient_check():
 
 
 def test_token_classification_gradient_check():
-    model = perturbed(BertForTokenClassification, dropout=0.1, num_labels=5)
-    inputs = padded_inputs(model.config)
+    model = head_model(BertForTokenClassification, dropout=0.1, num_labels=5)
+    inputs = make_batch(model.config, LENGTHS, **INPUTS)
     labels = token_labels(inputs, 5)
     table = check_loss(model, lambda: model(**inputs, labels=labels).loss, model.backward,
                        max_entries=GRADCHECK_ENTRIES, title="BertForTokenClassification")
@@ -91,8 +74,8 @@ def test_token_classification_gradient_check():
 
 
 def test_question_answering_gradient_check():
-    model = perturbed(BertForQuestionAnswering, dropout=0.1)
-    inputs = padded_inputs(model.config)
+    model = head_model(BertForQuestionAnswering, dropout=0.1)
+    inputs = make_batch(model.config, LENGTHS, **INPUTS)
     seq_len = inputs["input_ids"].shape[1]
     # Row 1 has no answer ([CLS]); row 2's end is T, which is ignored as in HF.
     starts, ends = np.array([5, 0, 2]), np.array([6, 0, seq_len])
@@ -104,8 +87,8 @@ def test_question_answering_gradient_check():
 
 
 def test_a_head_backward_that_skips_dropout_is_caught(monkeypatch):
-    model = perturbed(BertForSequenceClassification, dropout=0.3, num_labels=3)
-    inputs = padded_inputs(model.config)
+    model = head_model(BertForSequenceClassification, dropout=0.3, num_labels=3)
+    inputs = make_batch(model.config, LENGTHS, **INPUTS)
     # The broken backward forgets to rescale by the dropout mask.
     monkeypatch.setattr(model.dropout, "backward", lambda dout: dout)
     table = check_loss(model, lambda: model(**inputs, labels=np.array([2, 0, 1])).loss,
@@ -118,8 +101,8 @@ def test_a_head_backward_that_skips_dropout_is_caught(monkeypatch):
 
 
 def test_sequence_classification_loss_is_mean_cross_entropy():
-    model = perturbed(BertForSequenceClassification, num_labels=4).eval()
-    inputs = padded_inputs(model.config)
+    model = head_model(BertForSequenceClassification, num_labels=4).eval()
+    inputs = make_batch(model.config, LENGTHS, **INPUTS)
     labels = np.array([3, 1, 0])
     out = model(**inputs, labels=labels)
     log_probs = log_softmax(out.logits)
@@ -128,8 +111,8 @@ def test_sequence_classification_loss_is_mean_cross_entropy():
 
 
 def test_token_classification_loss_skips_ignored_positions():
-    model = perturbed(BertForTokenClassification, num_labels=3).eval()
-    inputs = padded_inputs(model.config)
+    model = head_model(BertForTokenClassification, num_labels=3).eval()
+    inputs = make_batch(model.config, LENGTHS, **INPUTS)
     labels = token_labels(inputs, 3)
     out = model(**inputs, labels=labels)
     log_probs = log_softmax(out.logits)
@@ -139,8 +122,8 @@ def test_token_classification_loss_skips_ignored_positions():
 
 
 def test_question_answering_loss_is_the_mean_of_start_and_end_cross_entropy():
-    model = perturbed(BertForQuestionAnswering).eval()
-    inputs = padded_inputs(model.config)
+    model = head_model(BertForQuestionAnswering).eval()
+    inputs = make_batch(model.config, LENGTHS, **INPUTS)
     seq_len = inputs["input_ids"].shape[1]
     starts, ends = np.array([5, 0, seq_len]), np.array([6, 0, 3])
     out = model(**inputs, start_positions=starts, end_positions=ends)
@@ -153,9 +136,9 @@ def test_question_answering_loss_is_the_mean_of_start_and_end_cross_entropy():
 @pytest.mark.parametrize("cls", [BertForSequenceClassification, BertForTokenClassification,
                                  BertForQuestionAnswering])
 def test_padding_changes_no_output_at_real_tokens(cls):
-    model = perturbed(cls)
+    model = head_model(cls)
     model.eval()
-    inputs = padded_inputs(model.config)
+    inputs = make_batch(model.config, LENGTHS, **INPUTS)
     padded = model(**inputs)
     length = LENGTHS[1]
     alone = model(**{key: value[1:2, :length] for key, value in inputs.items()})
@@ -213,7 +196,7 @@ def test_classifier_dropout_from_config_else_hidden_dropout():
 
 
 def test_save_writes_labels_as_hf_and_reload_is_identical(tmp_path):
-    model = perturbed(BertForSequenceClassification, id2label=["cats", "dogs", "fish"])
+    model = head_model(BertForSequenceClassification, id2label=["cats", "dogs", "fish"])
     model.eval()
     folder = model.save_pretrained(tmp_path / "clf")
     written = json.loads((folder / "config.json").read_text())
@@ -222,7 +205,7 @@ def test_save_writes_labels_as_hf_and_reload_is_identical(tmp_path):
     assert written["architectures"] == ["BertForSequenceClassification"]
     loaded = BertForSequenceClassification.from_pretrained(folder, dtype=np.float64)
     assert loaded.loading_info["missing_keys"] == [] and loaded.id2label[1] == "dogs"
-    inputs = padded_inputs(model.config)
+    inputs = make_batch(model.config, LENGTHS, **INPUTS)
     np.testing.assert_array_equal(loaded(**inputs).logits, model(**inputs).logits)
 
 
@@ -230,7 +213,7 @@ def test_save_writes_labels_as_hf_and_reload_is_identical(tmp_path):
                                        (BertForTokenClassification, "classifier"),
                                        (BertForQuestionAnswering, "qa_outputs")])
 def test_from_pretraining_checkpoint_loads_encoder_and_initializes_head(tmp_path, cls, head):
-    pretrained = perturbed(mb.BertForPreTraining)
+    pretrained = head_model(mb.BertForPreTraining)
     folder = pretrained.save_pretrained(tmp_path / "pretrained")
     with pytest.warns(UserWarning) as caught:
         model = cls.from_pretrained(folder, dtype=np.float64, seed=3)
@@ -257,20 +240,21 @@ def classifier():
 
 @pytest.mark.parametrize("bad", [3, -1, -100])
 def test_sequence_labels_out_of_range(classifier, bad):
-    inputs = padded_inputs(classifier.config)
+    inputs = make_batch(classifier.config, LENGTHS, **INPUTS)
     with pytest.raises(IndexError, match=rf"labels contains {bad}; allowed: \[0, 3\)"):
         classifier(**inputs, labels=np.array([0, bad, 1]))
 
 
 def test_sequence_labels_of_the_wrong_shape(classifier):
     with pytest.raises(ValueError, match=r"labels must have shape \(B,\) = \(3,\)"):
-        classifier(**padded_inputs(classifier.config), labels=np.zeros((3, 1), dtype=int))
+        classifier(**make_batch(classifier.config, LENGTHS, **INPUTS),
+                   labels=np.zeros((3, 1), dtype=int))
 
 
 @pytest.mark.parametrize("bad", [5, -2])
 def test_token_labels_out_of_range(bad):
     model = BertForTokenClassification(small_config(), num_labels=5)
-    inputs = padded_inputs(model.config)
+    inputs = make_batch(model.config, LENGTHS, **INPUTS)
     labels = token_labels(inputs, 5)
     labels[1, 1] = bad
     with pytest.raises(IndexError, match=rf"labels contains {bad}; allowed: \[0, 5\).*-100"):
@@ -286,14 +270,14 @@ def test_token_labels_out_of_range(bad):
 def test_answer_positions_outside_the_sequence_or_reversed(starts, ends, message):
     model = BertForQuestionAnswering(small_config())
     with pytest.raises(ValueError, match=message):
-        model(**padded_inputs(model.config), start_positions=np.array(starts),
+        model(**make_batch(model.config, LENGTHS, **INPUTS), start_positions=np.array(starts),
               end_positions=np.array(ends))
 
 
 def test_start_positions_without_end_positions():
     model = BertForQuestionAnswering(small_config())
     with pytest.raises(ValueError, match="given together, got only start_positions"):
-        model(**padded_inputs(model.config), start_positions=np.array([1, 1, 1]))
+        model(**make_batch(model.config, LENGTHS, **INPUTS), start_positions=np.array([1, 1, 1]))
 
 
 def test_num_labels_disagreeing_with_the_checkpoint_head(tmp_path):
@@ -326,7 +310,7 @@ def test_num_labels_disagreeing_with_id2label():
                                  BertForQuestionAnswering])
 def test_backward_needs_a_forward_with_labels(cls):
     model = cls(small_config())
-    model(**padded_inputs(model.config))
+    model(**make_batch(model.config, LENGTHS, **INPUTS))
     with pytest.raises(RuntimeError, match="backward\\(\\) needs a forward pass"):
         model.backward()
 

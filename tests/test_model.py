@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from small_models import make_batch, small_config
+from small_models import (
+    log_softmax,
+    make_batch,
+    perturbed,
+    relative_difference,
+    small_config,
+)
 
 import minibert as mb
 from minibert import functional as F
@@ -21,21 +27,12 @@ from minibert.gradcheck import check_loss, numerical_gradient
 from minibert.layers import Embedding
 
 GRADCHECK_TOL = 1e-6  # whole model in float64 (one layer alone reaches ~1e-10)
-def perturbed(cls=mb.BertForPreTraining, seed=0, dtype=np.float64, scale=0.2, **overrides):
-    """A small model in eval mode with N(0, scale) noise added to every parameter."""
-    model = cls(small_config(**overrides), seed=seed, dtype=dtype)
-    rng = np.random.default_rng(seed + 100)
-    for _, value in model.named_parameters():
-        value += (scale * rng.standard_normal(value.shape)).astype(value.dtype)
-    return model.eval()
 
 
-def relative_difference(a, b) -> float:
-    """||a - b|| / ||b||, norm-wise (0 when both are exactly zero)."""
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    scale = np.linalg.norm(b)
-    diff = np.linalg.norm(a - b)
-    return float(diff / scale) if scale else (0.0 if diff == 0 else np.inf)
+def small_model(cls=mb.BertForPreTraining, seed=0, **overrides):
+    """A float64 model of the small config in eval mode, every parameter perturbed."""
+    model = cls(small_config(**overrides), seed=seed, dtype=np.float64)
+    return perturbed(model, seed + 100).eval()
 
 
 KEY_BIAS = ".attention.self.key.bias"
@@ -128,14 +125,14 @@ def test_parameter_estimate_equals_real_count(seed):
 # ----------------------------------------------------------------------------------------
 
 def test_pretraining_gradient_check_dropout_off():
-    model = perturbed()
+    model = small_model()
     table = pretraining_check(model, make_batch(model.config))
     assert len(table) == len(list(model.named_parameters()))
     table.assert_below(GRADCHECK_TOL)
 
 
 def test_pretraining_gradient_check_dropout_on():
-    model = perturbed(hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1).train()
+    model = small_model(hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1).train()
     batch = make_batch(model.config, seed=1)
     # Dropout is really active: two forwards draw different masks.
     assert model(**batch).loss != model(**batch).loss
@@ -143,7 +140,7 @@ def test_pretraining_gradient_check_dropout_on():
 
 
 def test_bert_model_gradient_check_with_both_upstream_gradients():
-    bert = perturbed(mb.BertModel, seed=2)
+    bert = small_model(mb.BertModel, seed=2)
     batch = make_batch(bert.config, seed=2)
     inputs = {k: batch[k] for k in ("input_ids", "token_type_ids", "attention_mask")}
     out = bert(**inputs)
@@ -169,7 +166,7 @@ def test_bert_model_gradient_check_with_both_upstream_gradients():
 def test_pad_row_gets_no_gradient_from_the_lookup():
     # As HF's nn.Embedding(padding_idx=pad_token_id): [PAD] stays an untrained vector
     # even where an upstream gradient reaches a padding position.
-    bert = perturbed(mb.BertModel, seed=2)
+    bert = small_model(mb.BertModel, seed=2)
     batch = make_batch(bert.config, seed=2)
     inputs = {k: batch[k] for k in ("input_ids", "token_type_ids", "attention_mask")}
     pad, hidden = bert.config.pad_token_id, bert.config.hidden_size
@@ -201,7 +198,7 @@ def test_broken_layernorm_backward_is_caught(monkeypatch):
 
     # The layers call F.layernorm_backward through the module, so this reaches all of them.
     monkeypatch.setattr(F, "layernorm_backward", layernorm_backward_without_variance_term)
-    model = perturbed(seed=3)
+    model = small_model(seed=3)
     names = ["bert.embeddings.word_embeddings.weight",
              "bert.encoder.layer.0.attention.self.query.weight",
              "bert.encoder.layer.1.intermediate.dense.weight"]
@@ -216,7 +213,7 @@ def test_broken_layernorm_backward_is_caught(monkeypatch):
 # ----------------------------------------------------------------------------------------
 
 def test_padding_changes_nothing_at_real_positions():
-    model = perturbed(seed=4)
+    model = small_model(seed=4)
     short = make_batch(model.config, lengths=(9, 6, 4), seed=4)
     long = make_batch(model.config, lengths=(9, 6, 4), seq_len=14, seed=4)
     for name in short:  # the same batch, five more [PAD] columns
@@ -252,7 +249,7 @@ def test_padding_changes_nothing_at_real_positions():
 
 
 def test_pooler_output_ignores_padding():
-    bert = perturbed(mb.BertModel, seed=5)
+    bert = small_model(mb.BertModel, seed=5)
     ids = np.array([[2, 7, 9, 4]])
     padded = np.array([[2, 7, 9, 4, 0, 0, 0]])
     mask = np.array([[1, 1, 1, 1, 0, 0, 0]])
@@ -283,7 +280,7 @@ def test_decoder_weight_is_the_word_embedding_array():
 
 
 def test_tied_gradient_is_the_sum_of_both_uses():
-    model = perturbed(seed=6)
+    model = small_model(seed=6)
     batch = make_batch(model.config, seed=6)
     model(**batch)
     model.zero_grad()
@@ -292,7 +289,7 @@ def test_tied_gradient_is_the_sum_of_both_uses():
 
     # The same weights with the decoder reading its own copy of the table: each use now
     # collects its gradient in a separate buffer.
-    untied = perturbed(seed=6)
+    untied = small_model(seed=6)
     word = untied.bert.embeddings.word_embeddings
     decoder = Embedding(*word.params["weight"].shape, np.random.default_rng(0),
                         dtype=np.float64)
@@ -349,7 +346,7 @@ def test_same_seed_same_weights_other_seed_other_weights():
 # ----------------------------------------------------------------------------------------
 
 def test_output_shapes_and_attention_rows():
-    model = perturbed(seed=7)
+    model = small_model(seed=7)
     config = model.config
     batch = make_batch(config, seed=7)
     out = model(**batch, output_attentions=True, output_hidden_states=True)
@@ -370,7 +367,7 @@ def test_output_shapes_and_attention_rows():
 
 
 def test_eval_is_deterministic_train_is_not():
-    model = perturbed(seed=8, hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1)
+    model = small_model(seed=8, hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1)
     batch = make_batch(model.config, seed=8)
     model.eval()
     first, second = model(**batch), model(**batch)
@@ -398,13 +395,8 @@ def test_dtype_float32_by_default_float64_on_request(dtype):
     assert all(grad.dtype == expected for _, grad in model.named_gradients())
 
 
-def log_softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = logits - logits.max(axis=-1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
-
-
 def test_losses_equal_cross_entropy_over_labelled_positions():
-    model = perturbed(seed=9)
+    model = small_model(seed=9)
     batch = make_batch(model.config, seed=9)
     out = model(**batch)
     labels = batch["labels"]
@@ -423,7 +415,7 @@ def test_losses_equal_cross_entropy_over_labelled_positions():
 
 
 def test_prediction_logits_access_does_not_disturb_backward():
-    model = perturbed(seed=10)
+    model = small_model(seed=10)
     batch = make_batch(model.config, seed=10)
     model(**batch)
     model.zero_grad()

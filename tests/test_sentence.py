@@ -7,9 +7,11 @@ sentence-transformers and torch is in tests/parity/test_sentence_parity.py.
 from __future__ import annotations
 
 import json
+import operator
 
 import numpy as np
 import pytest
+from small_models import make_batch
 
 import minibert as mb
 from minibert import sentence as S
@@ -18,11 +20,9 @@ from minibert.gradcheck import check_function, check_loss
 from minibert.gradcheck.suite import MODEL_TOL, SINGLE_LAYER_TOL, perturb_parameters, small_config
 from minibert.sentence import SentenceEncoder, contrastive_finetune, rank, retrieval_pairs
 
-
-def _batch(rng, config, lengths=(8, 5, 3)):
-    input_ids = rng.integers(1, config.vocab_size, size=(len(lengths), max(lengths)))
-    mask = (np.arange(max(lengths))[None, :] < np.array(lengths)[:, None]).astype(np.int64)
-    return np.where(mask == 1, input_ids, 0), mask
+# make_batch's ids and mask alone (no token types, no labels); ROWS unpacks them.
+INPUTS = dict(segments=False, mlm_share=None, next_sentence=False)
+ROWS = operator.itemgetter("input_ids", "attention_mask")
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def encoder():
 def test_encoder_gradient_through_the_whole_model(encoder, normalize):
     encoder.normalize = normalize
     rng = np.random.default_rng(2)
-    input_ids, mask = _batch(rng, encoder.bert.config)
+    input_ids, mask = ROWS(make_batch(encoder.bert.config, (8, 5, 3), seed=2, **INPUTS))
     upstream = rng.standard_normal((3, encoder.bert.config.hidden_size))
 
     def loss():
@@ -48,8 +48,7 @@ def test_encoder_gradient_through_the_whole_model(encoder, normalize):
 
 def test_contrastive_loss_through_the_model(encoder):
     """The training step's gradient: anchors and positives in one batch, one backward."""
-    rng = np.random.default_rng(3)
-    input_ids, mask = _batch(rng, encoder.bert.config, lengths=(6, 4, 6, 3))
+    input_ids, mask = ROWS(make_batch(encoder.bert.config, (6, 4, 6, 3), seed=3, **INPUTS))
 
     def loss():
         vectors = encoder(input_ids, mask)  # (4, H)
@@ -85,8 +84,7 @@ def test_broken_backward_is_caught():
 
 
 def test_padding_changes_nothing_and_vectors_are_unit(encoder):
-    rng = np.random.default_rng(5)
-    input_ids, mask = _batch(rng, encoder.bert.config, lengths=(5, 3))
+    input_ids, mask = ROWS(make_batch(encoder.bert.config, (5, 3), seed=5, **INPUTS))
     padded = encoder(input_ids, mask)
     alone = encoder(input_ids[1:, :3], mask[1:, :3])
     np.testing.assert_allclose(padded[1:], alone, rtol=0, atol=1e-13)

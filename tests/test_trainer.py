@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 import pytest
+from small_models import cli
 
 import minibert as mb
 from minibert.fill_mask import fill_mask
@@ -28,7 +29,7 @@ def quiet(_message):
     pass
 
 
-def run(tmp_path, name, **overrides):
+def pretrain_run(tmp_path, name, **overrides):
     config = TrainingConfig(**{**SMALL, **overrides})
     out = tmp_path / name
     metrics = pretrain(config, out, progress=quiet)
@@ -40,7 +41,7 @@ def weights(folder):
 
 
 def test_run_writes_a_loadable_model_and_metrics(tmp_path):
-    out, metrics = run(tmp_path, "a")
+    out, metrics = pretrain_run(tmp_path, "a")
     for name in ("config.json", "model.safetensors", "vocab.txt", "metrics.json",
                  "history.json"):
         assert (out / name).is_file(), name
@@ -60,15 +61,15 @@ def test_run_writes_a_loadable_model_and_metrics(tmp_path):
 
 
 def test_same_seed_same_weights_and_metrics(tmp_path):
-    out_a, metrics_a = run(tmp_path, "a")
-    out_b, metrics_b = run(tmp_path, "b")
+    out_a, metrics_a = pretrain_run(tmp_path, "a")
+    out_b, metrics_b = pretrain_run(tmp_path, "b")
     for timing in ("train_seconds", "total_seconds"):
         metrics_a.pop(timing)
         metrics_b.pop(timing)
     assert metrics_a == metrics_b
     a, b = weights(out_a), weights(out_b)
     assert all(np.array_equal(a[k], b[k]) for k in a)
-    out_c, _ = run(tmp_path, "c", seed=1)
+    out_c, _ = pretrain_run(tmp_path, "c", seed=1)
     c = weights(out_c)
     assert not np.array_equal(a["cls.predictions.bias"], c["cls.predictions.bias"])
 
@@ -78,7 +79,7 @@ class Interrupt(Exception):
 
 
 def test_resume_is_bit_identical(tmp_path):
-    reference, _ = run(tmp_path, "reference", save_every=3)
+    reference, _ = pretrain_run(tmp_path, "reference", save_every=3)
     config = TrainingConfig(**{**SMALL, "save_every": 3})
     out = tmp_path / "interrupted"
 
@@ -166,7 +167,7 @@ def test_resume_checks_settings_before_preparing_data(tmp_path, monkeypatch):
 
 
 def test_resume_of_a_finished_or_missing_run_says_why(tmp_path):
-    out, _ = run(tmp_path, "done")
+    out, _ = pretrain_run(tmp_path, "done")
     with pytest.raises(FileNotFoundError, match="holds a finished run"):
         pretrain(TrainingConfig(**SMALL), out, resume=True, progress=quiet)
     with pytest.raises(FileNotFoundError, match="does not exist; nothing to resume"):
@@ -195,16 +196,16 @@ def test_objectives_and_text_corpus(tmp_path):
         documents.append("\n".join(f"document {d} sentence {s} talks about topic {d % 3}."
                                    for s in range(6)))
     corpus.write_text("\n\n".join(documents) + "\n", encoding="utf-8")
-    out, metrics = run(tmp_path, "text", corpus=str(corpus), vocab_size=200)
+    out, metrics = pretrain_run(tmp_path, "text", corpus=str(corpus), vocab_size=200)
     assert metrics["corpus_words"] > 0 and (out / "model.safetensors").is_file()
-    _, sop = run(tmp_path, "sop", objective="sop")
+    _, sop = pretrain_run(tmp_path, "sop", objective="sop")
     assert "next_sentence_accuracy" in sop
-    _, mlm = run(tmp_path, "mlm", objective="mlm")
+    _, mlm = pretrain_run(tmp_path, "mlm", objective="mlm")
     assert "next_sentence_accuracy" not in mlm
 
 
 def test_fill_mask_format(tmp_path):
-    out, _ = run(tmp_path, "a")
+    out, _ = pretrain_run(tmp_path, "a")
     # the pretraining folder also holds the pooler and the NSP head, which MLM has no use for
     with pytest.warns(UserWarning, match="ignored 4 checkpoint weights"):
         model = mb.BertForMaskedLM.from_pretrained(out)
@@ -225,10 +226,10 @@ def test_fill_mask_format(tmp_path):
 # -- bad input ----------------------------------------------------------------------------------
 
 def test_refuses_to_overwrite_a_model(tmp_path):
-    out, _ = run(tmp_path, "a")
+    out, _ = pretrain_run(tmp_path, "a")
     before = (out / "model.safetensors").read_bytes()
     with pytest.raises(FileExistsError, match="already holds a model; pass --overwrite"):
-        run(tmp_path, "a")
+        pretrain_run(tmp_path, "a")
     assert (out / "model.safetensors").read_bytes() == before
     config = TrainingConfig(**{**SMALL, "steps": 2})
     pretrain(config, out, overwrite=True, progress=quiet)
@@ -261,15 +262,15 @@ def test_bad_corpora(tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_text("\n\n", encoding="utf-8")
     with pytest.raises(ValueError, match="empty"):
-        run(tmp_path, "e", corpus=str(empty))
+        pretrain_run(tmp_path, "e", corpus=str(empty))
     one = tmp_path / "one.txt"
     one.write_text("a single document.\nwith two sentences.\n", encoding="utf-8")
     with pytest.raises(ValueError, match="1 document; next-sentence objectives need at least 2"):
-        run(tmp_path, "o", corpus=str(one))
+        pretrain_run(tmp_path, "o", corpus=str(one))
     latin = tmp_path / "latin1.txt"
     latin.write_bytes("caf\xe9 au lait.\n".encode("latin-1"))
     with pytest.raises(ValueError, match="UTF-8"):
-        run(tmp_path, "l", corpus=str(latin))
+        pretrain_run(tmp_path, "l", corpus=str(latin))
 
 
 @pytest.mark.parametrize("field, value", [("steps", 0), ("batch_size", -1), ("objective", "xlm"),
@@ -290,11 +291,6 @@ def test_bad_corpora(tmp_path):
 def test_config_validation(field, value):
     with pytest.raises((TypeError, ValueError), match=field):
         TrainingConfig(**{field: value})
-
-
-def cli(*args, timeout=240):
-    return subprocess.run([sys.executable, "-m", "minibert", *args], capture_output=True,
-                          text=True, timeout=timeout)
 
 
 def test_cli_errors_are_one_line(tmp_path):
@@ -417,7 +413,7 @@ def test_sigkill_of_a_two_worker_run_then_resume_gives_identical_weights(tmp_pat
 
 def test_dropout_setting_reaches_the_model(tmp_path):
     for name, dropout in (("d0", 0.0), ("d2", 0.2)):
-        out, _ = run(tmp_path, name, dropout=dropout)
+        out, _ = pretrain_run(tmp_path, name, dropout=dropout)
         config = json.loads((out / "config.json").read_text())
         assert config["hidden_dropout_prob"] == dropout
         assert config["attention_probs_dropout_prob"] == dropout
@@ -447,7 +443,7 @@ def test_workers_resume_bit_identical_and_match_one_process(tmp_path):
                  progress=quiet)
     pretrain(TrainingConfig(**settings), out, resume=True, progress=quiet)
     assert_same_weights(reference, out)
-    single, _ = run(tmp_path, "single", dropout=0.0)
+    single, _ = pretrain_run(tmp_path, "single", dropout=0.0)
     first = [json.loads((folder / "history.json").read_text())[0]["loss"]
              for folder in (reference, single)]
     assert abs(first[0] - first[1]) < 1e-5 * first[1]
