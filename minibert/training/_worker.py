@@ -100,6 +100,7 @@ class Worker:
         loss = _forward_backward(self.model, meta, arrays)
         computed = time.perf_counter()
         self.peers.exchange()  # every slot is written
+        waited = time.perf_counter()
         mine = self.shared.grads[self.rank, part]
         squares = P.reduce_chunk(self.shared.grads, part, self.scratch, mine)
         if kind == "gradients":  # the parent reads the chunks once every worker has replied
@@ -119,8 +120,8 @@ class Worker:
         P.send_message(self.control_out, "ok", {
             "loss": loss, "grad_norm": norm,
             "bytes_sent": (self.n - 1) * (part.stop - part.start) * itemsize,
-            "compute_seconds": computed - start, "allreduce_seconds": reduced - computed,
-            "update_seconds": done - reduced,
+            "compute_seconds": computed - start, "waiting_seconds": waited - computed,
+            "allreduce_seconds": reduced - waited, "update_seconds": done - reduced,
             "signal": self.signals[0] if self.signals else 0})
 
     def serve(self) -> None:

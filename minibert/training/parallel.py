@@ -522,11 +522,13 @@ class StepResult:
     grad_norm: float | None  # global gradient norm before clipping (None: no clipping)
     bytes_sent: list  # per worker: bytes of other workers' gradients it read (all-reduce)
     compute_seconds: list  # per worker: forward + backward
-    allreduce_seconds: list  # per worker: the all-reduce (with the waits for the others)
+    allreduce_seconds: list  # per worker: the all-reduce, without waiting_seconds
     update_seconds: list  # per worker: clipping + optimizer update of its chunk
     seconds: float  # wall time of the whole step, seen by the parent
     # rank -> signal number, for workers that received SIGINT, SIGTERM or SIGHUP
     signals: dict = field(default_factory=dict)
+    # per worker: waiting at the first barrier for the slowest worker's backward
+    waiting_seconds: list = field(default_factory=list)
 
 
 def _optimizer_spec(optimizer: AdamW) -> dict:
@@ -769,7 +771,8 @@ class DataParallel:
             update_seconds=[meta["update_seconds"] for meta in metas],
             seconds=time.perf_counter() - start,
             signals={rank: meta["signal"] for rank, meta in enumerate(metas)
-                     if meta.get("signal")})
+                     if meta.get("signal")},
+            waiting_seconds=[meta["waiting_seconds"] for meta in metas])
 
     def gradients(self, batch: dict, reduction: str = "global") -> dict[str, np.ndarray]:
         """The all-reduced gradient of ``batch`` (no update), as name -> array.
