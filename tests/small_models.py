@@ -146,3 +146,71 @@ def refused(result, *fragments, command=None) -> None:
         assert lines[-1].startswith(f"minibert {command}: error: "), result.stderr
     for fragment in fragments:
         assert fragment in lines[-1], result.stderr
+
+
+# Attention maps for the figure tests: a pair of sentences with word pieces and padding.
+TOKENS = [
+    "[CLS]", "the", "river", "bank", "was", "un", "##bel", "##ievably", "steep", "[SEP]",
+    "she", "sat", "there", "[SEP]", "[PAD]", "[PAD]",
+]  # fmt: skip
+SEGMENTS = [0] * 10 + [1] * 4 + [0] * 2
+N_REAL = 14  # TOKENS without the two [PAD]
+
+
+def softmax_attentions(rng, n_layers, batch, n_heads, mask):
+    """Attention probabilities from random logits; masked keys get exactly 0.
+
+    mask: (B, T), 1 = real token. Returns a tuple of L arrays (B, N, T, T), like the model.
+    """
+    length = mask.shape[1]
+    logits = 2.0 * rng.normal(size=(n_layers, batch, n_heads, length, length))
+    logits = np.where(mask[None, :, None, None, :] > 0, logits, -np.inf)
+    probs = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    probs /= probs.sum(axis=-1, keepdims=True)
+    return tuple(probs)
+
+
+def heatmaps(fig):
+    """The heatmap axes of a figure, in drawing order (colour bars hold no image)."""
+    return [ax for ax in fig.axes if ax.images]
+
+
+def drawn(ax):
+    """The array an axes' image shows."""
+    return np.asarray(ax.images[0].get_array(), dtype=np.float64)
+
+
+def tick_texts(labels):
+    return [label.get_text() for label in labels]
+
+
+def real(matrix):
+    """Rows and columns of the first example's real tokens."""
+    return matrix[..., :N_REAL, :N_REAL]
+
+
+def loop_rollout(stack):
+    """Attention rollout written with plain loops, as an independent reference."""
+    n_layers, n_heads, length, _ = stack.shape
+    result = []
+    previous = None
+    for layer in range(n_layers):
+        mixed = [[0.0] * length for _ in range(length)]
+        for i in range(length):
+            row = [
+                sum(stack[layer, h, i, j] for h in range(n_heads)) / n_heads
+                + (1.0 if i == j else 0.0)
+                for j in range(length)
+            ]
+            total = sum(row)
+            mixed[i] = [value / total for value in row]
+        if previous is None:
+            current = mixed
+        else:
+            current = [
+                [sum(mixed[i][k] * previous[k][j] for k in range(length)) for j in range(length)]
+                for i in range(length)
+            ]
+        result.append(current)
+        previous = current
+    return np.array(result)
