@@ -11,7 +11,7 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
-def run(script: str, *args: str, timeout: int = 300) -> str:
+def run_benchmark(script: str, *args: str, timeout: int = 300) -> str:
     result = subprocess.run([sys.executable, str(BENCHMARKS / script), *args],
                             capture_output=True, text=True, timeout=timeout)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -20,7 +20,7 @@ def run(script: str, *args: str, timeout: int = 300) -> str:
 
 @pytest.mark.slow
 def test_profile_step_times_the_functional_pairs_the_training_job_runs():
-    out = run("profile_step.py", "--steps", "2", "--threads", "1")
+    out = run_benchmark("profile_step.py", "--steps", "2", "--threads", "1")
     rows = {line.split()[0] for line in out.splitlines() if line[:1].isalpha()}
     # the pairs of functional.py are what every job runs: GELU's Phi among them
     assert {"linear_forward", "gelu_forward", "normal_cdf", "attention_backward"} <= rows, out

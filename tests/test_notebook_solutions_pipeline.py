@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_notebook_solutions_layers import load_solution, notebook_check
+from test_notebook_solutions_layers import load_solution, notebook_check, stub
 
 import minibert as mb
 from minibert import viz
@@ -27,10 +27,6 @@ from minibert import viz
 REPLACE = ("06_pretraining_data", "my_replace_targets", "check_replace_targets")
 NSP_PAIR = ("06_pretraining_data", "my_nsp_pair", "check_nsp_pair")
 ROLLOUT = ("08_attention_heatmaps", "my_rollout", "check_rollout")
-
-
-def stub(tokens, draws, mask_id, random_ids):
-    raise NotImplementedError("your turn")
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32])
@@ -129,10 +125,6 @@ def test_replace_targets_notebook_check_passes_solution_and_catches_mistakes(cap
 # ----------------------------------------------------------------------------------------
 
 
-def nsp_stub(segments, other_document, draw):
-    raise NotImplementedError("your turn")
-
-
 def test_nsp_pair_solution_follows_the_rule():
     nsp_pair = load_solution(*NSP_PAIR[:2])
     segments = [[1, 2, 3], [4, 5], [6]]
@@ -161,7 +153,7 @@ def test_nsp_pair_notebook_check_passes_solution_and_catches_mistakes(capsys):
     printed = capsys.readouterr().out
     assert "NotNext 500, IsNext 500" in printed
     assert printed.strip().endswith("pass")
-    assert check(nsp_stub) == "not implemented yet"
+    assert check(stub) == "not implemented yet"
     capsys.readouterr()
 
     def flipped_label(segments, other_document, draw):
@@ -264,10 +256,6 @@ def test_rollout_solution_written_out_for_two_layers():
     np.testing.assert_allclose(got[1], a1 @ a0, atol=1e-12)  # the latest layer on the left
 
 
-def rollout_stub(attentions):
-    raise NotImplementedError("your turn")
-
-
 def test_rollout_notebook_check_passes_solution_and_catches_mistakes(capsys):
     solution = load_solution(*ROLLOUT[:2])
     verdict, check = notebook_check(*ROLLOUT, solution)
@@ -277,7 +265,7 @@ def test_rollout_notebook_check_passes_solution_and_catches_mistakes(capsys):
     shape = f"({config.num_hidden_layers}, {config.num_attention_heads}, 20, 20)"
     assert f"the reference checkpoint's attentions {shape}" in printed
     assert printed.strip().endswith("pass")
-    assert check(rollout_stub) == "not implemented yet"
+    assert check(stub) == "not implemented yet"
     capsys.readouterr()
 
     def layer_products(matrices, latest_on_the_left=True):
