@@ -507,7 +507,7 @@ def _curves_page(fig: Figure, context: _Context) -> None:
 def _heads_page(fig: Figure, context: _Context) -> None:
     scores = head_job_scores(context.model, context.tokenizer, [HEAD_SENTENCE])
     attentions, tokens, _ = _attentions(context, HEAD_SENTENCE)
-    axes = fig.subplots(1, 2, gridspec_kw={"left": 0.17, "right": 0.77, "top": 0.68,
+    axes = fig.subplots(1, 2, gridspec_kw={"left": 0.17, "right": 0.8, "top": 0.68,
                                             "bottom": 0.3, "wspace": 0.75})
     image = None
     for ax, job, where in zip(axes, ("previous token", "next token"), ("below", "above"),
@@ -520,8 +520,8 @@ def _heads_page(fig: Figure, context: _Context) -> None:
         # The diagonal (a token looking at itself), to tell below it from above it.
         ax.plot([-0.5, len(tokens) - 0.5], [-0.5, len(tokens) - 0.5], color="white",
                 linestyle=":", linewidth=1.5)
-    bar = fig.colorbar(image, ax=list(axes), fraction=0.03, pad=0.02)
-    bar.set_label("attention (light = more)", fontsize=MIN_FONT_SIZE)
+    bar = fig.colorbar(image, cax=fig.add_axes((0.88, 0.3, 0.018, 0.38)))
+    bar.set_label("attention", fontsize=MIN_FONT_SIZE)
     bar.ax.tick_params(labelsize=MIN_FONT_SIZE)
     fig.text(0.03, 0.845, "Picked by job score: the mean attention a query gives its target."
              " Dots: the diagonal.", fontsize=MIN_FONT_SIZE)
