@@ -868,7 +868,9 @@ def _locks_output(run: Callable[..., int]) -> Callable[..., int]:
         target = Path(args.out) if args.out.strip() else None
         if target is None or not target.parent.is_dir():
             return run(args)  # nothing there to race for: the command refuses or creates it
-        with output_lock(target, "-o"):
+        with contextlib.ExitStack() as held:
+            with _file_access("-o must name a file in a folder you can write to"):
+                held.enter_context(output_lock(target, "-o"))
             return run(args)
     return locked
 

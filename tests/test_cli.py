@@ -58,8 +58,8 @@ def test_attention_views(model_dir, tmp_path, view):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--layer", "7"], "layer must be in 0..1"),
-    (["--layer", "0", "--head", "5"], "head must be in 0..1"),
+    (["--layer", "7"], "--layer must be 0 to 1, got 7"),
+    (["--layer", "0", "--head", "5"], "--head must be 0 to 1, got 5"),
     (["--view", "sideways"], "--view must be one of head, layer, model, token"),
     (["--view", "token", "--token", "zebra"], "token 'zebra' is not in the text"),
     (["-o", "out.gif"], "the extension must be one of .png, .svg, .pdf"),

@@ -266,7 +266,7 @@ def config_mismatches(config: dict, shapes: dict) -> tuple[list[str], bool]:
             continue  # ALBERT's layers share the blocks of its groups
         stored = max(indices) + 1
         if stored != wanted:
-            found.append(f"{field} {wanted}, but the weights hold {stored} {what} "
+            found.append(f"{field} {_count(wanted)}, but the weights hold {stored} {what} "
                          f"(numbered {min(indices)} to {max(indices)})")
             only_more_blocks = only_more_blocks and stored > wanted
     width_field = "embedding_size" if "embedding_size" in config else \
@@ -288,7 +288,7 @@ def config_mismatches(config: dict, shapes: dict) -> tuple[list[str], bool]:
         if not isinstance(wanted, int) or shape is None or len(shape) <= axis:
             continue
         if shape[axis] != wanted:
-            found.append(f"{field} {wanted:,}, but the weights' {ending.lstrip('.0')} "
+            found.append(f"{field} {_count(wanted)}, but the weights' {ending.lstrip('.0')} "
                          f"has {shape[axis]:,} {'rows' if axis == 0 else 'columns'}")
             only_more_blocks = False
     return found, bool(found) and only_more_blocks
