@@ -321,9 +321,11 @@ def test_gradescope_results_json(tree, tmp_path):
 
 @pytest.mark.slow
 def test_grade_all_writes_one_csv_for_a_class(tree, tmp_path):
-    """Ten generated submissions (two correct, mistakes, broken files, one zipped, one
-    empty) graded into one CSV, each row losing exactly the case's task."""
-    cases = dict(write_class(tmp_path / "class", tree / "solutions", count=10))
+    """A generated class (two correct, every mistake of the catalogue, every broken file;
+    one zipped, one empty) graded into one CSV: each row loses exactly its case's task,
+    with the hint's words in its notes."""
+    count = 2 + len(MISTAKES) + len(BROKEN)
+    cases = dict(write_class(tmp_path / "class", tree / "solutions", count=count))
     zipped = tmp_path / "class" / "student003"
     with zipfile.ZipFile(tmp_path / "class" / "student003.zip", "w") as archive:
         for path in zipped.iterdir():
@@ -335,9 +337,10 @@ def test_grade_all_writes_one_csv_for_a_class(tree, tmp_path):
     out = tmp_path / "grades.csv"
     done = subprocess.run([sys.executable, "-m", "minibert", "assignment", "grade-all",
                            str(tmp_path / "class"), "--hidden", str(tree / "hidden"), "-o",
-                           str(out)], capture_output=True, text=True, timeout=600)
+                           str(out), "--time-limit", "15"],  # the loop runs it out
+                          capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    assert "wrote" in done.stdout and "11 submissions graded" in done.stdout
+    assert "wrote" in done.stdout and f"{count + 1} submissions graded" in done.stdout
     rows = {row["submission"]: row for row in csv.DictReader(out.open())}
     assert rows["student099"]["notes"] == "no task files found"
     by_case = {c[0]: c for c in MISTAKES + BROKEN}
@@ -352,6 +355,8 @@ def test_grade_all_writes_one_csv_for_a_class(tree, tmp_path):
         assert int(row["max_total"]) == 100
         if lost:
             assert row[task] == "0" and said in row["notes"], (case, row["notes"])
+        else:
+            assert row["flags"].startswith(f"{task}: "), (case, row)
     assert "student003" in rows and rows["student003"]["total"] != ""
 
 
