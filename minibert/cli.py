@@ -1368,6 +1368,15 @@ def _run_explore(args) -> int:
     with _file_access("--model must be a readable model folder"), \
             partial_loading(args.allow_partial):
         model, tokenizer = load_model(folder)
+    length, limit = len(tokenizer(args.text, args.pair)["input_ids"]), \
+        model.config.max_position_embeddings
+    if length > limit:
+        from minibert.fill_mask import excerpt
+
+        what, them = ("TEXT and PAIR are", "them") if args.pair else ("TEXT is", "it")
+        raise CommandError(f"{what} {length:,} tokens long ([CLS] and [SEP] included), more "
+                           f"than the {limit} the model reads (max_position_embeddings); "
+                           f"shorten {them}: got {excerpt(args.text)}")
     page = explore(model, tokenizer, args.text, args.pair, backward=args.backward,
                    timeline=folder if args.timeline else None, neuron_layers=neuron_layers)
     with _file_access("-o must name a file in a folder you can write to"):

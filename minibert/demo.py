@@ -27,7 +27,7 @@ from minibert.checks import os_error_line, wrap_for_terminal
 from minibert.data import AMBIGUITY_PROBES
 from minibert.fill_mask import fill_mask
 from minibert.heads import BertForMaskedLM
-from minibert.io.fileio import atomic_write_json, atomic_write_text
+from minibert.io.fileio import atomic_write_json, atomic_write_text, output_lock
 from minibert.model import BertModel
 from minibert.tokenization import load_tokenizer
 from minibert.training.pretrain import TrainingConfig, pretrain
@@ -224,8 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out = Path(args.out)
     try:
-        config = TrainingConfig(steps=args.steps, seed=args.seed, workers=args.workers)
-        metrics = pretrain(config, out, overwrite=True, progress=progress)
+        with output_lock(out, "--out"):  # a second demo into --out meanwhile is refused
+            return _run(args, out, progress)
     except (ValueError, TypeError, OSError, MemoryError) as error:
         reason = os_error_line(error) if isinstance(error, OSError) else str(error)
         print(wrap_for_terminal(f"demo: error: {reason}", sys.stderr), file=sys.stderr)
@@ -235,6 +235,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"demo: interrupted ({interruption}); run it again to start over",
               file=sys.stderr)
         return 128 + getattr(interruption, "signum", 2)
+
+
+def _run(args, out: Path, progress) -> int:
+    """Train, probe, draw and summarise (main holds --out's lock meanwhile)."""
+    config = TrainingConfig(steps=args.steps, seed=args.seed, workers=args.workers)
+    metrics = pretrain(config, out, overwrite=True, progress=progress)
     results = run_probes(out)
     atomic_write_json(out / "fill_mask.json", results)
     report = _probe_report(results)

@@ -531,6 +531,7 @@ def test_the_demo_progress_keeps_a_line_a_tenth_of_the_run():
     assert "held-out at step 250: masked words 50.0% right, next sentence 75.0% right" in lines
 
 
+@pytest.mark.slow  # the whole demo (corpus, vocabulary, figures) at 20 steps: 20-60 s
 def test_the_demo_tells_its_story_in_at_most_60_lines(tmp_path):
     result = subprocess.run([sys.executable, "-m", "minibert.demo", "--steps", "20",
                              "--workers", "1", "--out", str(tmp_path / "demo")],
