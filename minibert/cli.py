@@ -1561,14 +1561,20 @@ def _program(argv: list[str] | None) -> list[str]:
     return [sys.argv[0]]
 
 
-def _one_line(error: BaseException) -> str:
+def _one_line(error: BaseException, options: frozenset = frozenset({"--allow-partial"})
+              ) -> str:
     """The message of ``error`` in one line, whole (a long one is wrapped by ``_wrapped``
-    on a terminal, never cut: its end holds the advice)."""
+    on a terminal, never cut: its end holds the advice). ``options``: the command's, so
+    that the advice names only options it has."""
     from minibert.io.checkpoint import ConfigMismatch
 
     if isinstance(error, ConfigMismatch):
+        if not error.partial:
+            return error.reason()
         return error.reason() + ("; pass --allow-partial to load only what config.json "
-                                 "describes" if error.partial else "")
+                                 "describes" if "--allow-partial" in options else
+                                 "; correct config.json (or use a command with "
+                                 "--allow-partial, such as fill-mask)")
     if isinstance(error, MemoryError):
         reason = str(error).rstrip(".") or "an allocation failed"
         return (f"out of memory ({reason[:1].lower() + reason[1:]}); "
@@ -1597,6 +1603,13 @@ _OPTION_OF_ARGUMENT = {"learning_rate": "--lr", "num_layers": "--layers",
                        "max_length": "--max-seq-length", "lora_rank": "--lora"}
 
 
+def _command_options(parser, command: str) -> frozenset:
+    """Every option string of the subcommand ``command`` ("--model", "-o", ...)."""
+    commands = parser._subparsers._group_actions[0].choices if parser._subparsers else {}
+    return frozenset(flag for action in getattr(commands.get(command), "_actions", ())
+                     for flag in action.option_strings)
+
+
 def _option_names(message: str, parser, command: str) -> str:
     """A message that starts with a library argument ("max_length=300 is longer ...",
     "dropout must be ...") names the command's option instead ("--max-seq-length 300 ...")."""
@@ -1607,10 +1620,7 @@ def _option_names(message: str, parser, command: str) -> str:
         return message
     name = found.group(1)
     option = _OPTION_OF_ARGUMENT.get(name, "--" + name.replace("_", "-"))
-    commands = parser._subparsers._group_actions[0].choices if parser._subparsers else {}
-    known = {flag for action in getattr(commands.get(command), "_actions", ())
-             for flag in action.option_strings}
-    if option not in known or option in message:
+    if option not in _command_options(parser, command) or option in message:
         return message
     return option + " " + message[found.end(1):].removeprefix("=").lstrip()
 
@@ -1690,6 +1700,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"minibert {args.command}: {_how_stopped(interruption)}", file=sys.stderr)
         return _exit_status(interruption)
     except (CommandError, TrainingDiverged, MemoryError, *USER_ERRORS) as error:
-        message = _option_names(_one_line(error), parser, args.command)
+        message = _option_names(_one_line(error, _command_options(parser, args.command)),
+                                parser, args.command)
         print(_wrapped(f"minibert {args.command}: error: {message}"), file=sys.stderr)
         return 2

@@ -203,6 +203,20 @@ def test_demo_with_zero_steps_is_one_line(tmp_path):
     assert not (tmp_path / "demo").exists()
 
 
+def test_demo_errors_are_words_not_errno(tmp_path):
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("a file where the output folder should go")
+    result = subprocess.run([sys.executable, "-m", "minibert.demo", "--out",
+                             str(blocker / "demo")], capture_output=True, text=True, timeout=180)
+    refused(result, f"demo: error: {str(blocker)!r}: is a file, not a folder")
+    assert "Errno" not in result.stderr
+
+
+def test_a_command_without_allow_partial_does_not_advise_it(two_layer_config, tmp_path):
+    refused(cli("figures", "--model", str(two_layer_config), "-o", str(tmp_path / "figs")),
+            "says num_hidden_layers 2", "correct config.json")
+
+
 @pytest.mark.parametrize("args, message", [
     (["--steps", "many"], "argument --steps: invalid int value: 'many'"),
     (["--seeds", "3"], "unrecognized arguments: --seeds 3"),
