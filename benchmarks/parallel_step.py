@@ -181,8 +181,14 @@ def main(argv=None) -> int:
             return 2
         for ranks in counts:
             if ranks > 1:
-                rows.append((f"MPI, {ranks} ranks x 1 thread", in_subprocess(args, "mpi",
-                                                                             ranks)))
+                try:
+                    rows.append((f"MPI, {ranks} ranks x 1 thread",
+                                 in_subprocess(args, "mpi", ranks)))
+                except subprocess.CalledProcessError as error:
+                    why = (error.stderr or error.stdout or "").strip().splitlines()
+                    print(f"--mpi: mpiexec -n {ranks} failed: {why[-1] if why else error}",
+                          file=sys.stderr)
+                    break
     base = rows[0][1]["seconds"]
     if args.out:
         Path(args.out).write_text(json.dumps({

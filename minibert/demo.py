@@ -215,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the whole run")
     parser.add_argument("--workers", type=int, default=default_workers(), metavar="N",
                         help="data-parallel worker processes (default: the cores there are, "
-                             "at most 4: %(default)s here; 1 trains in this process)")
+                             "at most 8: %(default)s here; 1 trains in this process)")
     args = parser.parse_args(argv)
 
     progress = _DemoProgress()

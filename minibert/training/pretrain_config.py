@@ -21,9 +21,10 @@ from minibert.training.schedules import SCHEDULES
 
 __all__ = ["TrainingConfig", "ARCHITECTURES", "MAX_DEFAULT_WORKERS", "default_workers"]
 
-# More worker processes than this rarely pay on a small model: each step's shards shrink
-# while the all-reduce of the whole gradient stays (docs/parallel.md).
-MAX_DEFAULT_WORKERS = 4
+# More worker processes than this did not pay at the demo's shape: on 16 cores, 8 workers
+# took 31.2 ms a step and 12 took 30.9 (benchmarks/parallel_step.py, docs/parallel.md):
+# the shards shrink while each worker's fixed cost per layer stays.
+MAX_DEFAULT_WORKERS = 8
 
 # The next-sentence loss's weight in the demo recipe (TrainingConfig.next_sentence_weight).
 # Masked-LM teaches every head to read its own segment (segment B is another document in
@@ -36,7 +37,7 @@ NEXT_SENTENCE_WEIGHT = 3.0
 
 
 def default_workers() -> int:
-    """The worker processes a run uses unless told: the cores this process may use, at most 4."""
+    """The worker processes a run uses unless told: the cores this process may use, at most 8."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(1, min(cores or 1, MAX_DEFAULT_WORKERS))
 
