@@ -703,3 +703,55 @@ def test_step_allocates_no_parameter_sized_arrays(cls):
         tracemalloc.stop()
     largest = model.params["bert.embeddings.word_embeddings.weight"].nbytes
     assert peak < largest / 20, (peak, largest)
+
+
+# The update by parts (ZeRO-1: each data-parallel worker updates one chunk) and shared buffers
+
+
+@pytest.mark.parametrize("cls", [AdamW, AdamWeightDecay])
+def test_steps_by_parts_on_shared_buffers_equal_one_whole_step(cls, monkeypatch):
+    """Three optimizers on one set of shared buffers, each updating its chunk
+    (``step(part)``), give the bits of one optimizer's whole step. Blocks of 7 values
+    force blocks that end inside a chunk and chunks that straddle the decay group."""
+    from minibert.training.parallel import chunk_bounds
+
+    monkeypatch.setattr(AdamW, "_block", 7)
+    rng = np.random.default_rng(41)
+    grad_steps = [{n: g.astype(np.float32) for n, g in random_gradients(rng, s).items()}
+                  for s in (1.0, 0.1, 3.0)]
+    whole_model = FakeModel(seed=42, dtype=np.float32)
+    whole = cls(whole_model, lr=0.01, weight_decay=0.2)
+    size = whole.flat_params.size
+    shared = {key: np.zeros(size, np.float32) for key in ("params", "exp_avg", "exp_avg_sq")}
+    shared["params"][...] = whole.flat_params
+    parts = chunk_bounds(size, 3)
+    models = [FakeModel(seed=99, dtype=np.float32) for _ in parts]  # other values: replaced
+    optimizers = [cls(model, lr=0.01, weight_decay=0.2,
+                      buffers={**shared, "grads": np.zeros(size, np.float32)})
+                  for model in models]
+    for model in models:  # the models took the buffer's weights over
+        for name in SHAPES:
+            np.testing.assert_array_equal(model.params[name], whole_model.params[name])
+    for grads in grad_steps:
+        whole_model.fill_gradients(grads)
+        whole.step()
+        for model, optimizer, part in zip(models, optimizers, parts, strict=True):
+            model.fill_gradients(grads)
+            optimizer.step(part)
+    for key, flat in (("params", whole.flat_params), ("exp_avg", whole.flat_exp_avg),
+                      ("exp_avg_sq", whole.flat_exp_avg_sq)):
+        np.testing.assert_array_equal(shared[key], flat, err_msg=key)
+    assert all(optimizer.step_count == 3 for optimizer in optimizers)
+
+
+def test_buffers_must_fit_the_model():
+    model = FakeModel(dtype=np.float32)
+    size = sum(math.prod(shape) for shape in SHAPES.values())
+    good = {key: np.zeros(size, np.float32)
+            for key in ("params", "grads", "exp_avg", "exp_avg_sq")}
+    with pytest.raises(ValueError, match="exactly 'params', 'grads'"):
+        AdamW(model, buffers={"params": good["params"]})
+    with pytest.raises(ValueError, match=rf"out must hold two flat arrays of shape \({size},\)"):
+        AdamW(model, buffers={**good, "grads": np.zeros(size + 1, np.float32)})
+    with pytest.raises(ValueError, match=r"buffers\['exp_avg'\] must be like"):
+        AdamW(FakeModel(dtype=np.float32), buffers={**good, "exp_avg": np.zeros(size)})
