@@ -23,7 +23,7 @@ from minibert.assignment import (
     task_by_name,
 )
 from minibert.assignment.bugs import BUGS
-from minibert.assignment.handout import HIDDEN_CHECKS, QUESTIONS, READING
+from minibert.assignment.handout import CELLS, HIDDEN_CHECKS, QUESTIONS, READING
 from minibert.assignment.mistakes import BROKEN, MISTAKES, write_class
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -269,6 +269,15 @@ def test_every_reading_the_handout_names_exists():
             number, rest = section.split(" §", 1)
             index, title = rest.split(" ", 1)
             assert f"{index}. {title}" in _notebook_sections(number), section
+
+
+def test_every_notebook_cell_the_handout_names_exists():
+    for labels in CELLS.values():
+        for label in labels:
+            path = next((ROOT / "notebooks").glob(f"{label[:2]}_*.ipynb"))
+            cells = json.loads(path.read_text())["cells"]
+            assert any("".join(c["source"]).startswith(f"# [{label}]") for c in cells
+                       if c["cell_type"] == "code"), label
 
 
 def test_the_readme_is_a_handout(tree):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from minibert.assignment.tasks import TASKS
 
-__all__ = ["READING", "QUESTIONS", "HIDDEN_CHECKS", "handout_markdown", "write_pdf"]
+__all__ = ["READING", "CELLS", "QUESTIONS", "HIDDEN_CHECKS", "handout_markdown", "write_pdf"]
 
 # task -> (doc sections "file#anchor", notebook sections "NN §k Title"); a test checks
 # that every heading named here exists.
@@ -46,6 +46,17 @@ READING: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "masking": (("data.md#3-masking",), ("06 §5 Masking: the 80/10/10 rule",)),
     "nsp": (("data.md#2-instances-segments-before-masks",),
             ("06 §3 Sentence pairs and NotNext",)),
+}
+
+# task -> labelled notebook cells (the "# [NN-label]" line that opens a code cell), where
+# the notebook has them; a test checks that each exists.
+CELLS: dict[str, tuple[str, ...]] = {
+    "embedding": ("02-014",),
+    "softmax": ("03-jacobian", "03-collapsed"),
+    "attention": ("03-step1", "03-jacobian", "03-collapsed", "03-dq-dk", "03-036"),
+    "cross_entropy": ("05-006",),
+    "encoder_block": ("03-006",),
+    "tied_decoder": ("05-026",),
 }
 
 # What the hidden tests add to the public ones, per task (the handout lists it).
@@ -126,6 +137,8 @@ def handout_markdown() -> str:
         reading = ", ".join(_docs_link(d) for d in docs)
         reading += "; notebook " + ", ".join(notebooks) if notebooks else \
             " (no notebook section)"
+        if task.name in CELLS:
+            reading += " (cells " + ", ".join(f"[{c}]" for c in CELLS[task.name]) + ")"
         lines += [
             f"### Task {number}: `{task.function}` in `{task.file}` ({task.points} points)",
             "",
