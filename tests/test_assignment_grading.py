@@ -147,6 +147,25 @@ def test_a_crash_costs_its_own_task(tree, tmp_path):
     assert report.total == 100 - task_by_name("dropout").points
 
 
+def test_where_processes_do_not_fork_each_task_is_a_new_python(tree, tmp_path):
+    """macOS and Windows: the supervisor starts a new Python per task (here forced on
+    Linux), with the same protocol, messages and time limit after loading."""
+    student = _student(tree, tmp_path / "s", **{"linear.py": "x = (1))\n", "nsp.py": LOOP})
+    jobs = [{"workspace": str(student), "task": task, "hidden_seed": None, "kind": None}
+            for task in ("linear", "nsp", "softmax")]
+    code = ("import json, sys; import minibert.assignment.runner as r; "
+            "r._forks = lambda: False; r._supervise(sys.stdin.buffer.read())")
+    request = json.dumps({"jobs": jobs, "time_limit": 3.0, "import_limit": 120.0,
+                          "workers": 3})
+    done = subprocess.run([sys.executable, "-c", code], input=request, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    results = {jobs[r["index"]]["task"]: r for r in map(json.loads, done.stdout.splitlines())}
+    assert results["linear"]["message"] == "linear.py line 1: SyntaxError: unmatched ')'"
+    assert results["nsp"]["message"].startswith("time limit of 3 s exceeded while the checks")
+    assert (results["softmax"]["passed"], results["softmax"]["message"]) == (True, "ok")
+
+
 # -- integrity --------------------------------------------------------------------------------
 
 def test_minibert_s_own_answer_is_flagged_with_file_and_line(tree, tmp_path):
