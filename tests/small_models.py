@@ -7,7 +7,10 @@ the comparisons, and the command-line runner.
   inputs alone); ``perturbed``: a model with every parameter moved off its initial value;
 - ``log_softmax`` (an independent reference for the library's) and
   ``relative_difference`` (norm-wise, as the parity tests report it);
-- ``cli``: ``python -m minibert ...`` in a subprocess; ``refused``: the checks of a refusal.
+- ``cli``: ``python -m minibert ...`` in a subprocess; ``refused``: the checks of a refusal;
+  ``start_pretrain``: a pretraining run in the background; ``weights`` and ``sha256`` of
+  the model a run wrote;
+- attention maps for the figure tests (``TOKENS``, ``softmax_attentions``, ``loop_rollout``).
 
 Imported by test modules (``tests/`` is on ``sys.path`` when pytest runs them: its
 conftest.py's folder is put there); tests/test_layout.py fails when a test file defines a
@@ -16,14 +19,17 @@ helper again.
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 
 import minibert as mb
 from minibert.checks import IGNORE_INDEX
 from minibert.gradcheck import suite
+from minibert.io import safetensors
 
 
 def small_config(**overrides) -> mb.BertConfig:
@@ -146,6 +152,31 @@ def refused(result, *fragments, command=None) -> None:
         assert lines[-1].startswith(f"minibert {command}: error: "), result.stderr
     for fragment in fragments:
         assert fragment in lines[-1], result.stderr
+
+
+def start_pretrain(out, *args, step=1, new_session=False):
+    """``python -m minibert pretrain --out OUT ARGS`` in the background, returned with the
+    stderr lines it printed once one starts "step STEP/"; ``new_session``: in a process
+    group of its own (a signal to the group reaches it and its workers, not pytest)."""
+    process = subprocess.Popen([sys.executable, "-m", "minibert", "pretrain", "--out", str(out),
+                                *map(str, args)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, start_new_session=new_session)
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if line.startswith(f"step {step}/"):
+            return process, seen
+    raise AssertionError("".join(seen))
+
+
+def weights(folder) -> dict:
+    """The arrays of a model folder's model.safetensors, read into memory."""
+    return safetensors.load_file(Path(folder) / "model.safetensors", mmap=False)
+
+
+def sha256(folder) -> str:
+    """The SHA-256 of a model folder's model.safetensors: equal weights, equal bits."""
+    return hashlib.sha256((Path(folder) / "model.safetensors").read_bytes()).hexdigest()
 
 
 # Attention maps for the figure tests: a pair of sentences with word pieces and padding.

@@ -4,7 +4,6 @@ command that resumes it bit for bit, a damaged checkpoint named. Real entry poin
 runs."""
 
 import functools
-import hashlib
 import json
 import os
 import shlex
@@ -13,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from small_models import cli, refused
+from small_models import cli, refused, sha256, start_pretrain
 
 from minibert.io.fileio import LOCK_NAME
 
@@ -24,23 +23,6 @@ LONG = ["--steps", "60", "--eval-every", "60", *TINY]  # long enough to be inter
 
 # pretrain prints progress lines before its error: the error is stderr's last line.
 refused_pretrain = functools.partial(refused, command="pretrain")
-
-
-def start(out, *args, step=1):
-    """A pretrain process into ``out``, returned once it has printed ``step``."""
-    process = subprocess.Popen([sys.executable, "-m", "minibert", "pretrain", "--out",
-                                str(out), *args], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    seen = []
-    for line in process.stderr:
-        seen.append(line)
-        if line.startswith(f"step {step}/"):
-            return process, seen
-    raise AssertionError("".join(seen))
-
-
-def sha256(folder):
-    return hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +40,7 @@ def test_a_signal_saves_the_step_and_the_printed_command_resumes_it(tmp_path, na
     out = tmp_path / "run"
     # The periodic checkpoint is written after step 1 (then every 60 s): one of step 10 or
     # later can only come from the signal.
-    process, _ = start(out, *LONG, step=10)
+    process, _ = start_pretrain(out, *LONG, step=10)
     process.send_signal(getattr(signal, name))
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 128 + getattr(signal, name), stderr
@@ -78,7 +60,7 @@ def test_a_signal_saves_the_step_and_the_printed_command_resumes_it(tmp_path, na
 def test_a_second_run_is_refused_while_the_first_lives_and_takes_over_once_it_died(
         tmp_path):
     out = tmp_path / "run"
-    first, _ = start(out, "--steps", "100000", *TINY)  # killed long before its end
+    first, _ = start_pretrain(out, "--steps", "100000", *TINY)  # killed long before its end
     try:
         second = cli("pretrain", "--out", str(out), *LONG)
         refused_pretrain(second, f"--out {str(out)!r} is in use by a running job (pid {first.pid})")
@@ -138,7 +120,7 @@ def test_a_refused_run_leaves_no_folder_behind(tmp_path):
 
 def test_a_damaged_trainer_state_is_named(tmp_path):
     out = tmp_path / "run"
-    process, _ = start(out, *LONG)
+    process, _ = start_pretrain(out, *LONG)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr

@@ -10,11 +10,10 @@ import time
 
 import numpy as np
 import pytest
-from small_models import cli
+from small_models import cli, weights
 
 import minibert as mb
 from minibert.fill_mask import fill_mask
-from minibert.io import safetensors
 from minibert.training import pretrain as trainer_module
 from minibert.training.pretrain import Trainer, TrainingConfig, TrainingDiverged, pretrain
 
@@ -34,10 +33,6 @@ def pretrain_run(tmp_path, name, **overrides):
     out = tmp_path / name
     metrics = pretrain(config, out, progress=quiet)
     return out, metrics
-
-
-def weights(folder):
-    return safetensors.load_file(folder / "model.safetensors", mmap=False)
 
 
 def test_run_writes_a_loadable_model_and_metrics(tmp_path):
