@@ -463,12 +463,18 @@ def test_a_run_too_large_for_the_memory_is_refused_with_its_estimate_at_once(tmp
     assert time.perf_counter() - start < 30 and not (tmp_path / "big").exists()
 
 
-def test_sigterm_while_the_corpus_is_built_is_answered_within_a_second(tmp_path):
+@pytest.mark.parametrize("phase, after, documents", [
+    ("corpus", "checkpoints:", 100_000),  # the most --num-documents allows
+    pytest.param("vocabulary", "corpus:", 20_000, marks=pytest.mark.slow),
+    pytest.param("instances", "vocabulary:", 20_000, marks=pytest.mark.slow),
+])
+def test_sigterm_is_answered_within_a_second_in_every_phase(phase, after, documents,
+                                                            tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "minibert", "pretrain", "-o",
-                                str(tmp_path / "run"), "--num-documents", "100000",
+                                str(tmp_path / "run"), "--num-documents", str(documents),
                                 "--workers", "1"], stderr=subprocess.PIPE, text=True)
-    for line in process.stderr:  # the corpus is built right after this line
-        if line.startswith("checkpoints:"):
+    for line in process.stderr:  # the phase starts right after this line
+        if line.startswith(after):
             break
     time.sleep(0.3)
     process.send_signal(signal.SIGTERM)
@@ -476,7 +482,9 @@ def test_sigterm_while_the_corpus_is_built_is_answered_within_a_second(tmp_path)
     process.wait(timeout=30)
     assert time.perf_counter() - sent < 1.0
     assert process.returncode == 128 + signal.SIGTERM
-    assert "stopped by SIGTERM" in process.stderr.read()
+    rest = process.stderr.read()
+    assert "stopped by SIGTERM" in rest
+    assert f"{phase}:" not in rest  # stopped in the phase, before its closing line
 
 
 def test_out_of_memory_is_one_line(monkeypatch, capsys):
