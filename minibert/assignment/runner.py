@@ -33,6 +33,7 @@ from pathlib import Path
 __all__ = ["Job", "JobResult", "run_jobs", "DEFAULT_IMPORT_LIMIT"]
 
 DEFAULT_IMPORT_LIMIT = 120.0  # seconds to load a file; importing torch takes a few
+_OUTPUT_LIMIT = 64 * 2**20  # bytes a forked job may write to any file
 _THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                      "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 _SUPERVISOR = ("import sys; from minibert.assignment.runner import _supervise; "
@@ -166,7 +167,8 @@ def _supervise(raw: bytes) -> None:
                 chunk = os.read(fd, 65536)
                 if chunk:
                     _consume(job, chunk)
-                    continue
+                    if job.result is None:
+                        continue  # a process the job started may hold the pipe open
                 del running[fd]
                 os.close(fd)
                 _emit(out, job, _finish(job, jobs[job.index]))
@@ -197,6 +199,10 @@ def _start(index: int, job: Job, out, fork: bool):
                 devnull = os.open(os.devnull, os.O_RDONLY)
                 os.dup2(devnull, 0)
                 os.setpgid(0, 0)  # its own group: a kill takes what it started too
+                # a job that prints forever fills its output file up to here, then stops
+                import resource
+
+                resource.setrlimit(resource.RLIMIT_FSIZE, (_OUTPUT_LIMIT, _OUTPUT_LIMIT))
                 _job_main(job, write_end)
             except BaseException:
                 traceback.print_exc()
@@ -276,11 +282,12 @@ def _tail(job: _Running) -> str:
 
 
 def _finish(job: _Running, spec: Job) -> dict:
-    code = _reap(job)
     checks = None if job.loaded_at is None else time.monotonic() - job.loaded_at
     if job.result is not None:
+        _kill(job)  # the result is in; what the job left running goes with it
         job.output.close()
         return {**job.result, "load_seconds": job.load_seconds, "check_seconds": checks}
+    code = _reap(job)
     reason = f"was killed by signal {-code}" if code < 0 else f"ended with exit code {code}"
     phase = "while loading its file" if job.loaded_at is None else "while the checks ran"
     message = " ".join(f"the task's process {reason} {phase}: {_tail(job)}".split())[:300]
