@@ -1600,7 +1600,7 @@ def _warnings_as_lines(command: str) -> Iterator[None]:
 
 # Library arguments whose option is not their name with dashes.
 _OPTION_OF_ARGUMENT = {"learning_rate": "--lr", "num_layers": "--layers",
-                       "max_length": "--max-seq-length", "lora_rank": "--lora"}
+                       "max_length": "--max-seq-length", "lora_rank": "--lora", "r": "--lora"}
 
 
 def _command_options(parser, command: str) -> frozenset:
@@ -1620,7 +1620,13 @@ def _option_names(message: str, parser, command: str) -> str:
         return message
     name = found.group(1)
     option = _OPTION_OF_ARGUMENT.get(name, "--" + name.replace("_", "-"))
-    if option not in _command_options(parser, command) or option in message:
+    commands = parser._subparsers._group_actions[0].choices if parser._subparsers else {}
+    positional = {action.dest: action.metavar or action.dest.upper()
+                  for action in getattr(commands.get(command), "_actions", ())
+                  if not action.option_strings}
+    if name in positional:  # fill-mask's "text must contain '[MASK]'": TEXT
+        option = positional[name]
+    elif option not in _command_options(parser, command) or option in message:
         return message
     return option + " " + message[found.end(1):].removeprefix("=").lstrip()
 
