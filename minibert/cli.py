@@ -1450,7 +1450,7 @@ def _run_assignment(args) -> int:
             path = create_workspace(args.dir, instructor=args.instructor, lab=args.lab,
                                     overwrite=args.overwrite, pdf=args.pdf)
         except FileExistsError as error:
-            raise CommandError(str(error)) from None
+            raise CommandError(_os_reason(error)) from None  # in words, never "[Errno 17]"
         what = "the instructor's tree" if args.instructor else "a student workspace"
         print(f"wrote {what} to {path}")
         return 0
