@@ -135,6 +135,22 @@ def _nonempty_text(text: str | None, argument: str) -> str | None:
     return text
 
 
+@contextlib.contextmanager
+def _reading_model(args, folder: str) -> Iterator[None]:
+    """Load the model of --model within: operating-system errors in one line, and with
+    --allow-partial a folder whose config.json names fewer layers than its weights hold is
+    loaded, with one line saying so (the answers are not those of the saved model)."""
+    from minibert.io.checkpoint import checkpoint_summary, partial_loading
+
+    with _file_access("--model must be a readable model folder"), \
+            partial_loading(args.allow_partial):
+        yield
+        mismatches = checkpoint_summary(folder)["mismatches"] if args.allow_partial else []
+    if mismatches:
+        _progress(f"minibert {args.command}: warning: --allow-partial: config.json says "
+                  f"{'; and '.join(mismatches)}; the answers come from the layers it names")
+
+
 def _add_allow_partial(parser) -> None:
     """--allow-partial: load a model whose config.json names fewer blocks than its weights."""
     parser.add_argument("--allow-partial", action="store_true",
@@ -784,14 +800,12 @@ def _run_fill_mask(args) -> int:
 
     from minibert.family.registry import family_of_folder
     from minibert.fill_mask import fill_mask
-    from minibert.io.checkpoint import partial_loading
     from minibert.tokenization import load_tokenizer
 
     _nonempty_text(args.text, "TEXT")
     _bounded(args.top_k, "--top-k", minimum=1, maximum=MAX_TOP_K)
     folder = _model_folder(args.model, "--model")
-    with _file_access("--model must be a readable model folder"), \
-            partial_loading(args.allow_partial):
+    with _reading_model(args, folder):
         tokenizer = load_tokenizer(folder)
         family = family_of_folder(folder)
         if family.masked_lm is None:
@@ -896,7 +910,6 @@ def _run_attention(args) -> int:
     from minibert.family.registry import family_of_folder
     from minibert.fill_mask import excerpt
     from minibert.heads import forward_inputs
-    from minibert.io.checkpoint import partial_loading
     from minibert.tokenization import load_tokenizer
 
     suffix = args.out.rsplit(".", 1)[-1].lower() if "." in args.out else ""
@@ -913,8 +926,7 @@ def _run_attention(args) -> int:
         raise CommandError("--view token needs --token: a word of the text or a position "
                            "(0 is [CLS])")
     folder = _model_folder(args.model, "--model")
-    with _file_access("--model must be a readable model folder"), \
-            partial_loading(args.allow_partial):
+    with _reading_model(args, folder):
         tokenizer = load_tokenizer(folder)
         family = family_of_folder(folder)
         with warnings.catch_warnings():
@@ -1253,15 +1265,13 @@ def _sentence_model(args, texts: list[str]):
     """The model and tokenizer of embed and search, after the checks of their options:
     no empty text, --max-seq-length within 512 and the model's positions (set to its
     default when not given)."""
-    from minibert.io.checkpoint import partial_loading
     from minibert.sentence import load_sentence_model
 
     for index, text in enumerate(texts, 1):
         _nonempty_text(text, f"TEXT {index}" if len(texts) > 1 else "TEXT")
     _bounded(args.max_seq_length, "--max-seq-length", minimum=3, maximum=MAX_SEQ_LENGTH)
     folder = _model_folder(args.model, "--model")
-    with _file_access("--model must be a readable model folder"), \
-            partial_loading(args.allow_partial):
+    with _reading_model(args, folder):
         model, tokenizer = load_sentence_model(folder)
     positions = model.config.max_position_embeddings
     if args.max_seq_length is None:
@@ -1354,7 +1364,6 @@ def _run_explore(args) -> int:
     model view with head-job scores, neuron view (q, k, q.k, softmax), backward view
     (gradients of an output with respect to every attention probability), aggregation and,
     with --timeline, the attention snapshots of training. Layers and heads count from 0."""
-    from minibert.io.checkpoint import partial_loading
     from minibert.viz.explorer import explore, load_model
 
     _out_path(args.out, "-o")
@@ -1365,8 +1374,7 @@ def _run_explore(args) -> int:
     _new_output(args.out, args.overwrite)
     neuron_layers = _layer_list(args.neuron_layers, "--neuron-layers")
     folder = _model_folder(args.model, "--model")
-    with _file_access("--model must be a readable model folder"), \
-            partial_loading(args.allow_partial):
+    with _reading_model(args, folder):
         model, tokenizer = load_model(folder)
     length, limit = len(tokenizer(args.text, args.pair)["input_ids"]), \
         model.config.max_position_embeddings

@@ -387,6 +387,9 @@ def test_allow_partial_keeps_loading_the_layers_config_json_names(two_layer_conf
                  "--top-k", "1", "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)[0]["token_str"] == "bank"
+    assert result.stderr == ("minibert fill-mask: warning: --allow-partial: config.json says "
+                             "num_hidden_layers 2, but the weights hold 4 layers (numbered 0 "
+                             "to 3); the answers come from the layers it names\n")
     info = cli("info", "--model", str(two_layer_config))
     assert info.returncode == 0
     assert "MISMATCH: config.json says num_hidden_layers 2, but the weights hold 4 layers " \
