@@ -8,7 +8,6 @@ import json
 import re
 import subprocess
 import sys
-import textwrap
 import zipfile
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from minibert.assignment import (
 )
 from minibert.assignment.bugs import BUGS
 from minibert.assignment.handout import CELLS, HIDDEN_CHECKS, QUESTIONS, READING
-from minibert.assignment.mistakes import BROKEN, MISTAKES, write_class
+from minibert.assignment.mistakes import BROKEN, MISTAKES, write_class, write_submission
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 2468
@@ -36,14 +35,8 @@ def tree(tmp_path_factory) -> Path:
 
 
 def _student(tree: Path, target: Path, **files: str) -> Path:
-    """A copy of the solutions (a complete workspace) with some files replaced."""
-    target.mkdir()
-    for path in (tree / "solutions").iterdir():
-        if path.is_file():
-            (target / path.name).write_text(path.read_text())
-    for name, text in files.items():
-        (target / name).write_text(textwrap.dedent(text).lstrip())
-    return target
+    """The solutions, marker included, with some files replaced by a student's text."""
+    return write_submission(target, tree / "solutions", files)
 
 
 def _prepend(tree: Path, name: str, line: str) -> str:

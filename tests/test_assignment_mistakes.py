@@ -7,14 +7,12 @@ the text of minibert's own backward passes. Each is caught by the public checks 
 the student runs); a workspace holding one of them loses exactly its task's points.
 """
 
-import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from minibert.assignment import TASKS, check_task, create_workspace, grade_task, task_by_name
-from minibert.assignment.mistakes import MISTAKES
+from minibert.assignment.mistakes import MISTAKES, write_submission
 
 SEED = 4321
 
@@ -24,18 +22,10 @@ def tree(tmp_path_factory) -> Path:
     return create_workspace(tmp_path_factory.mktemp("course") / "hw", instructor=True, seed=SEED)
 
 
-def _student(tree: Path, target: Path, **files: str) -> Path:
-    """The solutions with some files replaced by a student's text (file name -> source)."""
-    shutil.copytree(tree / "solutions", target)
-    for name, text in files.items():
-        (target / name).write_text(textwrap.dedent(text).lstrip())
-    return target
-
-
 @pytest.mark.parametrize("case,task,source,said", MISTAKES, ids=[c[0] for c in MISTAKES])
 def test_public_checks_name_the_mistake(tree, tmp_path, case, task, source, said):
     spec = task_by_name(task)
-    student = _student(tree, tmp_path / "s", **{spec.file: source})
+    student = write_submission(tmp_path / "s", tree / "solutions", {spec.file: source})
     passed, message = grade_task(student, task)  # the public checks alone
     assert not passed
     assert message.startswith(spec.function.split("_step")[0]), message
@@ -49,7 +39,8 @@ def test_a_planted_mistake_costs_exactly_its_task(tree, tmp_path):
     from minibert.assignment import grade
 
     case = MISTAKES[0]
-    student = _student(tree, tmp_path / "one", **{task_by_name(case[1]).file: case[2]})
+    student = write_submission(tmp_path / "one", tree / "solutions",
+                               {task_by_name(case[1]).file: case[2]})
     report = grade(student, hidden=tree / "hidden")
     rows = {row.task: row for row in report.rows}
     assert report.total == 100 - task_by_name(case[1]).points
@@ -70,7 +61,7 @@ def test_every_task_is_in_the_handout_s_hidden_list():
 
 
 def test_flags_do_not_change_the_score(tree, tmp_path):
-    student = _student(tree, tmp_path / "f", **{"layernorm.py": """
+    student = write_submission(tmp_path / "f", tree / "solutions", {"layernorm.py": """
         from minibert.functional import layernorm_backward  # noqa: F401
         """})
     result = check_task(student, "layernorm")

@@ -15,8 +15,9 @@ import textwrap
 from pathlib import Path
 
 from minibert.assignment.tasks import task_by_name
+from minibert.assignment.workspace import MARKER
 
-__all__ = ["MISTAKES", "BROKEN", "write_class"]
+__all__ = ["MISTAKES", "BROKEN", "write_class", "write_submission"]
 
 # (case id, task, the student's file, words the grader's line holds)
 MISTAKES = [
@@ -218,9 +219,23 @@ BROKEN = [
 ]
 
 
-def _write(folder: Path, task: str, source: str) -> None:
-    (folder / task_by_name(task).file).write_text(textwrap.dedent(source).lstrip(),
-                                                  encoding="utf-8")
+def write_submission(target, solutions, files: dict[str, str] | None = None,
+                     marker: bool = True) -> Path:
+    """A submission at ``target``: the instructor's ``solutions`` folder copied, then some
+    files replaced by a student's text (file name -> source, its indentation removed).
+
+    With ``marker`` the workspace's marker file comes too (``minibert assignment grade``
+    needs it); without it, the folder is what a course's site hands in. Returns ``target``.
+    """
+    target, solutions = Path(target), Path(solutions)
+    target.mkdir(parents=True)
+    for path in solutions.iterdir():
+        if path.suffix == ".py" and path.name != "test_public.py" or (
+                marker and path.name == MARKER):
+            shutil.copyfile(path, target / path.name)
+    for name, text in (files or {}).items():
+        (target / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return target
 
 
 def write_class(folder, solutions, count: int = 30) -> list[tuple[str, str]]:
@@ -237,12 +252,7 @@ def write_class(folder, solutions, count: int = 30) -> list[tuple[str, str]]:
     for index in range(count):
         case, task, source = cases[index % len(cases)]
         name = f"student{index + 1:03d}"
-        target = folder / name
-        target.mkdir()
-        for path in solutions.glob("*.py"):
-            if path.name != "test_public.py":
-                shutil.copyfile(path, target / path.name)
-        if task is not None:
-            _write(target, task, source)
+        files = {} if task is None else {task_by_name(task).file: source}
+        write_submission(folder / name, solutions, files, marker=False)
         written.append((name, case))
     return written
