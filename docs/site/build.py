@@ -520,6 +520,18 @@ def sphinx(stage: Path, out: Path) -> None:
         raise BuildError("\n".join(problems))
 
 
+def favicon(stage: Path) -> None:
+    """site/favicon.ico: what a browser asks a server for on a page that names no icon
+    (an explorer page opened on its own); the site's pages name favicon.svg."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGBA", (32, 32), (43, 91, 132, 255))
+    ImageDraw.Draw(image).text((7, 10), "mb", fill=(255, 255, 255, 255))
+    path = stage / "_extra" / "favicon.ico"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    image.save(path, format="ICO", sizes=[(32, 32)])
+
+
 def build(out: Path) -> dict:
     started = time.monotonic()
     if STAGE.exists() or STAGE.is_symlink():
@@ -528,6 +540,7 @@ def build(out: Path) -> dict:
     link_repository(STAGE)
     notebooks, docs = notebook_pages(), docs_pages()
     home_page(STAGE, notebooks, docs)
+    favicon(STAGE)
     names = api_pages(STAGE)
     explorers = explorer_pages(STAGE)
     slides = lecture_pages(STAGE)

@@ -82,9 +82,14 @@ html_theme_options = {
 }
 html_static_path = [str(HERE / "static")]
 html_css_files = ["minibert_site.css"]
+html_favicon = str(HERE / "static" / "favicon.svg")  # else a browser asks the server for one
 html_extra_path = [str(STAGE / "_extra")]
-html_copy_source = False
+# The download button offers each page's source: a notebook as its .ipynb.
+html_copy_source = True
+html_sourcelink_suffix = ""
 html_show_sourcelink = False
+# A first visit (no stored choice) starts light, instead of the theme's console complaint.
+html_context = {"default_mode": "light"}
 html_last_updated_fmt = None
 html_permalinks = True
 

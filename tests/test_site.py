@@ -1,0 +1,427 @@
+"""The course site (`make site`): built offline, and sound in a real browser.
+
+Without a browser: the build turns a broken link, a missing image, an unknown cell label and
+a docstring that does not parse into one line each naming file and place; the API pages
+describe every public name of ``minibert.__all__`` with its current docstring.
+
+With headless Chromium (selenium and /usr/bin/chromedriver), over every page of site/,
+served by ``python -m http.server``'s handler on 127.0.0.1 with every other host unresolvable:
+no console error, no request that leaves the site or fails, every internal link and anchor
+resolves, every image loads, every formula is typeset by the bundled MathJax. Opened from
+disk (file://) with the network switched off, the same for the pages a reader starts from;
+the explorer answers (choosing a head redraws its lines); search finds "LayerNorm
+backward". Screenshots of four pages go to build/site-screenshots/.
+
+The site is built once by `make site` (CI runs it before the test passes); these tests skip
+with one line when site/ is absent, or when the docs extra or the browser is missing.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import http.server
+import inspect
+import json
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+import minibert
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "site"
+SHOTS = ROOT / "build" / "site-screenshots"
+sys.path.insert(0, str(ROOT / "docs" / "site"))
+
+BUILT = (SITE / "index.html").is_file()
+needs_site = pytest.mark.skipif(not BUILT, reason="site/ is not built (run make site)")
+
+# The pages a reader starts from, opened from disk as well as served.
+FILE_PAGES = ["index.html", "notebooks/03_attention.html", "docs/backprop.html",
+              "api/minibert.functional.html", "explorer/toy-bank-1.html", "lecture/index.html",
+              "lecture/deck.html", "assignment/workspace/README.html"]
+
+
+# -- the build, without a browser -----------------------------------------------------------
+
+def load_build_script():
+    """docs/site/build.py as a module (its name would clash with the PyPI package build)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("minibert_site_build",
+                                                  ROOT / "docs" / "site" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_plain_text_docstrings_read_as_meant():
+    from minibert_site import plain_text_habits
+
+    lines = ["The norm ||a - b|| of ``x|y``, torch's clip_grad_norm_ and f(*args, **kwargs).",
+             "",
+             "A **bold** word and *one* in italics.",
+             "Outputs: name -> array, in data-section order; raises ValueError naming",
+             "         the file",
+             "Next paragraph."]
+    out = plain_text_habits(lines)
+    assert out[0] == ("The norm \\|\\|a - b\\|\\| of ``x|y``, torch's clip_grad_norm\\_ and "
+                      "f(\\*args, \\*\\*kwargs).")
+    assert out[1:3] == lines[1:3]  # reST that parses is left alone
+    assert out[3:] == [lines[3], "", lines[4], "", lines[5]]
+
+
+@pytest.mark.slow
+def test_build_errors_are_one_line_naming_file_and_place(tmp_path, monkeypatch):
+    pytest.importorskip("sphinx",
+                        reason="the docs extra is not installed (pip install -e '.[docs]')")
+    site_build = load_build_script()
+
+    module = tmp_path / "modules" / "broken_docstrings.py"
+    module.parent.mkdir()
+    module.write_text('def unclosed():\n    """Returns ``x, never closed."""\n\n\n'
+                      'def fine():\n    """Returns ``x`` and |x| as plain text."""\n',
+                      encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(module.parent))
+    stage = tmp_path / "stage"
+    (stage / "_extra").mkdir(parents=True)
+    (stage / "index.md").write_text(
+        "# A page\n\nSee [the missing page](missing.md) and `[99-999]`.\n\n"
+        "![a picture](nowhere.png)\n\n```{eval-rst}\n.. autofunction:: broken_docstrings.unclosed\n"
+        ".. autofunction:: broken_docstrings.fine\n```\n", encoding="utf-8")
+    with pytest.raises(site_build.BuildError) as caught:
+        site_build.sphinx(stage, tmp_path / "out")
+    lines = str(caught.value).splitlines()
+    assert any(re.match(r"index\.md:3: WARNING: .*missing", line) for line in lines), lines
+    assert any(re.match(r"index\.md:3: WARNING: cell label \[99-999\]", line) for line in lines)
+    assert any(line.startswith("index.md:5: WARNING: image file not readable: nowhere.png")
+               for line in lines), lines
+    assert any("broken_docstrings.py:docstring of broken_docstrings.unclosed:1:" in line
+               and "literal" in line for line in lines), lines
+    assert not any("broken_docstrings.fine" in line for line in lines), lines
+    assert len(lines) == 4, lines
+
+
+def page_text(path: Path) -> str:
+    text = re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8"))
+    return re.sub(r"\s+", " ", html.unescape(text))
+
+
+def words(text: str) -> str:
+    """Text without reST marks, with plain quotes (Sphinx prints typographic ones)."""
+    text = text.translate(str.maketrans("\u2018\u2019\u201c\u201d\u2013\u2014", "''\"\"--"))
+    return re.sub(r"\s+", " ", re.sub(r"[`*\\]", "", text)).strip()
+
+
+@needs_site
+def test_api_pages_describe_every_public_name_with_its_current_docstring():
+    index = (SITE / "api" / "minibert.html").read_text(encoding="utf-8")
+    pages = {}
+    for name in minibert.__all__:
+        obj = getattr(minibert, name)
+        if inspect.ismodule(obj):
+            assert f'href="{obj.__name__}.html' in index, name
+            continue
+        match = re.search(r'href="([\w.]+\.html)#([\w.]+)"[^>]*><code[^>]*><span class="pre">'
+                          + re.escape(name) + "<", index)
+        assert match, f"api/minibert.html does not link {name}"
+        page, anchor = match.groups()
+        if page not in pages:
+            pages[page] = ((SITE / "api" / page).read_text(encoding="utf-8"),
+                           page_text(SITE / "api" / page))
+        source, text = pages[page]
+        assert f'id="{anchor}"' in source, (name, page, anchor)
+        summary = words(inspect.getdoc(obj).split("\n\n")[0].split("\n")[0])
+        # compared without spaces: markup splits "``peak_lr``," into two HTML elements
+        assert "".join(summary.split()[:6]) in "".join(words(text).split()), (
+            f"{name}: its docstring's first line is not on {page}; rebuild the site "
+            "(make site)")
+
+
+# -- the browser ----------------------------------------------------------------------------
+
+def _webdriver():
+    webdriver = pytest.importorskip("selenium.webdriver",
+                                    reason="selenium is not installed (pip install selenium)")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromedriver = shutil.which("chromedriver")
+    if chromium is None or chromedriver is None:
+        pytest.skip("no chromium/chromedriver (apt-get install chromium chromium-driver)")
+    return webdriver, chromium, chromedriver
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not BUILT:
+        pytest.skip("site/ is not built (run make site)")
+    handler = functools.partial(QuietHandler, directory=str(SITE))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not BUILT:
+        pytest.skip("site/ is not built (run make site)")
+    webdriver, chromium, chromedriver = _webdriver()
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--window-size=1280,900",
+                 # no name but the loopback address resolves: nothing leaves the machine
+                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+                 f"--user-data-dir={tempfile.mkdtemp(prefix='mb-site-chromium-')}"):
+        options.add_argument(flag)
+    options.binary_location = chromium
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=webdriver.ChromeService(chromedriver), options=options)
+    driver.set_page_load_timeout(60)
+    driver.set_script_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def network(driver, offline: bool) -> None:
+    driver.set_network_conditions(offline=offline, latency=0, download_throughput=-1,
+                                  upload_throughput=-1)
+
+
+SETTLE = """
+const done = arguments[arguments.length - 1];
+const images = Array.from(document.images);
+images.forEach(function (img) { img.loading = "eager"; });
+const loaded = Promise.all(images.map(function (img) {
+  return img.decode().then(function () { return null; },
+                           function () { return img.currentSrc || img.src; });
+}));
+const typeset = (window.MathJax && MathJax.startup && MathJax.startup.promise)
+  ? MathJax.startup.promise.then(function () { return null; },
+                                 function (e) { return String(e); })
+  : Promise.resolve(document.querySelector(".math") ? "MathJax did not start" : null);
+Promise.all([loaded, typeset]).then(function (results) {
+  const maths = Array.from(document.querySelectorAll(".math"));
+  done({
+    brokenImages: results[0].filter(function (x) { return x !== null; }),
+    mathError: results[1],
+    maths: maths.length,
+    untypeset: maths.filter(function (m) { return !m.querySelector("mjx-container"); })
+                    .map(function (m) { return m.textContent.slice(0, 60); }),
+    links: Array.from(document.querySelectorAll("a[href]"))
+                .map(function (a) { return a.href; }),
+    frames: Array.from(document.querySelectorAll("iframe[src]"))
+                 .map(function (f) { return f.src; }),
+  });
+});
+"""
+
+
+def requests(driver) -> tuple[list[str], list[str]]:
+    """The URLs the browser asked for since the last call, and the ones that failed."""
+    asked, failed, urls = [], [], {}
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        method, params = message["method"], message.get("params", {})
+        if method == "Network.requestWillBeSent":
+            urls[params["requestId"]] = params["request"]["url"]
+            asked.append(params["request"]["url"])
+        elif method == "Network.responseReceived" and params["response"]["status"] >= 400:
+            failed.append(f"{params['response']['status']} {params['response']['url']}")
+        elif method == "Network.loadingFailed" and not params.get("canceled"):
+            failed.append(f"{params.get('errorText')} {urls.get(params['requestId'], '?')}")
+    return asked, failed
+
+
+@functools.cache
+def anchors(path: Path) -> frozenset:
+    return frozenset(re.findall(r'\bid="([^"]+)"', path.read_text(encoding="utf-8")))
+
+
+def target_file(url: str, base: str) -> Path | None:
+    """The file of site/ that an internal URL names (None for a URL outside the site)."""
+    if not url.startswith(base):
+        return None
+    path = SITE / unquote(urlsplit(url).path[len(urlsplit(base).path):])
+    return path / "index.html" if path.is_dir() else path
+
+
+def check_page(driver, url: str, base: str) -> list[str]:
+    """Open one page and return what is wrong with it, one line each."""
+    requests(driver)
+    driver.get_log("browser")
+    driver.get(url)
+    state = driver.execute_async_script(SETTLE)
+    problems = []
+    for entry in driver.get_log("browser"):
+        if entry["level"] == "SEVERE":
+            problems.append(f"console error: {entry['message'][:200]}")
+    asked, failed = requests(driver)
+    problems += [f"external request: {u}" for u in asked
+                 if not u.startswith((base, "data:", "blob:", "about:"))]
+    problems += [f"failed request: {f}" for f in failed]
+    problems += [f"image does not load: {src}" for src in state["brokenImages"]]
+    if state["mathError"]:
+        problems.append(f"MathJax: {state['mathError']}")
+    problems += [f"formula not typeset: {t!r}" for t in state["untypeset"]]
+    for link in state["links"] + state["frames"]:
+        path = target_file(link, base)
+        if path is None:
+            continue
+        if not path.is_file():
+            problems.append(f"link to a missing file: {link}")
+            continue
+        fragment = unquote(urlsplit(link).fragment)
+        if fragment and path.suffix == ".html" and fragment not in anchors(path):
+            problems.append(f"link to a missing anchor: {link}")
+    return problems
+
+
+def site_pages() -> list[str]:
+    return sorted(str(p.relative_to(SITE)) for p in SITE.rglob("*.html")
+                  if "_static" not in p.parts) if BUILT else []
+
+
+@needs_site
+@pytest.mark.slow
+def test_every_page_served_loads_only_itself_and_is_whole(browser, server):
+    network(browser, offline=False)  # the loopback server only; other names do not resolve
+    pages = site_pages()
+    assert len(pages) > 60
+    assert {"index.html", "search.html", "genindex.html"} <= set(pages)
+    problems = {}
+    maths = 0
+    for page in pages:
+        found = check_page(browser, server + page, server)
+        maths += browser.execute_script("return document.querySelectorAll('mjx-container').length")
+        if found:
+            problems[page] = found
+    assert not problems, "\n".join(f"{page}: {line}" for page, lines in problems.items()
+                                   for line in lines[:5])
+    assert maths > 500  # backprop.md alone has hundreds of formulas
+
+
+@needs_site
+@pytest.mark.parametrize("page", FILE_PAGES)
+def test_pages_opened_from_disk_with_the_network_off(browser, page):
+    if not (SITE / page).is_file():
+        pytest.fail(f"site/{page} is missing")
+    network(browser, offline=True)
+    try:
+        problems = check_page(browser, (SITE / page).as_uri(), SITE.as_uri() + "/")
+    finally:
+        network(browser, offline=False)
+    assert not problems, "\n".join(problems)
+
+
+@needs_site
+def test_home_page_says_who_and_where_to_start_and_lists_notebooks_in_order(browser, server):
+    browser.get(server + "index.html")
+    text = browser.find_element("tag name", "body").text
+    assert "Who it is for" in text and "Where to start" in text
+    nav = browser.execute_script(
+        "return Array.from(document.querySelectorAll('nav.bd-docs-nav a.reference'))"
+        ".map(function (a) { return a.getAttribute('href'); })")
+    notebooks = [h for h in nav if h.startswith("notebooks/") and h[10:12].isdigit()]
+    expected = sorted(f"notebooks/{p.stem}.html" for p in (ROOT / "notebooks").glob("[0-9]*.ipynb"))
+    assert notebooks == expected
+
+
+@needs_site
+def test_lecture_plan_links_its_cells_and_slides(browser, server):
+    browser.get(server + "docs/lecture_50min.html")
+    links = browser.execute_script(
+        "return Array.from(document.querySelectorAll('a')).map(function (a) {"
+        " return [a.textContent, a.getAttribute('href')]; })")
+    cells = {text: href for text, href in links if re.fullmatch(r"\[\d\d-[\w-]+\]", text)}
+    cited = set(re.findall(r"`(\[\d\d-[\w-]+\])`",
+                           (ROOT / "docs" / "lecture_50min.md").read_text(encoding="utf-8")))
+    assert cited and set(cells) == cited
+    assert cells["[03-036]"] == "../notebooks/03_attention.html#cell-03-036"
+    slides = [href for _, href in links if href and "deck.html#slide-" in href]
+    assert "../lecture/deck.html#slide-7" in slides
+    browser.get(server + "notebooks/03_attention.html#cell-03-036")
+    cell = browser.find_element("id", "cell-03-036")
+    assert cell.text.startswith("[03-036]") and "# [03-036]" in cell.text
+
+
+def _head_lines(browser):
+    return browser.execute_script(
+        "return Array.from(document.querySelectorAll('line.mbx-line'))"
+        ".map(function (l) { return l.getAttribute('stroke-opacity'); })")
+
+
+@needs_site
+def test_explorer_inside_the_site_answers(browser, server):
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(server + "explorer/toy-bank-1.html")
+    frame = browser.find_element("css selector", "iframe.mb-explorer")
+    browser.switch_to.frame(frame)
+    try:
+        for _ in range(100):
+            if browser.find_elements("css selector", "[data-ready='1']"):
+                break
+            time.sleep(0.05)
+        browser.find_element("css selector", "button[data-view=head]").click()
+        before = _head_lines(browser)
+        Select(browser.find_element("css selector", "select[name=layer]")).select_by_value("1")
+        Select(browser.find_element("css selector", "select[name=head]")).select_by_value("0")
+        after = _head_lines(browser)
+        assert before and after and before != after
+    finally:
+        browser.switch_to.default_content()
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+@needs_site
+@pytest.mark.parametrize("how", ["served", "file"])
+def test_search_finds_layernorm_backward(browser, server, how):
+    base = server if how == "served" else SITE.as_uri() + "/"
+    network(browser, offline=how == "file")
+    try:
+        browser.get(base + "search.html?q=LayerNorm+backward")
+        for _ in range(200):
+            results = browser.execute_script(
+                "return Array.from(document.querySelectorAll('#search-results ul.search li a'))"
+                ".map(function (a) { return a.getAttribute('href'); })")
+            if results:
+                break
+            time.sleep(0.05)
+    finally:
+        network(browser, offline=False)
+    assert any(r.startswith(("docs/backprop.html", "notebooks/02_embeddings_layernorm.html"))
+               for r in results), results
+
+
+@needs_site
+def test_screenshots(browser, server):
+    """Four pages as a reader sees them, for a person to look at (build/site-screenshots)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shots = {"home": "index.html", "notebook": "notebooks/03_attention.html#cell-03-036",
+             "api": "api/minibert.functional.html", "explorer": "explorer/toy-bank-1.html"}
+    for name, page in shots.items():
+        browser.get(server + page)
+        browser.execute_async_script(SETTLE)
+        if name == "explorer":
+            browser.execute_script(
+                "document.querySelector('iframe.mb-explorer').scrollIntoView()")
+            time.sleep(0.5)
+        path = SHOTS / f"site_{name}.png"
+        assert browser.save_screenshot(str(path)), name
+        assert path.stat().st_size > 20_000, name  # a drawn page, not a blank one
