@@ -61,7 +61,6 @@ MAX_DOCUMENTS = 100_000
 MAX_BATCH_SIZE = 4096  # sequences per step (BERT's pretraining used 256)
 MAX_VOCAB_SIZE = 250_000  # WordPiece tokens (BERT's is 30,522; multilingual models' ~250k)
 MAX_EPOCHS = 10_000
-MAX_TOP_K = 1000  # answers per [MASK]
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -788,7 +787,7 @@ def _add_fill_mask(subparsers) -> None:
                         help="a folder written by pretrain or save_pretrained (with vocab.txt), "
                              "or tiny-toy, the reference checkpoint shipped with minibert")
     parser.add_argument("--top-k", type=int, default=5,
-                        help=f"answers per [MASK], 1 to {MAX_TOP_K:,}")
+                        help="answers per [MASK], 1 to the model's vocabulary size")
     _add_allow_partial(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
 
@@ -803,7 +802,7 @@ def _run_fill_mask(args) -> int:
     from minibert.tokenization import load_tokenizer
 
     _nonempty_text(args.text, "TEXT")
-    _bounded(args.top_k, "--top-k", minimum=1, maximum=MAX_TOP_K)
+    _bounded(args.top_k, "--top-k", minimum=1)
     folder = _model_folder(args.model, "--model")
     with _reading_model(args, folder):
         tokenizer = load_tokenizer(folder)
@@ -817,6 +816,7 @@ def _run_fill_mask(args) -> int:
     if model.loading_info["missing_keys"]:
         raise CommandError(f"{args.model!r} has no MLM head (missing "
                            f"{model.loading_info['missing_keys'][0]}); fill-mask needs one")
+    _bounded(args.top_k, "--top-k", 1, model.config.vocab_size)  # the answers there are
     results = fill_mask(model, tokenizer, args.text, top_k=args.top_k)
     per_mask = results if isinstance(results[0], list) else [results]
     _finite_output((answer["score"] for answers in per_mask for answer in answers),

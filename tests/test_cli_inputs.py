@@ -12,26 +12,13 @@ import warnings
 
 import numpy as np
 import pytest
+from small_models import cli, refused
 
 import minibert as mb
 from minibert.cli import _COMMANDS, HIDDEN_ALIASES, build_parser
 from minibert.reference import reference_path
 
 TEXT = "she deposited the money at the [MASK] before noon."
-
-
-def cli(*args, cwd=None, timeout=180):
-    return subprocess.run([sys.executable, "-m", "minibert", *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=cwd)
-
-
-def refused(result, *fragments):
-    """Exit 2, one line on stderr holding every fragment, no traceback."""
-    assert result.returncode == 2, (result.returncode, result.stderr)
-    assert "Traceback" not in result.stderr
-    assert result.stderr.strip().count("\n") == 0, result.stderr
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +142,9 @@ def test_an_unusable_out_is_refused_before_any_work(command, marker, tmp_path):
      "--train-size must be <= 100,000, got 10,000,000"),
     (["gradcheck", "--seed", "-1"], "--seed must be >= 0, got -1"),
     (["fill-mask", "a [MASK]", "--model", "tiny-toy", "--top-k", "0"],
-     "--top-k must be 1 to 1,000, got 0"),
+     "--top-k must be >= 1, got 0"),
+    (["fill-mask", "a [MASK]", "--model", "tiny-toy", "--top-k", "10000"],
+     "--top-k must be 1 to 4,591, got 10,000"),
     (["figures", "--model", "tiny-toy", "-o", "figs", "--formats", "png,gif"],
      "--formats must be a comma-separated choice of png, svg, pdf, got 'png,gif'"),
     (["pretrain", "-o", "run", "--steps", "many"], "argument --steps: invalid int value"),
