@@ -20,6 +20,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from small_models import perturbed, relative_difference
 
 import minibert as mb
 from minibert.checks import IGNORE_INDEX
@@ -50,12 +51,6 @@ def hf():
     return SimpleNamespace(torch=torch, transformers=transformers)
 
 
-def _perturb(model: mb.BertModel, seed: int, scale: float) -> None:
-    rng = np.random.default_rng(seed)
-    for _, value in model.named_parameters():
-        value += (scale * rng.standard_normal(value.shape)).astype(value.dtype)
-
-
 @pytest.fixture
 def make_model():
     """Factory: a small minibert model whose every parameter is moved off its initial value.
@@ -67,7 +62,7 @@ def make_model():
     def build(cls=mb.BertForPreTraining, dtype=np.float64, seed=0, scale=0.1, **overrides):
         config = mb.BertConfig(**{**PARITY_CONFIG, **overrides})
         model = cls(config, seed=seed, dtype=dtype)
-        _perturb(model, seed + 1, scale)
+        perturbed(model, seed + 1, scale)
         return model.eval()
 
     return build
@@ -181,17 +176,6 @@ def to_torch(hf):
                 for name, value in batch.items()}
 
     return convert
-
-
-def relative_difference(ours, theirs) -> float:
-    """||ours - theirs|| / ||theirs|| (norm-wise; 0 when both are exactly zero)."""
-    ours = np.asarray(ours, dtype=np.float64)
-    theirs = np.asarray(theirs, dtype=np.float64)
-    diff = float(np.linalg.norm(ours - theirs))
-    scale = float(np.linalg.norm(theirs))
-    if scale == 0.0:
-        return 0.0 if diff == 0.0 else np.inf
-    return diff / scale
 
 
 @pytest.fixture

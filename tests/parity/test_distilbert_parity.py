@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from small_models import relative_difference
 
 from minibert.checks import IGNORE_INDEX
 from minibert.family import distillation as D
@@ -79,17 +80,11 @@ def padded_batch(config, lengths=(11, 8, 5), seed=0):
     return input_ids, attention_mask, labels
 
 
-def relative(ours, theirs) -> float:
-    ours, theirs = np.asarray(ours, np.float64), np.asarray(theirs, np.float64)
-    scale = np.linalg.norm(theirs)
-    diff = np.linalg.norm(ours - theirs)
-    return 0.0 if diff == 0 else diff / scale
-
-
 def assert_close(name, ours, theirs, rtol=FLOAT64_RTOL):
     theirs = theirs.detach().numpy() if hasattr(theirs, "detach") else np.asarray(theirs)
     assert np.shape(ours) == np.shape(theirs), f"{name}: {np.shape(ours)} vs {np.shape(theirs)}"
-    assert relative(ours, theirs) < rtol, f"{name}: relative difference {relative(ours, theirs)}"
+    error = relative_difference(ours, theirs)
+    assert error < rtol, f"{name}: relative difference {error}"
 
 
 def assert_gradients_match(model, twin):

@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 import pytest
+from small_models import perturbed
 
 from minibert.family.albert import (
     AlbertConfig,
@@ -49,21 +50,19 @@ HF_BUFFERS = {"albert.embeddings.position_ids", "albert.embeddings.token_type_id
               "distilbert.embeddings.position_ids"}
 
 
-def perturbed(model, seed=0, scale=0.1):
-    rng = np.random.default_rng(seed + 1)
-    for _, value in model.named_parameters():
-        value += scale * rng.standard_normal(value.shape)
-    return model.eval()
+def parity_model(model, seed=0):
+    """``model`` in eval mode with N(0, 0.1) noise from ``seed + 1`` on every parameter."""
+    return perturbed(model, seed + 1, 0.1).eval()
 
 
 def albert_classifier(seed=0, **overrides):
     config = AlbertConfig(**{**ALBERT, **overrides}, id2label=LABEL_NAMES)
-    return perturbed(AlbertForSequenceClassification(config, seed=seed, dtype=np.float64), seed)
+    return parity_model(AlbertForSequenceClassification(config, seed=seed, dtype=np.float64), seed)
 
 
 def distilbert_classifier(seed=0, **overrides):
     config = DistilBertConfig(**{**DISTILBERT, **overrides}, id2label=LABEL_NAMES)
-    return perturbed(DistilBertForSequenceClassification(config, seed=seed, dtype=np.float64),
+    return parity_model(DistilBertForSequenceClassification(config, seed=seed, dtype=np.float64),
                      seed)
 
 
@@ -178,7 +177,7 @@ def test_albert_folders_both_ways(hf, tmp_path, padded_batch, to_torch, assert_m
 def test_albert_pretraining_folder_of_hf_becomes_a_classifier(pretrained, hf, tmp_path):
     """HF's pretraining checkpoint: the encoder is kept, the classifier initialized."""
     config = AlbertConfig(**ALBERT)
-    source = perturbed(pretrained(config, dtype=np.float64))
+    source = parity_model(pretrained(config, dtype=np.float64))
     twin = hf_twin(hf, source)
     twin.save_pretrained(tmp_path / "pretrained")
     # An MLM folder has no pooler: HF and minibert initialize it with the classifier.
@@ -245,7 +244,7 @@ def test_distilbert_folders_both_ways(hf, tmp_path, padded_batch, to_torch, asse
 
 
 def test_distilbert_mlm_folder_of_hf_becomes_a_classifier(hf, tmp_path):
-    source = perturbed(DistilBertForMaskedLM(DistilBertConfig(**DISTILBERT), dtype=np.float64))
+    source = parity_model(DistilBertForMaskedLM(DistilBertConfig(**DISTILBERT), dtype=np.float64))
     hf_twin(hf, source).save_pretrained(tmp_path / "mlm")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
