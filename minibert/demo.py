@@ -129,6 +129,12 @@ class _DemoProgress:
                 f"{names[key]} {float(value):.1%} right" for key, value in found.items())
         self._write(wrap_for_terminal(message, self.stream))
 
+    def close(self) -> None:
+        """End the updating line, so that what follows starts a line of its own."""
+        if self.open_line:
+            print(file=self.stream, flush=True)
+            self.open_line = False
+
     def _write(self, text: str, end: str = "\n") -> None:
         if self.open_line and end:  # end the updating line before a message of its own
             text, self.open_line = "\n" + text, False
@@ -224,8 +230,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out = Path(args.out)
     try:
-        with output_lock(out, "--out"):  # a second demo into --out meanwhile is refused
-            return _run(args, out, progress)
+        try:
+            with output_lock(out, "--out"):  # a second demo into --out meanwhile is refused
+                return _run(args, out, progress)
+        finally:
+            progress.close()
     except (ValueError, TypeError, OSError, MemoryError) as error:
         reason = os_error_line(error) if isinstance(error, OSError) else str(error)
         print(wrap_for_terminal(f"demo: error: {reason}", sys.stderr), file=sys.stderr)
