@@ -102,10 +102,10 @@ def test_no_module_imports_a_private_name_of_another():
 LAYERS = (
     ("checks",),
     ("functional", "io"),
-    ("kernels", "tokenization", "hf_config"),
+    ("tokenization", "hf_config"),
     ("layers", "config", "data"),
     ("base", "attribution"),
-    ("model",),
+    ("model", "flat_layer"),
     ("heads", "lora"),
     ("family", "fill_mask", "reference"),
     ("training",),
@@ -166,3 +166,53 @@ def test_lazy_names_of_the_top_level_still_resolve():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=120, check=True)
     assert result.stdout.split() == ["True", "True"]
+
+
+# ---- the test suite: each helper defined once ---------------------------------------------
+
+TESTS = PACKAGE.parent / "tests"
+SHARED = ("small_models.py", "conftest.py")  # where the helpers every test file uses live
+
+
+def top_level_functions(path: Path) -> dict[str, bool]:
+    """The names of a test file's top-level functions that are not tests, each mapped to
+    whether it is a pytest fixture."""
+    found = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("test_"):
+            found[node.name] = any("fixture" in ast.unparse(d) for d in node.decorator_list)
+    return found
+
+
+def repeated_helpers(files: list[Path]) -> list[str]:
+    """Helpers (not fixtures) defined in two files, and names of the shared modules defined
+    again (as a helper or a fixture) elsewhere."""
+    functions = {path.name: top_level_functions(path) for path in files}
+    shared = {name for file in SHARED for name in functions.get(file, {})}
+    where: dict[str, list[str]] = {}
+    for file, names in functions.items():
+        for name, fixture in names.items():
+            if (not fixture or name in shared) and not (file in SHARED and name in shared
+                                                          and fixture):
+                where.setdefault(name, []).append(file)
+    return sorted(f"{name}: {', '.join(sorted(files))}" for name, files in where.items()
+                  if len(files) > 1)
+
+
+def test_no_helper_is_defined_in_two_test_files():
+    repeated = repeated_helpers(sorted(TESTS.glob("*.py")))
+    assert not repeated, "define these once, in tests/small_models.py:\n" + "\n".join(repeated)
+
+
+def test_a_helper_defined_twice_is_caught(tmp_path):
+    (tmp_path / "small_models.py").write_text("def cli(*args):\n    pass\n")
+    (tmp_path / "test_a.py").write_text("def cli(*args):\n    pass\n\n\n"
+                                        "def test_a():\n    pass\n")
+    (tmp_path / "test_b.py").write_text("def padded(x):\n    return x\n")
+    (tmp_path / "test_c.py").write_text("def padded(x):\n    return x\n")
+    (tmp_path / "test_d.py").write_text("import pytest\n\n\n@pytest.fixture\ndef model():\n"
+                                        "    return 1\n")
+    (tmp_path / "test_e.py").write_text("import pytest\n\n\n@pytest.fixture\ndef model():\n"
+                                        "    return 2\n\n\ndef test_a():\n    pass\n")
+    assert repeated_helpers(sorted(tmp_path.glob("*.py"))) == [
+        "cli: small_models.py, test_a.py", "padded: test_b.py, test_c.py"]
