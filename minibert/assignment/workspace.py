@@ -1,10 +1,15 @@
 """Student workspaces: writing them, loading a student's functions, running the model on them.
 
 A workspace is a folder with one file per task (``linear.py``, ``layernorm.py``, ...), the
-public tests (``test_public.py``), a README and a marker file ``.minibert-assignment.json``
+public tests (``test_public.py``), the handout (``README.md``, see ``handout.py``),
+``answers.md`` for the written questions and a marker file ``.minibert-assignment.json``
 that says what kind of workspace it is. ``create_workspace(..., instructor=True)`` writes
 three folders: ``student/`` to hand out, ``solutions/`` (a complete workspace) and
 ``hidden/`` (the hidden tests' seed and runner), which stay with the instructor.
+
+Loading a task's file (``load_task_functions``) happens inside ``isolated_imports``: the
+other task files import as minibert's versions of them, so one file's mistake costs its
+own task only.
 """
 
 from __future__ import annotations
