@@ -110,6 +110,46 @@ def test_build_errors_are_one_line_naming_file_and_place(tmp_path, monkeypatch):
     assert len(lines) == 4, lines
 
 
+def _notebook(cells) -> str:
+    return json.dumps({"cells": cells, "nbformat": 4, "nbformat_minor": 5, "metadata": {
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python"}}})
+
+
+@pytest.mark.slow
+def test_a_notebook_that_does_not_render_is_one_line_naming_its_cell(tmp_path):
+    pytest.importorskip("sphinx",
+                        reason="the docs extra is not installed (pip install -e '.[docs]')")
+    site_build = load_build_script()
+    stage = tmp_path / "stage"
+    (stage / "_extra").mkdir(parents=True)
+    (stage / "notebooks").mkdir()
+    (stage / "index.md").write_text("# A page\n\n:::{toctree}\nnotebooks/99_x.ipynb\n:::\n",
+                                    encoding="utf-8")
+    code = {"cell_type": "code", "id": "c1", "metadata": {}, "execution_count": 1,
+            "source": "x", "outputs": [{"output_type": "display_data", "metadata": {},
+                                        "data": {"image/png": "not base64!"}}]}
+    text = {"cell_type": "markdown", "id": "c2", "metadata": {},
+            "source": "# A notebook\n\n![gone](nothere.png)"}
+    notebook = stage / "notebooks" / "99_x.ipynb"
+    notebook.write_text(_notebook([text, code]), encoding="utf-8")
+    with pytest.raises(site_build.BuildError) as caught:
+        site_build.check_notebooks(stage)
+    assert str(caught.value) == ("notebooks/99_x.ipynb: cell 2 (id c1): its image/png output "
+                                 "is not base64")
+    notebook.write_text("{not json", encoding="utf-8")
+    with pytest.raises(site_build.BuildError, match=r"^notebooks/99_x\.ipynb: not a valid"):
+        site_build.check_notebooks(stage)
+    code["outputs"][0]["data"]["image/png"] = "iVBORw0KGgo="
+    notebook.write_text(_notebook([text, code]), encoding="utf-8")
+    site_build.check_notebooks(stage)
+    with pytest.raises(site_build.BuildError) as caught:
+        site_build.sphinx(stage, tmp_path / "out")
+    assert str(caught.value).splitlines() == [
+        "notebooks/99_x.ipynb: cell 1: WARNING: image file not readable: "
+        "notebooks/nothere.png [image.not_readable]"]
+
+
 def page_text(path: Path) -> str:
     text = re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8"))
     return re.sub(r"\s+", " ", html.unescape(text))

@@ -18,6 +18,8 @@ The site needs no network: opened from disk (file://) or served (python -m http.
 from __future__ import annotations
 
 import argparse
+import base64
+import binascii
 import importlib
 import inspect
 import os
@@ -113,6 +115,33 @@ def docs_pages() -> list[str]:
     names = sorted(p.stem for p in (ROOT / "docs").glob("*.md"))
     ordered = [n for n in DOCS_ORDER if n in names]
     return ordered + [n for n in names if n not in ordered]
+
+
+def check_notebooks(stage: Path) -> None:
+    """Every notebook page reads and validates as a notebook (nbformat), before Sphinx."""
+    import nbformat
+
+    problems = []
+    for path in sorted((stage / "notebooks").glob("*.ipynb")):
+        name = path.relative_to(stage)
+        try:
+            notebook = nbformat.read(path, as_version=4)
+            nbformat.validate(notebook)
+        except Exception as error:  # JSON, schema: whatever stops it from being a notebook
+            reason = " ".join(str(error).split())[:300]
+            problems.append(f"{name}: not a valid notebook: {reason}")
+            continue
+        for number, cell in enumerate(notebook.cells, start=1):
+            for output in cell.get("outputs", []):
+                for mime, data in output.get("data", {}).items():
+                    if mime.startswith("image/") and mime != "image/svg+xml":
+                        try:
+                            base64.b64decode("".join(data), validate=True)
+                        except (binascii.Error, ValueError, TypeError):
+                            problems.append(f"{name}: cell {number} (id {cell.get('id')}): "
+                                            f"its {mime} output is not base64")
+    if problems:
+        raise BuildError("\n".join(problems))
 
 
 def notebook_pages() -> list[str]:
@@ -498,13 +527,16 @@ def run(command: list[str], what: str) -> None:
 
 
 PROBLEM = re.compile(r"(WARNING|ERROR|CRITICAL|SEVERE):")
+NOTEBOOK_LINE = re.compile(r"^(\S+\.ipynb):(\d{5,}):")
 
 
 def report_line(line: str, stage: Path) -> str:
     """A Sphinx message with the staged path replaced by the repository's own."""
     for prefix in (str(stage.resolve()) + os.sep, str(stage) + os.sep):
         line = line.replace(prefix, "")
-    return line.replace(str(ROOT) + os.sep, "")
+    line = line.replace(str(ROOT) + os.sep, "")
+    # MyST-NB numbers a notebook's lines as cell * 10000 + line: name the cell instead.
+    return NOTEBOOK_LINE.sub(lambda m: f"{m.group(1)}: cell {int(m.group(2)) // 10000}:", line)
 
 
 def sphinx(stage: Path, out: Path) -> None:
@@ -512,11 +544,13 @@ def sphinx(stage: Path, out: Path) -> None:
                "-E", "-d", str(DOCTREES), "-c", str(HERE), str(stage), str(out)]
     env = dict(os.environ, MINIBERT_SITE_STAGE=str(stage))
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
-    problems = [report_line(line, stage) for line in result.stderr.splitlines()
-                if PROBLEM.search(line)]
+    problems = list(dict.fromkeys(report_line(line, stage) for line in result.stderr.splitlines()
+                                  if PROBLEM.search(line)))
     if result.returncode != 0 or problems:
-        if not problems:
-            problems = [(result.stderr.strip() or "sphinx-build failed").splitlines()[-1]]
+        if not problems:  # Sphinx stopped on an exception: its message, not the boilerplate
+            lines = [line.strip() for line in result.stderr.splitlines() if line.strip()]
+            errors = [line for line in lines if re.search(r"(Error|Exception): ", line)]
+            problems = [report_line((errors or lines or ["sphinx-build failed"])[-1], stage)]
         raise BuildError("\n".join(problems))
 
 
@@ -538,6 +572,7 @@ def build(out: Path) -> dict:
         shutil.rmtree(STAGE)
     STAGE.mkdir(parents=True)
     link_repository(STAGE)
+    check_notebooks(STAGE)
     notebooks, docs = notebook_pages(), docs_pages()
     home_page(STAGE, notebooks, docs)
     favicon(STAGE)

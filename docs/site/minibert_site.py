@@ -49,7 +49,11 @@ def _scan_notebooks(app) -> None:
     labels = {}
     for path in sorted(Path(app.srcdir, "notebooks").glob("*.ipynb")):
         docname = f"notebooks/{path.stem}"
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        except (ValueError, KeyError, TypeError) as error:
+            logger.warning("%s: not a notebook: %s", Path(path).relative_to(app.srcdir), error)
+            continue
         for cell in cells:
             label = _first_line_label(cell)
             if label is not None:
