@@ -55,6 +55,7 @@ from minibert.base import (
     BertModelOutput,
     EmbeddingWidthInitializer,
     Initializer,
+    LazyLogits,
     PretrainedModel,
     ShapeCache,
     preserved_caches,
@@ -63,7 +64,13 @@ from minibert.checks import (
     check_real,
 )
 from minibert.config import BertFields, preset_sizes
-from minibert.heads.pretraining import BertWithHeads, MaskedLMCache, MaskedLMModel
+from minibert.heads.pretraining import (
+    BertWithHeads,
+    MaskedLMCache,
+    MaskedLMModel,
+    masked_positions,
+    sentence_pair_labels,
+)
 from minibert.heads.tasks import PooledClassifier, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
 from minibert.layers import (
@@ -553,13 +560,40 @@ class AlbertForPreTraining(_AlbertWithHeads):
                 output_hidden_states: bool = False) -> AlbertForPreTrainingOutput:
         """input_ids etc. int (B, T); labels int (B, T) with -100 where no target;
         sentence_order_label int (B,), 0 = A then B (in order), 1 = swapped."""
-        base = self._encode(input_ids, token_type_ids, attention_mask, output_attentions,
-                            output_hidden_states)
-        sop_loss, sop_logits = self._sentence_pair_forward(
-            self.sop_classifier, self.sop_loss, base.pooler_output, sentence_order_label,
-            "sentence_order_label", "0 = A then B, 1 = swapped")
-        return self._pretraining_output(AlbertForPreTrainingOutput, SOPCache, base,
-                                        self.predictions, labels, sop_loss, sop_logits)
+        self.cache = None  # what the backward needs; stays None without any label
+        albert = self.albert(input_ids, token_type_ids, attention_mask, output_attentions,
+                             output_hidden_states)
+        sequence_output = albert.last_hidden_state  # (B, T, H)
+        # sentence-order prediction: two logits from the pooled [CLS] vector
+        sop_logits = self.sop_classifier(albert.pooler_output)  # (B, 2)
+        sop_loss = None
+        if sentence_order_label is not None:
+            sentence_order_label = sentence_pair_labels(
+                "sentence_order_label", sentence_order_label, len(sop_logits),
+                "0 = A then B, 1 = swapped")
+            sop_loss = float(self.sop_loss(sop_logits, sentence_order_label))
+        # masked LM: only the M labelled positions go through the decoder
+        mlm_loss = masked_logits = mlm_cache = None
+        if labels is not None:
+            labels, positions = masked_positions(labels, sequence_output.shape[:2],
+                                                 self.config.vocab_size)
+            masked_logits = self.predictions(sequence_output[positions])  # (M, V)
+            mlm_loss = float(self.mlm_loss(masked_logits, labels[positions]))
+            mlm_cache = MaskedLMCache(positions, sequence_output.shape)
+        parts = [part for part in (mlm_loss, sop_loss) if part is not None]
+        if parts:
+            self.cache = SOPCache(mlm_cache, sop_loss is not None)
+        return AlbertForPreTrainingOutput(
+            loss=float(sum(parts)) if parts else None,
+            seq_relationship_logits=sop_logits,
+            hidden_states=albert.hidden_states,
+            attentions=albert.attentions,
+            masked_lm_loss=mlm_loss,
+            next_sentence_loss=sop_loss,
+            masked_lm_logits=masked_logits,
+            masked_lm_positions=None if mlm_cache is None else mlm_cache.positions,
+            _prediction_logits=LazyLogits(lambda: self.predictions.predict(sequence_output)),
+        )
 
     def backward(self, mlm_weight: float = 1.0, sop_weight: float = 1.0) -> None:
         """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps).
@@ -570,13 +604,19 @@ class AlbertForPreTraining(_AlbertWithHeads):
         """
         mlm_weight = check_real("mlm_weight", mlm_weight)
         sop_weight = check_real("sop_weight", sop_weight)
-        cache = self._pop_cache("labels and/or sentence_order_label")
+        if self.cache is None:
+            raise RuntimeError("backward() needs a forward pass with labels and/or "
+                               "sentence_order_label first")
+        cache, self.cache = self.cache, None  # one backward per forward
         d_sequence = d_pooled = None
         if cache.mlm is not None:
-            d_sequence = self._mlm_backward(self.predictions, cache.mlm, mlm_weight)
+            # forward: mlm_loss = cross_entropy(predictions(sequence_output[positions]))
+            d_masked = self.predictions.backward(self.mlm_loss.backward(mlm_weight))  # (M, H)
+            d_sequence = np.zeros(cache.mlm.sequence_shape, dtype=d_masked.dtype)  # (B, T, H)
+            d_sequence[cache.mlm.positions] = d_masked  # each position appears once
         if cache.sop:
-            d_pooled = self._sentence_pair_backward(self.sop_classifier, self.sop_loss,
-                                                    sop_weight)
+            # forward: sop_loss = cross_entropy(sop_classifier(pooled))
+            d_pooled = self.sop_classifier.backward(self.sop_loss.backward(sop_weight))  # (B, H)
         self.albert.backward(d_sequence, d_pooled)
 
 

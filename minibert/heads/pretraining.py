@@ -32,7 +32,7 @@ from minibert.base import (
 )
 from minibert.checks import IGNORE_INDEX, as_int_array, check_ids, check_real
 from minibert.config import BertConfig
-from minibert.layers import CrossEntropyLoss, Embedding, Linear, Module, TiedLinear, get_activation
+from minibert.layers import CrossEntropyLoss, Embedding, Module, TiedLinear, get_activation
 from minibert.model import BertModel
 
 __all__ = [
@@ -165,11 +165,11 @@ def masked_positions(labels, shape: tuple, vocab_size: int):
 
 
 class BertWithHeads(PretrainedModel, Module):
-    """Shared plumbing of the models that hold a ``bert`` and heads on top of it.
+    """Shared plumbing of the fine-tuning heads (``heads.tasks``) and ALBERT's models.
 
-    The base of the pretraining models here, of the task heads (``heads.tasks``) and of
-    ALBERT's models. Its ``cache`` holds what the loss backward needs; None means the last
-    forward computed no loss.
+    BERT's pretraining models below are written out instead, to be read top to bottom.
+    Its ``cache`` holds what the loss backward needs; None means the last forward computed
+    no loss.
     """
 
     config: BertConfig
@@ -235,48 +235,6 @@ class BertWithHeads(PretrainedModel, Module):
         """d sequence_output (B, T, H) of ``mlm_weight * loss`` of an MLM-only model."""
         mlm_weight = check_real("mlm_weight", mlm_weight)
         return self._mlm_backward(predictions, self._pop_cache(), mlm_weight)
-
-    def _sentence_pair_forward(self, linear: Linear, loss_layer: CrossEntropyLoss, pooled,
-                               label, name: str, meaning: str):
-        """The sentence-pair task on the pooled [CLS] (BERT's NSP, ALBERT's SOP): logits
-        (B, 2), and the loss of ``loss_layer`` when ``label`` (B,) is given (checked here,
-        where it enters; ``meaning`` says what 0 and 1 stand for). Returns (loss or None,
-        logits)."""
-        logits = linear(pooled)  # (B, 2)
-        if label is None:
-            return None, logits
-        label = sentence_pair_labels(name, label, pooled.shape[0], meaning)
-        return float(loss_layer(logits, label)), logits
-
-    def _pretraining_output(self, output_class, cache_class, base,
-                            predictions: BertLMPredictionHead, labels, pair_loss, pair_logits):
-        """MLM on ``base`` (given ``labels``) beside the sentence-pair task's loss and logits
-        (B, 2): the loss is the sum of the parts that have labels; ``cache_class``(MLM cache,
-        whether the pair task has a loss) is what the backward reads."""
-        sequence_output = base.last_hidden_state  # (B, T, H)
-        mlm_loss = masked_logits = mlm_cache = None
-        if labels is not None:
-            mlm_loss, masked_logits, mlm_cache = self._mlm_forward(predictions, sequence_output,
-                                                                   labels)
-        parts = [p for p in (mlm_loss, pair_loss) if p is not None]
-        if parts:
-            self.cache = cache_class(mlm_cache, pair_loss is not None)
-        return output_class(
-            loss=float(sum(parts)) if parts else None,
-            seq_relationship_logits=pair_logits,
-            hidden_states=base.hidden_states,
-            attentions=base.attentions,
-            masked_lm_loss=mlm_loss,
-            next_sentence_loss=pair_loss,
-            masked_lm_logits=masked_logits,
-            masked_lm_positions=None if mlm_cache is None else mlm_cache.positions,
-            _prediction_logits=LazyLogits(lambda: predictions.predict(sequence_output)),
-        )
-
-    def _sentence_pair_backward(self, linear: Linear, loss_layer: CrossEntropyLoss,
-                                dloss: float) -> np.ndarray:
-        """d pooled (B, H) of ``dloss * loss`` of the sentence-pair task."""
-        return linear.backward(loss_layer.backward(dloss))  # (B, 2) -> (B, H)
 
 
 # HF also lists the MLM decoder under these keys: the tied word embeddings and the head's bias.
