@@ -307,7 +307,7 @@ def test_distil_cli(teacher_dir, tmp_path, capsys):
     for args, message in [
         (["--temperature", "0"], "temperature must be a finite number > 0, got 0.0"),
         (["--temperature", "-2"], "temperature must be a finite number > 0"),
-        (["--student-layers", "3"], "is deeper than its teacher (num_hidden_layers=2)"),
+        (["--student-layers", "3"], "--student-layers must be 1 to 2, got 3"),
         (["--teacher-layers", "0,x"], "--teacher-layers must be comma-separated"),
         (["--alpha-ce", "0", "--alpha-mlm", "0", "--alpha-cos", "0"], "are all 0"),
     ]:
