@@ -1634,6 +1634,8 @@ def _option_names(message: str, parser, command: str) -> str:
                   if not action.option_strings}
     if name in positional:  # fill-mask's "text must contain '[MASK]'": TEXT
         option = positional[name]
+    elif message.startswith(f"{name} ({option}) "):  # "batch_size (--batch-size) 64 is ..."
+        return option + message[len(f"{name} ({option})"):]
     elif option not in _command_options(parser, command) or option in message:
         return message
     return option + " " + message[found.end(1):].removeprefix("=").lstrip()

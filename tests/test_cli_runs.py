@@ -114,7 +114,7 @@ def test_a_refused_run_leaves_no_folder_behind(tmp_path):
     out = tmp_path / "new" / "run"
     result = cli("pretrain", "--out", str(out), "--steps", "2", *TINY[2:],
                  "--batch-size", "4000")
-    refused_pretrain(result, "--batch-size) 4,000 is more than the", "training instances")
+    refused_pretrain(result, "error: --batch-size 4,000 is more than the", "training instances")
     assert list(tmp_path.iterdir()) == []
 
 

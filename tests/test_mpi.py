@@ -68,7 +68,7 @@ def test_workers_must_match_the_ranks(tmp_path):
                             capture_output=True, text=True, timeout=600)
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
-    assert "workers (--workers) must be the number of MPI ranks 2" in result.stderr
+    assert "--workers must be the number of MPI ranks 2" in result.stderr
 
 
 @pytest.mark.slow
