@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from minibert.cli import HIDDEN_ALIASES, build_parser
+from minibert.cli import build_parser
+from minibert.cli.common import HIDDEN_ALIASES
 from minibert.io.fileio import atomic_write_text
 
 MARKER = "## Every command\n"

@@ -295,7 +295,7 @@ def test_long_arguments_are_quoted_as_excerpts(model_dir, capsys):
 def test_the_resume_command_is_the_invocation_with_resume(tmp_path):
     import argparse
 
-    from minibert.cli import _resume_command
+    from minibert.cli.train import _resume_command
 
     args = argparse.Namespace(program=["minibert"], resume=False,
                               argv=["pretrain", "--out", "runs/my run", "--overwrite",

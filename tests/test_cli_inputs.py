@@ -15,7 +15,9 @@ import pytest
 from small_models import cli, refused
 
 import minibert as mb
-from minibert.cli import _COMMANDS, HIDDEN_ALIASES, build_parser
+from minibert.cli import build_parser
+from minibert.cli.common import HIDDEN_ALIASES
+from minibert.cli.main import _COMMANDS
 from minibert.reference import reference_path
 
 TEXT = "she deposited the money at the [MASK] before noon."
@@ -307,7 +309,7 @@ def test_gradcheck_fits_a_projector():
 
 
 def test_a_long_check_name_is_cut_to_fit():
-    from minibert.cli import _gradcheck_summary
+    from minibert.cli.check import _gradcheck_summary
     from minibert.gradcheck.check import GradCheckRow, GradCheckTable
 
     name = "AlbertForPreTraining(3 layers sharing 1 block, reference pairs, dropout 0.1)"
@@ -480,13 +482,14 @@ def test_sigterm_is_answered_within_a_second_in_every_phase(phase, after, docume
 
 
 def test_out_of_memory_is_one_line(monkeypatch, capsys):
-    import minibert.cli as cli_module
+    import minibert.cli.check as check_commands
+    from minibert.cli import main
 
     def exhausted(args):
         raise MemoryError("Unable to allocate 3.2 GiB for an array with shape (800000000,)")
 
-    monkeypatch.setattr(cli_module, "_run_info", exhausted)
-    assert cli_module.main(["info", "--model", "tiny-toy"]) == 2
+    monkeypatch.setattr(check_commands, "_run_info", exhausted)
+    assert main(["info", "--model", "tiny-toy"]) == 2
     assert capsys.readouterr().err == (
         "minibert info: error: out of memory (unable to allocate 3.2 GiB for an array with "
         "shape (800000000,)); choose smaller sizes (--batch-size, --max-seq-length, "
