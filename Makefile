@@ -2,6 +2,8 @@
 #   make demo   pretrain the tiny BERT on the toy corpus; write metrics, fill-mask answers
 #               and attention heatmaps to out/demo
 #   make test   install the dev and parity extras and run the whole test suite
+#   make test-fast  the tests a contributor runs before each commit: no slow, parity or
+#               job tests (tests/conftest.py names the job files); CI runs everything
 #   make site   build the course site into site/ (the docs extra: Sphinx, MyST-NB)
 #
 # Afterwards the package and its `minibert` command live in .venv: activate it
@@ -12,7 +14,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: demo test gradcheck benchmark notebooks lint site clean
+.PHONY: demo test test-fast gradcheck benchmark notebooks lint site clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +60,15 @@ demo: $(VENV)/.runtime
 # pytest exits 5 when it collected no test: a broken suite, reported as a failure.
 test: $(VENV)/.dev
 	@$(PY) -m pytest -q --durations=15; status=$$?; \
+	if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; \
+	exit $$status
+
+# Before each commit: the unit tests of every layer, model, tokenizer, file format and
+# figure, the layout and the lint, without the slow, parity and job tests (the jobs mark:
+# tests/conftest.py). Prints the slowest tests, so that one that grew is seen.
+test-fast: $(VENV)/.dev
+	@$(PY) -m pytest -q -m "not slow and not parity and not jobs" --ignore=tests/parity \
+	    --durations=10; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; \
 	exit $$status
 

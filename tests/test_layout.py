@@ -216,3 +216,21 @@ def test_a_helper_defined_twice_is_caught(tmp_path):
                                         "    return 2\n\n\ndef test_a():\n    pass\n")
     assert repeated_helpers(sorted(tmp_path.glob("*.py"))) == [
         "cli: small_models.py, test_a.py", "padded: test_b.py, test_c.py"]
+
+
+def test_the_jobs_of_make_test_fast_exist():
+    """Every file and test that conftest.py marks as jobs (left out by make test-fast)
+    exists."""
+    tree = ast.parse((TESTS / "conftest.py").read_text(encoding="utf-8"))
+    sets = {node.targets[0].id: ast.literal_eval(node.value.args[0])  # frozenset({...})
+            for node in tree.body if isinstance(node, ast.Assign)
+            and getattr(node.targets[0], "id", "") in ("JOB_FILES", "JOB_TESTS")}
+    files = sorted(TESTS.glob("test_*.py"))
+    tests = {name for path in files for name in top_level_tests(path)}
+    assert sets["JOB_FILES"] <= {path.name for path in files}
+    assert sets["JOB_TESTS"] <= tests
+
+
+def top_level_tests(path: Path) -> set[str]:
+    return {node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")}
