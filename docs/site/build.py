@@ -350,8 +350,11 @@ def explorer_pages(stage: Path) -> list[str]:
     model, tokenizer = mb.load_reference("tiny-toy")
     pages = []
     probes = [p for p in AMBIGUITY_PROBES if p.sense.split(":")[0] in EXPLORER_WORDS]
-    for number, probe in enumerate(probes, start=1):
-        slug = f"toy-{probe.sense.split(':')[0]}-{number}"
+    counts: dict[str, int] = {}
+    for probe in probes:
+        word = probe.sense.split(":")[0]
+        counts[word] = counts.get(word, 0) + 1
+        slug = f"toy-{word}-{counts[word]}"
         page = explore(model, tokenizer, probe.text)
         page.save(stage / "_extra" / "explorer" / "pages" / f"{slug}.html")
         answers = " or ".join(f"*{a}*" for a in sorted(probe.answers))

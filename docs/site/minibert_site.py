@@ -167,6 +167,7 @@ class FolderLinks(SphinxPostTransform):
 
 INLINE_LITERAL = re.compile(r"(``.+?``|`[^`]+`_?)", re.S)
 FIELD = re.compile(r"^\s*:[^:]+:")
+LIST_ITEM = re.compile(r"^\s*(:[^:]+:|[-*+] |\d+[.)] |#\. )")
 TRAILING_UNDERSCORE = re.compile(r"(?<=[\w)])_(?!\w)")
 STARS = re.compile(r"\*+")
 OPENING = " \t\n([{<'\"/-:"
@@ -231,20 +232,15 @@ def plain_text_habits(lines: list[str]) -> list[str]:
         escaped.append(line)  # a blank line, a line block or explicit markup: reST proper
     escaped.pop()
     out: list[str] = []
-    opened = None  # indentation of a block this function set off with a blank line
     for index, line in enumerate(escaped):
         if line.strip() and out and out[-1].strip():
-            if opened is not None and _indent(line) < opened:
-                out.append("")
-                opened = None
+            if _indent(line) < _indent(out[-1]) and not LIST_ITEM.match(line):
+                out.append("")  # back from an indented block: reST wants a blank line
             elif (index >= 2 and out[-2].strip()
                     and _indent(line) > _indent(out[-1]) == _indent(out[-2])
                     and not out[-1].rstrip().endswith("::") and not FIELD.match(out[-1])
-                    and not FIELD.match(out[-2])):
-                out.append("")
-                opened = _indent(line)
-        elif not line.strip():
-            opened = None
+                    and not FIELD.match(out[-2]) and not LIST_ITEM.match(out[-1])):
+                out.append("")  # an indented continuation under a paragraph
         out.append(line)
     return out
 
