@@ -188,7 +188,7 @@ NumPy and the chain rule; nothing else.
 `make demo` pretrains the tiny BERT, `make test` installs everything and runs the tests,
 and `make site` builds this site into `site/` (open `site/index.html`).
 
-{toctree("Start", ["README.md"])}
+{toctree("Start", ["The project's README <README.md>"])}
 {toctree("Notebooks", [f"notebooks/{n}.ipynb" for n in notebooks] + ["notebooks/README.md"]
          + [f"notebooks/{p.parent.name}/index.md" for p in listings])}
 {toctree("Teaching", ["lecture/index.md", "assignment/index.md", "explorer/index.md"])}
