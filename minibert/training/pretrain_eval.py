@@ -16,6 +16,7 @@ from pathlib import Path
 from minibert.checks import IGNORE_INDEX
 from minibert.data import ToyCorpus
 from minibert.family.albert import AlbertForPreTraining
+from minibert.family.registry import FAMILIES
 from minibert.heads import BertForPreTraining
 from minibert.tokenization import BertTokenizer
 from minibert.training.loop import eval_mode
@@ -102,6 +103,10 @@ def evaluate_pretrained(model_dir: str | os.PathLike) -> dict[str, float]:
     if config.corpus is not None:
         raise ValueError(f"model_dir {str(model_dir)!r} was trained on the text file "
                          f"{config.corpus!r}; only toy-corpus runs can be evaluated again")
+    model_class = FAMILIES[config.architecture].pretraining  # the class the run trained
+    if not hasattr(model_class, "from_pretrained"):  # ELECTRA's generator and discriminator
+        raise ValueError(f"model_dir {str(model_dir)!r} holds a {config.architecture} run; "
+                         f"only bert and albert runs can be evaluated again")
     corpus = ToyCorpus.generate(config.num_documents, config.num_heldout_documents,
                                 seed=config.seed)
     tokenizer = BertTokenizer.from_pretrained(model_dir)
@@ -109,8 +114,6 @@ def evaluate_pretrained(model_dir: str | os.PathLike) -> dict[str, float]:
     with warnings.catch_warnings():
         # The pretraining heads are all there; nothing to report about unused weights.
         warnings.simplefilter("ignore")
-        model_class = AlbertForPreTraining if config.architecture == "albert" \
-            else BertForPreTraining
         model = model_class.from_pretrained(model_dir)
     batches = batches_of(instances, tokenizer, config.batch_size, config.max_predictions_per_seq)
     return {**evaluate(model, batches), "heldout_sequences": len(instances)}
