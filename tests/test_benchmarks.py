@@ -34,3 +34,15 @@ def test_inference_routes_times_each_route_beside_torch():
     out = run_benchmark("inference_routes.py", "--repeats", "1", "--threads", "1")
     for route in ("pairs", "gelu on threads", "A&S Phi", "no GELU", "torch"):
         assert f"  {route} " in out, out
+
+
+def test_fit_normal_tail_gives_the_float32_gelu_coefficients():
+    """The float32 Phi's coefficients in functional.py are what the fitting script finds."""
+    from minibert import functional as F
+
+    out = run_benchmark("fit_normal_tail.py")
+    fitted = {line.split(" = ")[0]: [float(v) for v in line.split(" = ")[1].split(", ")]
+              for line in out.splitlines() if line.startswith(("P = ", "Q = "))}
+    assert fitted["P"] == pytest.approx(F._TAIL32_P, rel=1e-6)
+    assert fitted["Q"] == pytest.approx(F._TAIL32_Q, rel=1e-6)
+    assert "largest relative error 1.10e-08 in float64" in out, out
