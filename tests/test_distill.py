@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from small_models import make_batch, perturbed
+from small_models import make_batch, perturbed, small_config
 
 import minibert as mb
 from minibert import functional as F
@@ -32,9 +32,8 @@ from minibert.training.distillation import DistillConfig, distil
 from minibert.training.loop import train_step
 from minibert.training.optim import AdamW
 
-TINY = dict(hidden_size=16, num_attention_heads=2, intermediate_size=24,
-            max_position_embeddings=40, hidden_dropout_prob=0.0,
-            attention_probs_dropout_prob=0.0)
+# The teachers: the small config (H=16, 2 heads, I=24) with 40 positions and no dropout.
+TINY = dict(max_position_embeddings=40, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
 # A short run: a 2-layer tiny teacher, a few toy documents, a few steps.
 QUICK = dict(steps=3, batch_size=4, max_seq_length=16, num_documents=12,
              num_heldout_documents=3, eval_batches=1, log_every=1)
@@ -44,7 +43,7 @@ MLM = dict(segments=False, mlm_share=0.4, first_target=1, next_sentence=False)
 
 
 def teacher_model(layers=2, vocab_size=50, dtype=np.float64, seed=0, cls=mb.BertForMaskedLM):
-    config = mb.BertConfig(vocab_size=vocab_size, num_hidden_layers=layers, **TINY)
+    config = small_config(vocab_size=vocab_size, num_hidden_layers=layers, **TINY)
     return perturbed(cls(config, seed=seed, dtype=dtype), seed + 1).eval()
 
 
@@ -65,23 +64,23 @@ def teacher_dir(tmp_path_factory, tokenizer):
 # -- the student's config and initialisation ------------------------------------------------
 
 def test_student_config_is_the_teacher_with_half_the_layers():
-    teacher = mb.BertConfig(vocab_size=50, num_hidden_layers=4, hidden_act="gelu_new", **TINY)
+    teacher = small_config(vocab_size=50, num_hidden_layers=4, hidden_act="gelu_new", **TINY)
     config = student_config(teacher)
     assert isinstance(config, DistilBertConfig)
     assert (config.n_layers, config.dim, config.n_heads, config.hidden_dim, config.vocab_size,
             config.max_position_embeddings, config.activation, config.pad_token_id) == (
         2, 16, 2, 24, 50, 40, "gelu_new", 0)
-    assert student_config(mb.BertConfig(num_hidden_layers=1, **TINY)).n_layers == 1
+    assert student_config(small_config(num_hidden_layers=1, **TINY)).n_layers == 1
     assert student_config(teacher, n_layers=3, dropout=0.1).dropout == 0.1
 
 
 def test_student_deeper_than_its_teacher_is_refused():
-    teacher = mb.BertConfig(num_hidden_layers=2, **TINY)
+    teacher = small_config(num_hidden_layers=2, **TINY)
     with pytest.raises(ValueError, match=r"the student \(n_layers=3\) is deeper than its "
                                          r"teacher \(num_hidden_layers=2\); allowed: 1\.\.2"):
         student_config(teacher, n_layers=3)
     with pytest.raises(ValueError, match="layer_norm_eps"):
-        student_config(mb.BertConfig(layer_norm_eps=1e-5, **TINY))
+        student_config(small_config(layer_norm_eps=1e-5, **TINY))
     with pytest.raises(TypeError, match="teacher_config must be a BertConfig"):
         student_config(DistilBertConfig())
 
@@ -269,7 +268,7 @@ def test_distil_refuses_bad_input(teacher_dir, tokenizer, tmp_path):
         distil(DistillConfig(**QUICK), tmp_path / "nowhere", tmp_path / "o", **quiet)
     # a BERT without its MLM head
     no_head = tmp_path / "no_head"
-    mb.BertModel(mb.BertConfig(vocab_size=len(tokenizer), **TINY)).save_pretrained(
+    mb.BertModel(small_config(vocab_size=len(tokenizer), **TINY)).save_pretrained(
         no_head, tokenizer=tokenizer)
     with pytest.raises(ValueError, match="is not a BERT MLM checkpoint: it lacks the MLM head"):
         distil(DistillConfig(**QUICK), no_head, tmp_path / "o", **quiet)

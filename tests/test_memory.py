@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from small_models import small_config
 
 import minibert as mb
 from minibert.io.checkpoint import checkpoint_summary
 from minibert.training import memory as M
 
+# The small config with every size distinct (no count can match another by chance).
 SMALL = dict(vocab_size=97, hidden_size=24, num_hidden_layers=3, num_attention_heads=3,
              intermediate_size=40, max_position_embeddings=64)
 
 
-@pytest.mark.parametrize("config", [mb.BertConfig(**SMALL), mb.BertConfig.preset("tiny")])
+@pytest.mark.parametrize("config", [small_config(**SMALL), mb.BertConfig.preset("tiny")])
 def test_pretraining_parameters_is_what_the_model_and_minibert_info_count(config, tmp_path):
     model = mb.BertForPreTraining(config, seed=0)
     assert M.pretraining_parameters(config) == model.num_parameters()
@@ -39,7 +41,7 @@ def test_replica_bytes_by_zero_stage():
 
 
 def test_activation_bytes_counts_caches_once_and_no_parameters():
-    model = mb.BertForPreTraining(mb.BertConfig(**SMALL), seed=0).train()
+    model = mb.BertForPreTraining(small_config(**SMALL), seed=0).train()
     assert M.activation_bytes(model) == 0  # no forward yet
     ids = np.arange(1, 17).reshape(2, 8)
     model(ids, labels=ids, next_sentence_label=np.zeros(2, dtype=np.int64))
@@ -54,7 +56,7 @@ def test_activation_bytes_counts_caches_once_and_no_parameters():
 def test_attention_activations_grow_with_the_square_of_the_length():
     """Per layer and token, T -> T' adds N (T' - T) attention entries of 4 + 4 + 1 bytes:
     the probabilities, the dropped probabilities and the dropout mask."""
-    config = mb.BertConfig(**SMALL)  # dropout 0.1: both copies and the mask are kept
+    config = small_config(**SMALL)  # dropout 0.1: both copies and the mask are kept
     short, long = (M.activation_bytes_per_token(config, t) for t in (16, 48))
     heads = SMALL["num_attention_heads"]
     assert long["per_layer"] - short["per_layer"] == pytest.approx(heads * 32 * 9, abs=1e-9)
