@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from small_models import weights
 
 from minibert.bridges import mpi
-from minibert.io import safetensors
 
 MPIEXEC = shutil.which("mpiexec", path=os.pathsep.join([str(Path(sys.executable).parent),
                                                         os.environ.get("PATH", "")]))
@@ -35,10 +35,6 @@ RUN = ["--steps", "60", "--eval-every", "30", "--batch-size", "8", "--max-seq-le
 
 def mpiexec(*args, ranks: int = 2):
     return [MPIEXEC, "-n", str(ranks), sys.executable, "-m", "minibert", *args]
-
-
-def weights(folder: Path) -> dict:
-    return safetensors.load_file(folder / "model.safetensors")
 
 
 def test_two_ranks_train_as_two_workers_and_rank_0_alone_writes(tmp_path):

@@ -28,7 +28,7 @@ CONFIG = dict(vocab_size=53, hidden_size=16, num_hidden_layers=2, num_attention_
               attention_probs_dropout_prob=0.0)
 
 
-def make_batch(seed: int, size: int = 7, length: int = 12) -> dict:
+def uneven_batch(seed: int, size: int = 7, length: int = 12) -> dict:
     """Padded sequences of different lengths, a different number of MLM targets in each."""
     rng = np.random.default_rng(seed)
     ids = rng.integers(5, CONFIG["vocab_size"], (size, length))
@@ -147,7 +147,7 @@ def test_shared_allreduce_equals_the_ring(workers, size):
 
 
 def test_shard_batch_uneven_and_trimmed():
-    batch = make_batch(0)
+    batch = uneven_batch(0)
     shards = P.shard_batch(batch, 3)
     assert [len(s["input_ids"]) for s in shards] == [3, 2, 2]
     for shard in shards:
@@ -165,11 +165,11 @@ def test_shard_batch_uneven_and_trimmed():
     (True, TypeError, "num_shards"), (2.0, TypeError, "num_shards")])
 def test_shard_batch_refuses(bad, error, match):
     with pytest.raises(error, match=match):
-        P.shard_batch(make_batch(0), bad)
+        P.shard_batch(uneven_batch(0), bad)
 
 
 def test_shard_weights_add_up_to_the_batch():
-    shards = P.shard_batch(make_batch(0), 3)
+    shards = P.shard_batch(uneven_batch(0), 3)
     weights = P.shard_weights(shards)
     assert sum(w[0] for w in weights) == pytest.approx(1.0, abs=1e-15)
     assert sum(w[1] for w in weights) == pytest.approx(1.0, abs=1e-15)
@@ -181,7 +181,7 @@ def test_shard_weights_add_up_to_the_batch():
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
 def test_gradient_accumulation_is_the_full_batch(workers):
-    batch = make_batch(1)
+    batch = uneven_batch(1)
     expected = full_batch_gradient(make_model(), batch)
     model = make_model()
     optimizer = AdamW(model, lr=1e-2)
@@ -192,7 +192,7 @@ def test_gradient_accumulation_is_the_full_batch(workers):
 
 
 def test_mean_of_means_is_the_bug_and_global_shares_the_fix():
-    batch = make_batch(1)
+    batch = uneven_batch(1)
     expected = full_batch_gradient(make_model(), batch)
     model = make_model()
     optimizer = AdamW(model, lr=1e-2)
@@ -200,7 +200,7 @@ def test_mean_of_means_is_the_bug_and_global_shares_the_fix():
     P.accumulate_gradients(model, P.shard_batch(batch, 3), "mean_of_means")
     assert rel(optimizer.flat_grads, expected) > 1e-2  # visibly wrong
     # ... and right when every shard has the same numbers of sequences and targets.
-    even = make_batch(2, size=4)
+    even = uneven_batch(2, size=4)
     even["labels"][:] = IGNORE_INDEX
     even["labels"][:, 1] = even["input_ids"][:, 1]
     expected = full_batch_gradient(make_model(), even)
@@ -210,7 +210,7 @@ def test_mean_of_means_is_the_bug_and_global_shares_the_fix():
 
 
 def test_padding_changes_nothing_in_a_shard():
-    batch = make_batch(5)
+    batch = uneven_batch(5)
     model = make_model()
     optimizer = AdamW(model, lr=1e-2)
     grads = []
@@ -226,7 +226,7 @@ def test_padding_changes_nothing_in_a_shard():
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
 def test_workers_equal_one_process_over_adamw_steps(workers):
-    batches = [make_batch(10 + i) for i in range(3)]
+    batches = [uneven_batch(10 + i) for i in range(3)]
     reference = make_model()
     ref_optimizer = AdamW(reference, lr=1e-2, weight_decay=0.01)
     ref_losses = [train_step(reference, b, ref_optimizer, 1.0)[0].loss for b in batches]
@@ -254,7 +254,7 @@ def test_workers_equal_one_process_over_adamw_steps(workers):
 
 
 def test_float32_workers_differ_from_one_process_by_rounding_only():
-    batch = make_batch(20, size=8)
+    batch = uneven_batch(20, size=8)
     expected = full_batch_gradient(make_model(np.float32), batch).astype(np.float64)
     exact = full_batch_gradient(make_model(np.float64), batch)
     model = make_model(np.float32)
@@ -268,7 +268,7 @@ def test_float32_workers_differ_from_one_process_by_rounding_only():
 
 
 def test_a_failing_worker_stops_all_with_a_clear_error():
-    batch = make_batch(0, size=6)
+    batch = uneven_batch(0, size=6)
     bad = dict(batch, input_ids=batch["input_ids"].copy())
     bad["input_ids"][5, 0] = 999  # only the last shard is bad
     model = make_model()
@@ -286,7 +286,7 @@ def test_a_stuck_worker_times_out_and_all_are_stopped():
     os.kill(parallel.processes[1].pid, signal.SIGSTOP)
     start = time.monotonic()
     with pytest.raises(P.WorkerError, match="no reply"):
-        parallel.step(make_batch(0))
+        parallel.step(uneven_batch(0))
     assert time.monotonic() - start < 30
     assert all(process.poll() is not None for process in parallel.processes)
 
@@ -333,7 +333,7 @@ def _alive(pid: int) -> bool:
 def test_the_pair_loss_weight_reaches_every_path_of_the_gradient():
     """MLM + 3 x NSP, from the one-process step, gradient accumulation and the workers,
     against the sum of the two parts' gradients taken separately."""
-    batch = make_batch(1)
+    batch = uneven_batch(1)
     parts = []
     for mlm_weight, nsp_weight in ((1.0, 0.0), (0.0, 1.0)):
         model = make_model()
@@ -391,7 +391,7 @@ def test_albert_shards_accumulate_to_the_full_batch():
                              num_hidden_layers=2, num_attention_heads=2, intermediate_size=24,
                              max_position_embeddings=32, hidden_dropout_prob=0.0,
                              attention_probs_dropout_prob=0.0, classifier_dropout_prob=0.0)
-    batch = make_batch(7)
+    batch = uneven_batch(7)
     batch["sentence_order_label"] = batch.pop("next_sentence_label")
     grads = []
     for shards in (1, 3):

@@ -10,7 +10,6 @@ naming the worker and how it ended, the last checkpoint intact, exit status 3.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shlex
 import signal
@@ -19,13 +18,10 @@ import sys
 import time
 
 import pytest
+from small_models import sha256, start_pretrain
 
 RUN = ["--steps", "150", "--eval-every", "150", "--batch-size", "8", "--max-seq-length", "32",
        "--vocab-size", "400", "--num-documents", "60"]
-
-
-def sha256(folder) -> str:
-    return hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
 
 
 def pretrain(out, workers: int, *extra):
@@ -36,16 +32,8 @@ def pretrain(out, workers: int, *extra):
 
 def start(out, workers: int, *extra, step: int = 10):
     """A run in a session of its own (its own process group), once it printed ``step``."""
-    process = subprocess.Popen([sys.executable, "-m", "minibert", "pretrain", "--out",
-                                str(out), *RUN, "--workers", str(workers), *extra],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
-    seen = []
-    for line in process.stderr:
-        seen.append(line)
-        if line.startswith(f"step {step}/"):
-            return process, seen
-    raise AssertionError("".join(seen))
+    return start_pretrain(out, *RUN, "--workers", workers, *extra, step=step,
+                          new_session=True)
 
 
 def children(pid: int) -> list[int]:
