@@ -1,4 +1,4 @@
-"""Data parallelism written out: shards, the ring all-reduce, one update on every replica.
+"""Data parallelism written out: shards, the all-reduce (a ring, or shared memory), the update.
 
 One training step of a data-parallel job, with N workers each holding a full replica of
 the model and the optimizer:
@@ -9,7 +9,9 @@ the model and the optimizer:
     4. every worker: the same clipping and the same AdamW update        (no communication)
 
 Because the replicas start equal and apply the same update to the same summed gradient,
-they stay equal without ever sending weights. The one subtle part is step 2's loss: the
+they stay equal without ever sending weights (MPI ranks do exactly this; the workers of
+one machine share one copy of the weights instead, and each updates its own chunk of it
+in step 4). The one subtle part is step 2's loss: the
 MLM loss of the whole batch is a mean over all its masked tokens, so a shard must
 contribute ``sum of its token losses / masked tokens in the whole batch``, not its own
 mean. ``shard_weights`` gives each shard that share (and, for the lesson, the mean of
@@ -27,13 +29,18 @@ What is here:
   & Yuan, 2009; the form NCCL and Horovod use) on a list of arrays in one process, for
   reading and testing: N - 1 reduce-scatter steps, then N - 1 all-gather steps; each
   worker sends 2 (N - 1) / N of the gradient's bytes, whatever N.
-- ``DataParallel``: the same with real worker processes. Each is a fresh Python process
-  (``python -m minibert.training._worker``) holding a replica; the parent sends shards
-  and learning rates over pipes, the workers pass gradient chunks around a ring of pipes
-  with the same schedule. Nothing is pickled: every message is a JSON header followed by
-  the arrays' raw bytes. Workers exit when the parent closes them, when the parent dies
-  (their pipe reaches end-of-file), and after reporting an error; the parent then
-  stops the others and raises ``WorkerError``.
+- ``shared_allreduce``, ``reduce_chunk``: the same sums through shared memory, as the
+  workers of one machine take them: worker r sums chunk r over every worker's slot (the
+  reduce-scatter), and the all-gather is reading; each worker reads (N - 1) / N of the
+  gradient's bytes and sends none.
+- ``DataParallel``: real worker processes. Each is a fresh Python process
+  (``python -m minibert.training._worker``) holding a replica whose weights, Adam moments
+  and gradient live in one shared mapping (``SharedBuffers``); the parent sends shards
+  and learning rates over pipes (a JSON header and raw array bytes: nothing is pickled),
+  the workers meet at barriers of 16-byte records (``Peers``), sum their chunks, and each
+  updates its own chunk of the shared weights (ZeRO stage 1). Workers exit when the
+  parent closes them, when the parent dies (their pipe reaches end-of-file), and after
+  reporting an error; the parent then stops the others and raises ``WorkerError``.
 
 See notebooks/11_data_parallelism.ipynb and docs/parallel.md.
 
@@ -206,7 +213,7 @@ def accumulate_gradients(model, shards: list[dict], reduction: str = "global",
 
 
 # ------------------------------------------------------------------------------------------
-# Step 3: the ring all-reduce
+# Step 3: the ring all-reduce (the lesson; MPI's algorithm between machines)
 # ------------------------------------------------------------------------------------------
 
 
