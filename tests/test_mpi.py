@@ -110,3 +110,18 @@ def test_a_rank_that_fails_before_training_stops_them_all(tmp_path):
     assert result.stderr.strip().splitlines() == [
         f"minibert pretrain: error: --out {str(out)!r} already holds a model; pass "
         f"--overwrite to replace it"]
+
+
+def test_finetune_under_mpi_is_refused_in_one_line(tmp_path):
+    """finetune has no data-parallel path: N ranks would each write the whole job into one
+    --out. Each rank refuses at once, naming the ranks and what to do."""
+    result = subprocess.run(mpiexec("finetune", "--task", "classify", "--out",
+                                    str(tmp_path / "ft")), capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert set(result.stderr.strip().splitlines()) == {
+        "minibert finetune: error: finetune trains in one process; it was started as one of 2 "
+        "MPI ranks: run it without mpiexec or srun (pretrain is the command that trains on "
+        "MPI ranks)"}
+    assert not (tmp_path / "ft").exists()

@@ -341,8 +341,13 @@ def _run_finetune(args) -> int:
     """Fine-tune on a labelled toy task drawn from the toy world: classify (topic of a
     sentence), tag (BIO entities) or qa (extractive questions, some unanswerable). Writes
     OUT/config.json, model.safetensors, vocab.txt, metrics.json and history.json."""
+    from minibert.bridges.mpi import launched_ranks
     from minibert.training.finetune import finetune
 
+    if launched_ranks() > 1:  # N ranks would each fine-tune the whole job into one --out
+        raise CommandError(f"finetune trains in one process; it was started as one of "
+                           f"{launched_ranks()} MPI ranks: run it without mpiexec or srun "
+                           f"(pretrain is the command that trains on MPI ranks)")
     out_path(args.out)
     bounded(args.train_size, "--train-size", maximum=MAX_EXAMPLES)
     bounded(args.test_size, "--test-size", maximum=MAX_EXAMPLES)
