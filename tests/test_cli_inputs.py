@@ -447,14 +447,35 @@ def test_a_file_another_command_writes_is_refused(tmp_path):
 
 # -- bounded work -----------------------------------------------------------------------------
 
+def within_16_gb(*args):
+    """The command line under ``ulimit -v`` 16 GB: what a machine has is then at most that,
+    whatever machine runs the test."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (16 * 2**30, resource.RLIM_INFINITY))
+
+    return subprocess.run([sys.executable, "-m", "minibert", *args], capture_output=True,
+                          text=True, timeout=240, preexec_fn=limit)
+
+
 def test_a_run_too_large_for_the_memory_is_refused_with_its_estimate_at_once(tmp_path):
     start = time.perf_counter()
-    result = cli("pretrain", "-o", str(tmp_path / "big"), "--preset", "large", "--layers", "48",
-                 "--max-seq-length", "512", "--batch-size", "64", "--workers", "1")
+    result = within_16_gb("pretrain", "-o", str(tmp_path / "big"), "--preset", "large",
+                          "--layers", "48", "--max-seq-length", "512", "--batch-size", "64",
+                          "--workers", "1")
     refused(result, "--preset large with 48 layers, --batch-size 64, --max-seq-length 512",
             "612,375,434 parameters", "GB of activations), more than the",
             "or a smaller --preset")
     assert time.perf_counter() - start < 30 and not (tmp_path / "big").exists()
+
+
+def test_a_finetune_too_large_for_the_memory_is_refused_at_once(tmp_path):
+    result = within_16_gb("finetune", "--task", "qa", "--model", "tiny-toy", "-o",
+                          str(tmp_path / "ft"), "--batch-size", "4096", "--max-seq-length", "128")
+    refused(result, "--model tiny-toy (4 layers of width 128) with --batch-size 4096 and "
+                    "--max-seq-length 128 need about", "lower --batch-size or --max-seq-length")
+    assert not (tmp_path / "ft").exists()
 
 
 @pytest.mark.parametrize("phase, after, documents", [

@@ -160,8 +160,6 @@ def _check_pretraining_memory(config) -> None:
     from minibert.config import BertConfig
     from minibert.family.albert import AlbertConfig
     from minibert.training.memory import (
-        available_memory,
-        format_bytes,
         pretraining_parameters,
         training_memory,
     )
@@ -176,18 +174,59 @@ def _check_pretraining_memory(config) -> None:
         parameters = AlbertConfig.preset(config.preset, **sizes).num_parameters_estimate()
     need = training_memory(model, config.batch_size, config.max_seq_length, config.workers,
                            parameters=parameters)
+    _refuse_beyond_memory(
+        f"--preset {config.preset} with {model.num_hidden_layers} layers, --batch-size "
+        f"{config.batch_size}, --max-seq-length {config.max_seq_length} and --workers "
+        f"{config.workers}", need, "lower --batch-size or --max-seq-length, or choose fewer "
+        "--layers or a smaller --preset")
+
+
+def _refuse_beyond_memory(settings: str, need: dict, advice: str) -> None:
+    """Refuse, naming ``settings`` and the estimate ``need`` (training_memory's), a run
+    that needs more memory than this machine has left."""
+    from minibert.training.memory import available_memory, format_bytes
+
     available = available_memory()
     if available is None or need["total"] <= available[0]:
         return
     raise CommandError(
-        f"--preset {config.preset} with {model.num_hidden_layers} layers, --batch-size "
-        f"{config.batch_size}, --max-seq-length {config.max_seq_length} and --workers "
-        f"{config.workers} needs about {format_bytes(need['total'])} of memory "
+        f"{settings} need about {format_bytes(need['total'])} of memory "
         f"({format_bytes(need['weights_and_optimizer'] + need['worker_gradients'])} for "
         f"{need['parameters']:,} parameters, their gradients and Adam's moments; "
         f"{format_bytes(need['activations'])} of activations), more than the "
-        f"{format_bytes(available[0])} left ({available[1]}); lower --batch-size or "
-        f"--max-seq-length, or choose fewer --layers or a smaller --preset")
+        f"{format_bytes(available[0])} left ({available[1]}); {advice}")
+
+
+def _check_finetune_memory(args, folder: str | None) -> None:
+    """pretrain's memory check for finetune: the model of --model (or the tiny preset) at
+    --batch-size x --max-seq-length. A config.json that cannot be read is left to the
+    loader, which names what is wrong."""
+    from minibert.config import BertConfig
+    from minibert.data.tasks import DEFAULT_MAX_LENGTH
+    from minibert.io.fileio import read_json_object
+    from minibert.training.memory import training_memory
+
+    names = {"hidden_size": ("hidden_size", "dim"), "num_hidden_layers": ("num_hidden_layers",
+             "n_layers"), "num_attention_heads": ("num_attention_heads", "n_heads"),
+             "intermediate_size": ("intermediate_size", "hidden_dim"),
+             "vocab_size": ("vocab_size",)}
+    length = args.max_seq_length or DEFAULT_MAX_LENGTH.get(args.task, 128)
+    try:
+        if folder is None:
+            model = BertConfig.preset("tiny", vocab_size=30522)
+        else:
+            data = read_json_object(Path(folder) / "config.json", "config file")
+            model = BertConfig(**{field: next(data[key] for key in keys if key in data)
+                                  for field, keys in names.items()},
+                               max_position_embeddings=max(length, 8))
+    except (OSError, ValueError, TypeError, StopIteration):
+        return
+    need = training_memory(model, args.batch_size, length)
+    _refuse_beyond_memory(
+        f"{f'--model {args.model}' if args.model else 'a new tiny BERT'} "
+        f"({model.num_hidden_layers} layers of width {model.hidden_size}) with --batch-size "
+        f"{args.batch_size} and --max-seq-length {length}", need,
+        "lower --batch-size or --max-seq-length")
 
 
 def _resume_command(args) -> str:
@@ -357,6 +396,7 @@ def _run_finetune(args) -> int:
     bounded(args.epochs, "--epochs", maximum=MAX_EPOCHS)
     bounded(args.min_steps, "--min-steps", maximum=MAX_STEPS)
     model = None if args.model is None else model_folder(args.model, "--model")
+    _check_finetune_memory(args, model)
     with file_access(f"--out {args.out!r} must be a folder you can write to"):
         metrics = finetune(args.task, model, args.out, train_size=args.train_size,
                            seed=args.seed, overwrite=args.overwrite,
