@@ -4,13 +4,13 @@ Without a browser: the build turns a broken link, a missing image, an unknown ce
 a docstring that does not parse into one line each naming file and place; the API pages
 describe every public name of ``minibert.__all__`` with its current docstring.
 
-With headless Chromium (selenium and /usr/bin/chromedriver), over every page of site/,
-served by ``python -m http.server``'s handler on 127.0.0.1 with every other host unresolvable:
-no console error, no request that leaves the site or fails, every internal link and anchor
-resolves, every image loads, every formula is typeset by the bundled MathJax. Opened from
-disk (file://) with the network switched off, the same for the pages a reader starts from;
-the explorer answers (choosing a head redraws its lines); search finds "LayerNorm
-backward". Screenshots of four pages go to build/site-screenshots/.
+With headless Chromium (selenium and /usr/bin/chromedriver), over every page of site/, once
+opened from disk (file://) with the network switched off and once served by
+``python -m http.server``'s handler on 127.0.0.1 with every other host unresolvable: no
+console error, no request that leaves the site or fails, every internal link and anchor
+resolves, every image loads, every formula is typeset by the bundled MathJax. The explorer
+answers inside the site (choosing a head redraws its lines); search finds "LayerNorm
+backward", served and from disk. Screenshots of four pages go to build/site-screenshots/.
 
 The site is built once by `make site` (CI runs it before the test passes); these tests skip
 with one line when site/ is absent, or when the docs extra or the browser is missing.
@@ -62,7 +62,7 @@ needs_fresh_site = pytest.mark.skipif(
 # The first explorer page of tiny-toy (one per probe of bank, bat and pitch).
 EXPLORER = min((str(p.relative_to(SITE)) for p in SITE.glob("explorer/toy-bank-*.html")),
                default="explorer/toy-bank-1.html")
-# The pages a reader starts from, opened from disk as well as served.
+# The pages a reader starts from: opened from disk in a quick test that is not marked slow.
 FILE_PAGES = ["index.html", "notebooks/03_attention.html", "docs/backprop.html",
               "api/minibert.functional.html", EXPLORER, "lecture/index.html",
               "lecture/deck.html", "assignment/workspace/README.html"]
@@ -357,18 +357,25 @@ def site_pages() -> list[str]:
 
 @needs_site
 @pytest.mark.slow
-def test_every_page_served_loads_only_itself_and_is_whole(browser, server):
-    network(browser, offline=False)  # the loopback server only; other names do not resolve
+@pytest.mark.parametrize("how", ["served", "file"])
+def test_every_page_loads_only_itself_and_is_whole(browser, server, how):
+    """Served: only the loopback address resolves. From disk: the network is off."""
+    base = server if how == "served" else SITE.as_uri() + "/"
     pages = site_pages()
     assert len(pages) > 60
     assert {"index.html", "search.html", "genindex.html"} <= set(pages)
     problems = {}
     maths = 0
-    for page in pages:
-        found = check_page(browser, server + page, server)
-        maths += browser.execute_script("return document.querySelectorAll('mjx-container').length")
-        if found:
-            problems[page] = found
+    network(browser, offline=how == "file")
+    try:
+        for page in pages:
+            found = check_page(browser, base + page, base)
+            maths += browser.execute_script(
+                "return document.querySelectorAll('mjx-container').length")
+            if found:
+                problems[page] = found
+    finally:
+        network(browser, offline=False)
     assert not problems, "\n".join(f"{page}: {line}" for page, lines in problems.items()
                                    for line in lines[:5])
     assert maths > 300  # backprop.md alone has over a hundred formulas, all typeset
