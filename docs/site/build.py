@@ -176,8 +176,8 @@ NumPy and the chain rule; nothing else.
   here with its outputs; to run it, set up the project (below) and open it in Jupyter.
 - *Teaching a lecture:* [the lecture](lecture/index.md): the minute-by-minute plan, the
   deck (PDF), the board pictures, and links to the cells each part shows.
-- *Setting homework:* [the assignment](assignment/index.md), fourteen backward passes
-  with public and hidden tests.
+- *Setting homework:* [the assignment](assignment/index.md): backward passes to write,
+  with public tests, hidden tests and a grader.
 - *Looking at attention:* [the explorer](explorer/index.md), live pages of the
   reference checkpoint on ambiguous words.
 - *Looking something up:* the [docs pages](docs/architecture.md) (derivations of every
@@ -493,10 +493,10 @@ def assignment_pages(stage: Path) -> None:
     write(folder / "index.md", """\
 # The assignment
 
-Fourteen tasks: the backward passes of BERT's layers, a whole model's gradient check,
-AdamW, the masking rule and next-sentence pairs, each in its own file with a stub to fill
-in, public tests to run, and hidden tests the grader adds. The handout below is the
-student README that comes with the workspace.
+The graded version of the notebooks' exercises: BERT's backward passes and the pieces that
+train it, each task a function to fill in, with public tests to run and hidden tests the
+grader adds. The handout below is the student README that comes with the workspace,
+written by `minibert assignment create` when this site was built.
 
 **Getting the workspace.** With minibert installed (`pip install -e .` in the repository,
 or `make test`), run
