@@ -98,4 +98,5 @@ lint: $(VENV)/.dev
 	$(PY) -m ruff check minibert tests benchmarks
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .ruff_cache
+	rm -rf $(VENV) out .pytest_cache .ruff_cache site build/site-src build/site-doctrees \
+	    build/site-screenshots
