@@ -28,7 +28,7 @@ from minibert.checks import (
 )
 
 __all__ = [
-    "erf", "normal_cdf", "log_softmax", "column_sum",
+    "erf", "normal_cdf", "normal_cdf_and_pdf", "log_softmax", "column_sum", "row_mean",
     "linear_forward", "linear_backward",
     "embedding_forward", "embedding_backward",
     "layernorm_forward", "layernorm_backward",
@@ -71,6 +71,7 @@ class GeluCache(NamedTuple):
     x: np.ndarray  # (...)
     cdf: np.ndarray | None  # Phi(x) for the erf form
     tanh_inner: np.ndarray | None  # tanh(sqrt(2/pi) (x + 0.044715 x^3)) for the tanh form
+    pdf: np.ndarray | None = None  # phi(x) for the erf form, from the exp that gave Phi
 
 
 class SoftmaxCache(NamedTuple):
@@ -129,6 +130,7 @@ _ERF_R3_P = (1.63153871373020978e-2, 3.05326634961232344e-1, 3.60344899949804439
 _ERF_R3_Q = (1.0, 2.56852019228982242e00, 1.87295284992346725e00, 5.27905102951428412e-1,
              6.05183413124413191e-2, 2.33520497626869185e-3)
 _INV_SQRT_PI = 1.0 / math.sqrt(math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 # float32 has no use for Cody's 1e-17: for float32 input normal_cdf computes the left tail
 # Phi(-|x|) = exp(-x^2/2) P(|x|) / Q(|x|) with a rational function of degree 4/4 fitted in
 # this project (benchmarks/fit_normal_tail.py: relative error 1.1e-8 on |x| <= 4 sqrt 2,
@@ -208,22 +210,34 @@ def erf(x) -> np.ndarray:
     return _blockwise(_erf_block, x if x.dtype == np.float32 else x.astype(np.float64))
 
 
-def _normal_tail_float32(x: np.ndarray) -> np.ndarray:
-    """q = Phi(-|x|) for float32 x (1-D), by the fitted rational function above."""
+def _normal_tail_float32(x: np.ndarray, density: np.ndarray) -> np.ndarray:
+    """q = Phi(-|x|) for float32 x (1-D), by the fitted rational function above; writes
+    exp(-x^2 / 2), which it computes on the way, into ``density``."""
     a = np.abs(x)
     beyond = a > _TAIL32_LIMIT
     a_fit = np.minimum(a, np.float32(_TAIL32_LIMIT)) if beyond.any() else a
     tail = _rational(a_fit, _TAIL32_P, _TAIL32_Q)  # Phi(-|x|) exp(x^2 / 2)
-    tail *= np.exp(np.float32(-0.5) * (a_fit * a_fit))
+    np.exp(np.float32(-0.5) * (x * x), out=density)
     if beyond.any():  # rare in a network (|x| > 5.7): Cody's asymptotic formula
+        tail *= np.exp(np.float32(-0.5) * (a_fit * a_fit))
         tail[beyond] = 0.5 * _erfc_nonnegative(a[beyond] * np.float32(1.0 / math.sqrt(2.0)))
+    else:
+        tail *= density
     return tail
 
 
-def _normal_cdf_block(x: np.ndarray) -> np.ndarray:
+def _normal_cdf_block(x: np.ndarray, density: np.ndarray | None = None) -> np.ndarray:
+    """Phi(x) of one 1-D block; with ``density`` (x's shape and dtype) it also writes phi(x)
+    there, from the same exp in float32."""
     if x.dtype == np.float32:
-        tail = _normal_tail_float32(x)  # q = Phi(-|x|)
+        exp_half_square = density if density is not None else np.empty_like(x)
+        tail = _normal_tail_float32(x, exp_half_square)  # q = Phi(-|x|)
+        if density is not None:
+            density *= np.float32(_INV_SQRT_2PI)  # phi(x)
     else:
+        if density is not None:
+            np.exp(-0.5 * (x * x), out=density)
+            density *= _INV_SQRT_2PI  # phi(x)
         y = np.abs(x) * (1.0 / math.sqrt(2.0))
         tail = _erfc_nonnegative(y)  # erfc(|x| / sqrt 2) = 2 Phi(-|x|)
         small = y <= _ERF_SMALL
@@ -247,6 +261,17 @@ def normal_cdf(x: np.ndarray) -> np.ndarray:
     of the true value (float32: |error| < 2.4e-7; float64: 2.2e-16).
     """
     return _blockwise(_normal_cdf_block, x)
+
+
+def normal_cdf_and_pdf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Phi(x) and phi(x) = exp(-x^2 / 2) / sqrt(2 pi), each (...): what GELU's forward keeps
+    for its backward (in float32 both come from one exp)."""
+    cdf, pdf = np.empty_like(x), np.empty_like(x)
+    flat_x, flat_cdf, flat_pdf = x.reshape(-1), cdf.reshape(-1), pdf.reshape(-1)
+    for start in range(0, flat_x.size, _ERF_BLOCK):
+        block = slice(start, start + _ERF_BLOCK)
+        flat_cdf[block] = _normal_cdf_block(flat_x[block], flat_pdf[block])
+    return cdf, pdf
 
 
 # ----------------------------------------------------------------------------------------
@@ -296,6 +321,15 @@ def linear_backward(dout: np.ndarray, cache):
     dweight = dout_2d.T @ x.reshape(-1, x.shape[-1])  # (out, in)
     dbias = column_sum(dout_2d) if cache.has_bias else None  # (out,)
     return dx, dweight, dbias
+
+
+def row_mean(x: np.ndarray) -> np.ndarray:
+    """Mean over the last axis, (..., H) -> (..., 1): x.mean(axis=-1, keepdims=True), as the
+    product x @ (ones / H), which BLAS runs several times faster than NumPy's reduction over
+    short rows."""
+    width = x.shape[-1]
+    means = x.reshape(-1, width) @ np.full(width, 1.0 / width, dtype=x.dtype)  # (rows,)
+    return means.reshape(*x.shape[:-1], 1)
 
 
 def column_sum(x2d: np.ndarray) -> np.ndarray:
@@ -363,9 +397,9 @@ def layernorm_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: 
     Output: (..., H). Cache: LayerNormCache(x_hat, rstd, weight), rstd = 1/sqrt(var + eps).
     """
     check_layernorm_inputs(x, weight, bias, eps)
-    mean = x.mean(axis=-1, keepdims=True)  # (..., 1)
+    mean = row_mean(x)  # (..., 1)
     x_hat = x - mean  # (..., H) centred; scaled in place below
-    var = np.square(x_hat).mean(axis=-1, keepdims=True)  # (..., 1)
+    var = row_mean(np.square(x_hat))  # (..., 1)
     rstd = 1.0 / np.sqrt(var + eps)  # (..., 1)
     x_hat *= rstd  # (..., H) normalized
     out = x_hat * weight
@@ -383,9 +417,9 @@ def layernorm_backward(dout: np.ndarray, cache):
     dx_hat = dout * weight  # (..., H)
     # forward: x_hat = (x - mean) * rstd; mean and rstd depend on every x in the row, so
     # dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat)), built in place
-    projection = (dx_hat * x_hat).mean(axis=-1, keepdims=True)  # (..., 1)
+    projection = row_mean(dx_hat * x_hat)  # (..., 1)
     dx = dx_hat
-    dx -= dx_hat.mean(axis=-1, keepdims=True)
+    dx -= row_mean(dx_hat)
     dx -= x_hat * projection
     dx *= rstd  # (..., H)
     return dx, dweight, dbias
@@ -396,7 +430,6 @@ def layernorm_backward(dout: np.ndarray, cache):
 # ----------------------------------------------------------------------------------------
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _GELU_TANH_COEFF = 0.044715
 _GELU_APPROXIMATIONS = ("none", "tanh")
 
@@ -415,12 +448,12 @@ def gelu_forward(x: np.ndarray, approximate: str = "none"):
     released), Phi(x) = (1 + erf(x / sqrt 2)) / 2 (``normal_cdf``, in x's dtype); "tanh"
     is 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (HF "gelu_new", the form Google's
     code switched to later).
-    Inputs: x (...). Output: (...). Cache: GeluCache(approximate, x, cdf, tanh_inner).
+    Inputs: x (...). Output: (...). Cache: GeluCache(approximate, x, cdf, tanh_inner, pdf).
     """
     check_gelu_inputs(x, approximate)
     if approximate == "none":
-        cdf = normal_cdf(x)  # Phi(x)
-        return x * cdf, GeluCache("none", x, cdf, None)
+        cdf, pdf = normal_cdf_and_pdf(x)  # Phi(x), phi(x)
+        return x * cdf, GeluCache("none", x, cdf, None, pdf)
     # x * x * x, not x**3: NumPy sends a cube to its general (slow) power routine
     inner = x * x * x
     inner *= _GELU_TANH_COEFF
@@ -438,8 +471,7 @@ def gelu_backward(dout: np.ndarray, cache):
     x = cache.x
     if cache.approximate == "none":
         # forward: out = x * Phi(x);  d/dx = Phi(x) + x * phi(x), phi(x) = exp(-x^2/2) / sqrt(2 pi)
-        local = np.exp(-0.5 * (x * x))  # exp(-x^2/2)
-        local *= x * _INV_SQRT_2PI  # x phi(x)
+        local = x * cache.pdf  # x phi(x), phi kept by the forward
         local += cache.cdf  # Phi(x) + x phi(x)
         local *= dout
         return local
