@@ -226,9 +226,10 @@ def _normal_tail_float32(x: np.ndarray, density: np.ndarray) -> np.ndarray:
     return tail
 
 
-def _normal_cdf_block(x: np.ndarray, density: np.ndarray | None = None) -> np.ndarray:
-    """Phi(x) of one 1-D block; with ``density`` (x's shape and dtype) it also writes phi(x)
-    there, from the same exp in float32."""
+def _normal_cdf_block(x: np.ndarray, density: np.ndarray | None = None,
+                      out: np.ndarray | None = None) -> np.ndarray:
+    """Phi(x) of one 1-D block, into ``out`` when given; with ``density`` (x's shape and
+    dtype) it also writes phi(x) there, from the same exp in float32."""
     if x.dtype == np.float32:
         exp_half_square = density if density is not None else np.empty_like(x)
         tail = _normal_tail_float32(x, exp_half_square)  # q = Phi(-|x|)
@@ -248,8 +249,7 @@ def _normal_cdf_block(x: np.ndarray, density: np.ndarray | None = None) -> np.nd
     # exact in the left tail and needs no masked copy
     step = (x >= 0).astype(x.dtype)  # 1.0 or 0.0
     step *= x.dtype.type(-2.0) * tail + x.dtype.type(1.0)
-    tail += step
-    return tail
+    return np.add(tail, step, out=out)
 
 
 def normal_cdf(x: np.ndarray) -> np.ndarray:
@@ -263,15 +263,20 @@ def normal_cdf(x: np.ndarray) -> np.ndarray:
     return _blockwise(_normal_cdf_block, x)
 
 
-def normal_cdf_and_pdf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def normal_cdf_and_pdf(x: np.ndarray, times_x: bool = False):
     """Phi(x) and phi(x) = exp(-x^2 / 2) / sqrt(2 pi), each (...): what GELU's forward keeps
-    for its backward (in float32 both come from one exp)."""
+    for its backward (in float32 both come from one exp). With ``times_x`` also x Phi(x),
+    GELU itself, first: (x Phi(x), Phi(x), phi(x)), each block multiplied while it is in
+    the cache."""
     cdf, pdf = np.empty_like(x), np.empty_like(x)
+    gelu = np.empty_like(x) if times_x else None
     flat_x, flat_cdf, flat_pdf = x.reshape(-1), cdf.reshape(-1), pdf.reshape(-1)
     for start in range(0, flat_x.size, _ERF_BLOCK):
         block = slice(start, start + _ERF_BLOCK)
-        flat_cdf[block] = _normal_cdf_block(flat_x[block], flat_pdf[block])
-    return cdf, pdf
+        _normal_cdf_block(flat_x[block], flat_pdf[block], out=flat_cdf[block])
+        if times_x:
+            np.multiply(flat_x[block], flat_cdf[block], out=gelu.reshape(-1)[block])
+    return (gelu, cdf, pdf) if times_x else (cdf, pdf)
 
 
 # ----------------------------------------------------------------------------------------
@@ -452,8 +457,8 @@ def gelu_forward(x: np.ndarray, approximate: str = "none"):
     """
     check_gelu_inputs(x, approximate)
     if approximate == "none":
-        cdf, pdf = normal_cdf_and_pdf(x)  # Phi(x), phi(x)
-        return x * cdf, GeluCache("none", x, cdf, None, pdf)
+        out, cdf, pdf = normal_cdf_and_pdf(x, times_x=True)  # x Phi(x), Phi(x), phi(x)
+        return out, GeluCache("none", x, cdf, None, pdf)
     # x * x * x, not x**3: NumPy sends a cube to its general (slow) power routine
     inner = x * x * x
     inner *= _GELU_TANH_COEFF
