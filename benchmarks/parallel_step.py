@@ -17,8 +17,8 @@ targets, NSP labels), float32, with AdamW and clipping at 1.0. Rows:
 
 Every row is timed in its own process, one after the other (never side by side). Medians
 over ``--steps`` steps after 3 warm-up steps. Prints a table; --json prints the figures;
---out writes them as JSON too. The fast twins (``minibert.kernels``) are on, as the
-training jobs switch them on; ``--reference`` times the reference pairs instead.
+--out writes them as JSON too. Every row runs the pairs of ``minibert.functional``, as
+the training jobs do.
 """
 
 from __future__ import annotations
@@ -129,8 +129,7 @@ def run_mpi(args) -> dict | None:
 
 def in_subprocess(args, mode: str, value: int) -> dict:
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(value if mode == "single" else 1),
-               OMP_NUM_THREADS=str(value if mode == "single" else 1),
-               MINIBERT_FAST_KERNELS="0" if args.reference else "1")
+               OMP_NUM_THREADS=str(value if mode == "single" else 1))
     command = [sys.executable, __file__, "--child", mode, str(value), "--steps", str(args.steps),
                "--batch-size", str(args.batch_size), "--seq-len", str(args.seq_len),
                "--vocab", str(args.vocab)]
@@ -153,8 +152,6 @@ def main(argv=None) -> int:
                         help="also time mpiexec -n N ranks for each count (needs the mpi extra)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--out", help="also write the figures as JSON to this file")
-    parser.add_argument("--reference", action="store_true",
-                        help="time the reference pairs instead of the fast twins")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -197,9 +194,8 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(dict(rows), indent=1))
         return 0
-    kernels = "reference pairs" if args.reference else "fast twins on"
     print(f"batch {args.batch_size} x {args.seq_len} tokens, tiny preset, vocabulary "
-          f"{args.vocab}, float32, {kernels}; medians of {args.steps} steps; "
+          f"{args.vocab}, float32; medians of {args.steps} steps; "
           f"cores: {os.cpu_count()}")
     print(f"{'':34s} {'step ms':>8s} {'speed-up':>8s} {'fwd+bwd':>8s} {'waiting':>8s} "
           f"{'allred.':>8s} {'update':>8s}")
