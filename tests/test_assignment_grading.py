@@ -401,3 +401,20 @@ def test_grade_all_in_python_returns_reports(tree, tmp_path):
     assert [(name, report.total) for name, report, _ in graded] == [
         ("student001", 100), ("student002", 100),
         ("student003", 100 - task_by_name(MISTAKES[0][1]).points)]
+
+
+def test_a_folder_that_cannot_be_written_is_named_as_asked(tmp_path, monkeypatch, capsys):
+    """The staging folder beside the target is an implementation detail: a refusal names
+    the folder the user asked for."""
+    import errno
+    import tempfile
+
+    from minibert.cli import main
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path / ".asg.x1y2"))
+
+    monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+    assert main(["assignment", "create", str(tmp_path / "asg")]) == 2
+    error = capsys.readouterr().err
+    assert str(tmp_path / "asg") in error and ".asg." not in error, error

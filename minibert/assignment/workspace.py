@@ -201,8 +201,11 @@ def create_workspace(path, instructor: bool = False, lab: str | None = None,
     else:
         student = {t.file: stub_source(t) for t in TASKS}
         solved = {t.file: solution_source(t) for t in TASKS}
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    except OSError as error:  # name the folder asked for, not the hidden staging folder
+        raise OSError(error.errno, error.strerror, str(target)) from None
     try:
         tree = staging / "tree"
         if not instructor:
