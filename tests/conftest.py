@@ -32,18 +32,6 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
-def small_config():
-    """Factory: ``small_config(**overrides)``, the small BertConfig every model test uses."""
-    return small_models.small_config
-
-
-@pytest.fixture
-def make_batch():
-    """Factory: ``make_batch(config, lengths=(9, 6, 4))``, a padded pretraining batch."""
-    return small_models.make_batch
-
-
-@pytest.fixture
 def attention_batch():
     """Two examples of TOKENS, the second with four more padded positions."""
     rng = np.random.default_rng(1234)

@@ -99,8 +99,8 @@ def model():
 
 
 @pytest.fixture
-def batch(model, make_batch):
-    return make_batch(model.config)
+def batch(model):
+    return small_models.make_batch(model.config)
 
 
 @pytest.mark.parametrize("bad_id", [60, -1])
@@ -166,8 +166,8 @@ def test_next_sentence_label_out_of_range(model, batch, bad_label):
         model(**batch)
 
 
-def test_backward_needs_a_forward_with_a_loss(batch, small_config):
-    model = mb.BertForPreTraining(small_config(), seed=0)
+def test_backward_needs_a_forward_with_a_loss(batch):
+    model = mb.BertForPreTraining(small_models.small_config(), seed=0)
     with pytest.raises(RuntimeError, match="forward"):
         model.backward()
     model(batch["input_ids"])  # no labels: no loss to differentiate
@@ -178,13 +178,13 @@ def test_backward_needs_a_forward_with_a_loss(batch, small_config):
     with pytest.raises(RuntimeError, match="forward"):  # the loss was used up
         model.backward()
     with pytest.raises(RuntimeError, match="forward"):
-        mb.BertModel(small_config(), seed=0).backward(np.zeros((1, 2, 16)))
+        mb.BertModel(small_models.small_config(), seed=0).backward(np.zeros((1, 2, 16)))
 
 
-def test_load_state_dict_rejects_bad_states_and_changes_nothing(small_config):
-    model = mb.BertForPreTraining(small_config(), seed=0)
+def test_load_state_dict_rejects_bad_states_and_changes_nothing():
+    model = mb.BertForPreTraining(small_models.small_config(), seed=0)
     before = {name: value.copy() for name, value in model.state_dict().items()}
-    donor = mb.BertForPreTraining(small_config(), seed=1).state_dict()
+    donor = mb.BertForPreTraining(small_models.small_config(), seed=1).state_dict()
     missing = {k: v for k, v in donor.items() if k != "bert.pooler.dense.bias"}
     unexpected = {**donor, "bert.pooler.extra.weight": np.zeros(3, dtype=np.float32)}
     misshaped = {**donor, "cls.seq_relationship.weight": np.zeros((3, 16), dtype=np.float32)}
@@ -209,13 +209,13 @@ def test_load_state_dict_rejects_bad_states_and_changes_nothing(small_config):
     (dict(hidden_dropout_prob=1.0), r"hidden_dropout_prob must be a number in \[0, 1\), got 1.0"),
     (dict(attention_probs_dropout_prob=-0.1), "attention_probs_dropout_prob.*got -0.1"),
 ])
-def test_config_validation(fields, message, small_config):
+def test_config_validation(fields, message):
     with pytest.raises(ValueError, match=message):
-        small_config(**fields)
+        small_models.small_config(**fields)
 
 
-def test_config_json_round_trip_keeps_unknown_keys(tmp_path, small_config):
-    data = {**small_config(hidden_act="gelu_new").to_dict(),
+def test_config_json_round_trip_keeps_unknown_keys(tmp_path):
+    data = {**small_models.small_config(hidden_act="gelu_new").to_dict(),
             "architectures": ["BertForPreTraining"], "classifier_dropout": None}
     config = mb.BertConfig.from_dict(data)
     assert config.extra["architectures"] == ["BertForPreTraining"]

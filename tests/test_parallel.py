@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 import pytest
+from small_models import perturbed, relative_difference, small_config
 
 import minibert as mb
 from minibert.checks import IGNORE_INDEX
@@ -23,8 +24,8 @@ from minibert.training import parallel as P
 from minibert.training.loop import train_step
 from minibert.training.optim import AdamW
 
-CONFIG = dict(vocab_size=53, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-              intermediate_size=24, max_position_embeddings=32, hidden_dropout_prob=0.0,
+# The small config (H=16, 2 layers of 2 heads, I=24) with V=53, 32 positions, no dropout.
+CONFIG = dict(vocab_size=53, max_position_embeddings=32, hidden_dropout_prob=0.0,
               attention_probs_dropout_prob=0.0)
 
 
@@ -47,11 +48,7 @@ def uneven_batch(seed: int, size: int = 7, length: int = 12) -> dict:
 
 def make_model(dtype=np.float64) -> mb.BertForPreTraining:
     """A model whose weights are moved away from initialisation (LayerNorms included)."""
-    model = mb.BertForPreTraining(mb.BertConfig(**CONFIG), seed=3, dtype=dtype)
-    rng = np.random.default_rng(4)
-    for _, param in model.named_parameters():
-        param += (0.05 * rng.standard_normal(param.shape)).astype(dtype)
-    return model
+    return perturbed(mb.BertForPreTraining(small_config(**CONFIG), seed=3, dtype=dtype), 4, 0.05)
 
 
 def full_batch_gradient(model, batch) -> np.ndarray:
@@ -60,10 +57,6 @@ def full_batch_gradient(model, batch) -> np.ndarray:
     model(**batch)
     model.backward()
     return optimizer.flat_grads.copy()
-
-
-def rel(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
 
 
 # -- the ring all-reduce, in one process ---------------------------------------------------
@@ -187,7 +180,7 @@ def test_gradient_accumulation_is_the_full_batch(workers):
     optimizer = AdamW(model, lr=1e-2)
     optimizer.zero_grad()
     loss = P.accumulate_gradients(model, P.shard_batch(batch, workers))
-    assert rel(optimizer.flat_grads, expected) < 1e-13
+    assert relative_difference(optimizer.flat_grads, expected) < 1e-13
     assert loss == pytest.approx(make_model()(**batch).loss, rel=1e-13)
 
 
@@ -198,7 +191,7 @@ def test_mean_of_means_is_the_bug_and_global_shares_the_fix():
     optimizer = AdamW(model, lr=1e-2)
     optimizer.zero_grad()
     P.accumulate_gradients(model, P.shard_batch(batch, 3), "mean_of_means")
-    assert rel(optimizer.flat_grads, expected) > 1e-2  # visibly wrong
+    assert relative_difference(optimizer.flat_grads, expected) > 1e-2  # visibly wrong
     # ... and right when every shard has the same numbers of sequences and targets.
     even = uneven_batch(2, size=4)
     even["labels"][:] = IGNORE_INDEX
@@ -206,7 +199,7 @@ def test_mean_of_means_is_the_bug_and_global_shares_the_fix():
     expected = full_batch_gradient(make_model(), even)
     optimizer.zero_grad()
     P.accumulate_gradients(model, P.shard_batch(even, 2), "mean_of_means")
-    assert rel(optimizer.flat_grads, expected) < 1e-13
+    assert relative_difference(optimizer.flat_grads, expected) < 1e-13
 
 
 def test_padding_changes_nothing_in_a_shard():
@@ -218,7 +211,7 @@ def test_padding_changes_nothing_in_a_shard():
         optimizer.zero_grad()
         P.accumulate_gradients(model, P.shard_batch(batch, 3, trim_padding=trim))
         grads.append(optimizer.flat_grads.copy())
-    assert rel(grads[0], grads[1]) < 1e-13
+    assert relative_difference(grads[0], grads[1]) < 1e-13
 
 
 # -- worker processes ----------------------------------------------------------------------
@@ -236,7 +229,7 @@ def test_workers_equal_one_process_over_adamw_steps(workers):
     expected = full_batch_gradient(make_model(), batches[0])
     with P.DataParallel(model, optimizer, workers, clip=1.0) as parallel:
         got = np.concatenate([g.ravel() for g in parallel.gradients(batches[0]).values()])
-        assert rel(got, expected) < 1e-13
+        assert relative_difference(got, expected) < 1e-13
         results = [parallel.step(b) for b in batches]
         parallel.pull()
     assert optimizer.step_count == 3
@@ -263,8 +256,8 @@ def test_float32_workers_differ_from_one_process_by_rounding_only():
         sharded = np.concatenate([g.ravel() for g in parallel.gradients(batch).values()])
     flat = expected
     # The two float32 results differ by what float32 rounding does to either of them.
-    assert rel(sharded, flat) < 10 * rel(flat, exact) + 1e-6
-    assert rel(sharded, flat) < 1e-5
+    assert relative_difference(sharded, flat) < 10 * relative_difference(flat, exact) + 1e-6
+    assert relative_difference(sharded, flat) < 1e-5
 
 
 def test_a_failing_worker_stops_all_with_a_clear_error():
@@ -343,26 +336,27 @@ def test_the_pair_loss_weight_reaches_every_path_of_the_gradient():
         model.backward(mlm_weight=mlm_weight, nsp_weight=nsp_weight)
         parts.append(optimizer.flat_grads.copy())
     expected = parts[0] + 3.0 * parts[1]
-    assert rel(parts[0] + parts[1], expected) > 1e-2  # the weight changes the gradient
+    # the weight changes the gradient
+    assert relative_difference(parts[0] + parts[1], expected) > 1e-2
 
     model = make_model()
     optimizer = AdamW(model, lr=1e-2)
     out, _ = train_step(model, batch, optimizer, None, {"nsp_weight": 3.0})
-    assert rel(optimizer.flat_grads, expected) < 1e-13
+    assert relative_difference(optimizer.flat_grads, expected) < 1e-13
     assert out.loss == pytest.approx(out.masked_lm_loss + out.next_sentence_loss, rel=1e-15)
 
     model = make_model()
     optimizer = AdamW(model, lr=1e-2)
     optimizer.zero_grad()
     loss = P.accumulate_gradients(model, P.shard_batch(batch, 3), pair_loss_weight=3.0)
-    assert rel(optimizer.flat_grads, expected) < 1e-13
+    assert relative_difference(optimizer.flat_grads, expected) < 1e-13
     assert loss == pytest.approx(out.loss, rel=1e-13)  # the logged loss: the plain sum
 
     model = make_model()
     with P.DataParallel(model, AdamW(model, lr=1e-2), 2, pair_loss_weight=3.0) as parallel:
         got = np.concatenate([g.ravel() for g in parallel.gradients(batch).values()])
         step = parallel.step(batch)
-    assert rel(got, expected) < 1e-13
+    assert relative_difference(got, expected) < 1e-13
     assert step.loss == pytest.approx(out.loss, rel=1e-13)
 
 
@@ -400,14 +394,14 @@ def test_albert_shards_accumulate_to_the_full_batch():
         optimizer.zero_grad()
         P.accumulate_gradients(model, P.shard_batch(batch, shards))
         grads.append(optimizer.flat_grads.copy())
-    assert rel(grads[1], grads[0]) < 1e-13
+    assert relative_difference(grads[1], grads[0]) < 1e-13
     model = mb.AlbertForPreTraining(config, seed=3, dtype=np.float64)
     optimizer = AdamW(model, lr=1e-2)
     optimizer.zero_grad()
     P.accumulate_gradients(model, P.shard_batch(batch, 3), "mean_of_means")
-    assert rel(optimizer.flat_grads, grads[0]) > 1e-2
+    assert relative_difference(optimizer.flat_grads, grads[0]) > 1e-2
     # ... and through worker processes, which rebuild an ALBERT from its config.
     model = mb.AlbertForPreTraining(config, seed=3, dtype=np.float64)
     with P.DataParallel(model, AdamW(model, lr=1e-2), 2) as parallel:
         sharded = np.concatenate([g.ravel() for g in parallel.gradients(batch).values()])
-    assert rel(sharded, grads[0]) < 1e-13
+    assert relative_difference(sharded, grads[0]) < 1e-13
