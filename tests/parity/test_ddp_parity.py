@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(torch_ddp.ddp_available() is not None,
 
 # The batches and models of tests/test_parallel.py (tests/ is not a package).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from test_parallel import CONFIG, make_batch, make_model  # noqa: E402
+from test_parallel import CONFIG, make_model, uneven_batch  # noqa: E402
 
 
 def flat(named: dict, names) -> np.ndarray:
@@ -33,7 +33,7 @@ def flat(named: dict, names) -> np.ndarray:
 
 @pytest.mark.slow
 def test_ddp_gradients_and_weights_equal_minibert(tmp_path):
-    batches = [make_batch(30 + i) for i in range(3)]
+    batches = [uneven_batch(30 + i) for i in range(3)]
     make_model().save_pretrained(tmp_path / "init")
     result = torch_ddp.ddp_train(tmp_path / "init", batches, tmp_path / "ddp", world_size=2,
                                  lr=1e-2, weight_decay=0.01, clip=1.0)
@@ -57,7 +57,7 @@ def test_ddp_gradients_and_weights_equal_minibert(tmp_path):
 
 def test_ddp_failure_stops_every_process(tmp_path):
     make_model().save_pretrained(tmp_path / "init")
-    bad = make_batch(0, size=4)
+    bad = uneven_batch(0, size=4)
     bad["input_ids"] = bad["input_ids"].copy()
     bad["input_ids"][3, 0] = CONFIG["vocab_size"] + 7  # only rank 1's shard is bad
     with pytest.raises(WorkerError, match="DDP training failed: process 1 exited"):
@@ -68,11 +68,11 @@ def test_ddp_failure_stops_every_process(tmp_path):
 def test_ddp_train_refuses_bad_input(tmp_path):
     make_model().save_pretrained(tmp_path / "init")
     with pytest.raises(FileNotFoundError, match="model_dir"):
-        torch_ddp.ddp_train(tmp_path / "missing", [make_batch(0)], tmp_path / "a")
+        torch_ddp.ddp_train(tmp_path / "missing", [uneven_batch(0)], tmp_path / "a")
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "keep.txt").write_text("mine")
     with pytest.raises(FileExistsError, match="not empty"):
-        torch_ddp.ddp_train(tmp_path / "init", [make_batch(0)], tmp_path / "full")
+        torch_ddp.ddp_train(tmp_path / "init", [uneven_batch(0)], tmp_path / "full")
     assert (tmp_path / "full" / "keep.txt").read_text() == "mine"
     with pytest.raises(ValueError, match="at most the batch size 1"):
-        torch_ddp.ddp_train(tmp_path / "init", [make_batch(0, size=1)], tmp_path / "b")
+        torch_ddp.ddp_train(tmp_path / "init", [uneven_batch(0, size=1)], tmp_path / "b")
