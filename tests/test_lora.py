@@ -167,7 +167,7 @@ def test_finetune_with_lora_trains_adapters_and_head_only(tmp_path, capsys):
     capsys.readouterr()
     assert main(["finetune", "--task", "classify", "--model", "tiny-toy", "-o",
                  str(tmp_path / "bad"), "--lora", "0"]) == 2
-    assert "lora_rank" in capsys.readouterr().err
+    assert "--lora" in capsys.readouterr().err
     assert main(["finetune", "--task", "classify", "--model", "tiny-toy", "-o",
                  str(tmp_path / "bad"), "--lora", "1000", "--train-size", "16"]) == 2
     assert "min(in, out) = 128" in capsys.readouterr().err
