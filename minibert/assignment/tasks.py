@@ -91,8 +91,9 @@ def gelu_backward(dout, cache):
     Forward, cache.approximate == "tanh": out = 0.5 x (1 + tanh(u)),
     u = sqrt(2 / pi) (x + 0.044715 x^3).
     Inputs: dout (...); cache, the forward's GeluCache with fields approximate, x (...),
-    cdf (...) (Phi(x), erf form; None otherwise) and tanh_inner (...) (tanh(u), tanh form;
-    None otherwise).
+    cdf (...) (Phi(x), erf form; None otherwise), tanh_inner (...) (tanh(u), tanh form;
+    None otherwise) and pdf (...) (phi(x) = exp(-x^2 / 2) / sqrt(2 pi), erf form; None
+    otherwise).
     Returns: dx (...).
     """
     raise NotImplementedError("gelu_backward")

@@ -239,8 +239,12 @@ class ConfigMismatch(ValueError):
             "; pass strict=False to load only what config.json describes" if partial else ""))
 
     def reason(self) -> str:
-        """The disagreement, without the advice on how to load anyway."""
-        return (f"config.json of {self.directory!r} says " + "; and ".join(self.mismatches)
+        """The disagreement, without the advice on how to load anyway: the first two
+        mismatches in words and how many more there are (``mismatches`` holds them all;
+        ``minibert info`` prints them all), so that the message stays one short line."""
+        shown, more = self.mismatches[:2], len(self.mismatches) - 2
+        return (f"config.json of {self.directory!r} says " + "; and ".join(shown)
+                + (f"; and {more} more (minibert info lists them)" if more > 0 else "")
                 + ": it does not describe these weights")
 
 
