@@ -35,7 +35,7 @@ try:
 except ImportError:
     from minibert.training.pretrain import TrainingConfig, prepare_data, Trainer
     from minibert.training.optim import clip_grad_norm
-try:  # the training jobs' switch: the fast twins on, as pretrain() runs them
+try:  # commits before the one-program change: their jobs switched fast twins on
     from minibert.kernels import set_fast_kernels
     set_fast_kernels(True)
 except ImportError:  # before the switch moved there, the twins were on by default

@@ -312,7 +312,7 @@ def test_a_long_check_name_is_cut_to_fit():
     from minibert.cli.check import _gradcheck_summary
     from minibert.gradcheck.check import GradCheckRow, GradCheckTable
 
-    name = "AlbertForPreTraining(3 layers sharing 1 block, reference pairs, dropout 0.1)"
+    name = "AlbertForPreTraining(3 layers sharing 1 block, padding, dropout 0.1, seed 7)"
     table = GradCheckTable(rows=[GradCheckRow(f"{name}: albert.embeddings.weight", 2e-9,
                                               1e-10, 10, 10)])
     lines = _gradcheck_summary(table, [f"{name}/albert.embeddings.weight"]).splitlines()

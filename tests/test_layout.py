@@ -3,7 +3,7 @@
 Every ``import`` and ``from ... import`` of the package's modules, module-level or inside a
 function, is an edge of the import graph. The graph has no cycle; each part of the package
 (a top-level file or folder) imports only the parts below it (``LAYERS``); io/ sits below
-the models; only layers.py chooses a fast twin; no module reaches for another's private
+the models; no module reaches for another's private
 names; ``import minibert`` loads the library and nothing optional (checked in a fresh
 process).
 """
