@@ -15,22 +15,15 @@ from typing import NamedTuple
 import numpy as np
 
 from minibert import functional as F
+from minibert.flat_layer import LAYER_PARAMETERS
+from minibert.layers import merge_heads, split_heads
 
 __all__ = ["EncoderBlockCache", "TiedMLMCache", "encoder_block_forward",
            "encoder_block_params", "split_heads", "merge_heads", "tied_mlm_forward",
            "tied_mlm_params"]
 
 # Parameter names of one block, as HF's ``bert.encoder.layer.0.`` prefix continues them.
-BLOCK_PARAMS = (
-    "attention.self.query.weight", "attention.self.query.bias",
-    "attention.self.key.weight", "attention.self.key.bias",
-    "attention.self.value.weight", "attention.self.value.bias",
-    "attention.output.dense.weight", "attention.output.dense.bias",
-    "attention.output.LayerNorm.weight", "attention.output.LayerNorm.bias",
-    "intermediate.dense.weight", "intermediate.dense.bias",
-    "output.dense.weight", "output.dense.bias",
-    "output.LayerNorm.weight", "output.LayerNorm.bias",
-)
+BLOCK_PARAMS = LAYER_PARAMETERS
 
 
 class EncoderBlockCache(NamedTuple):
@@ -52,18 +45,6 @@ class TiedMLMCache(NamedTuple):
     transform: F.LinearCache  # (B, T, H) -> (B, T, H)
     activation: F.GeluCache
     decoder: F.LinearCache  # (B, T, H) -> (B, T, V), its weight the embedding table
-
-
-def split_heads(x: np.ndarray, num_heads: int) -> np.ndarray:
-    """(B, T, H) -> (B, N, T, D)."""
-    batch, seq, hidden = x.shape
-    return x.reshape(batch, seq, num_heads, hidden // num_heads).transpose(0, 2, 1, 3)
-
-
-def merge_heads(x: np.ndarray) -> np.ndarray:
-    """(B, N, T, D) -> (B, T, H): the inverse of ``split_heads``."""
-    batch, heads, seq, head_size = x.shape
-    return x.transpose(0, 2, 1, 3).reshape(batch, seq, heads * head_size)
 
 
 def encoder_block_params(rng: np.random.Generator, hidden: int, intermediate: int) -> dict:
