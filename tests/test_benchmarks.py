@@ -38,12 +38,20 @@ def test_inference_routes_times_each_route_beside_torch():
 
 
 def test_fit_normal_tail_gives_the_float32_gelu_coefficients():
-    """The float32 Phi's coefficients in functional.py are what the fitting script finds."""
+    """The fitting script reaches the float32 Phi's accuracy, and the coefficients in
+    functional.py have it: Phi(-a) exp(a^2/2) within 1.2e-8 relative on [0, 4 sqrt 2]
+    (compared with math.erfc in float64, so any BLAS's last bits are far below it)."""
+    import math
+
+    import numpy as np
+
     from minibert import functional as F
 
     out = run_benchmark("fit_normal_tail.py")
-    fitted = {line.split(" = ")[0]: [float(v) for v in line.split(" = ")[1].split(", ")]
-              for line in out.splitlines() if line.startswith(("P = ", "Q = "))}
-    assert fitted["P"] == pytest.approx(F._TAIL32_P, rel=1e-6)
-    assert fitted["Q"] == pytest.approx(F._TAIL32_Q, rel=1e-6)
-    assert "largest relative error 1.10e-08 in float64" in out, out
+    fitted = float(out.split("largest relative error ")[1].split()[0])
+    assert fitted < 1.2e-8, out
+    a = np.linspace(0.0, F._TAIL32_LIMIT, 20001)
+    p = np.polyval(F._TAIL32_P, a)
+    q = np.polyval(F._TAIL32_Q, a)
+    exact = np.array([0.5 * math.erfc(v / math.sqrt(2)) * math.exp(v * v / 2) for v in a])
+    assert np.max(np.abs(p / q / exact - 1)) < 1.2e-8
