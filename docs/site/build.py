@@ -543,7 +543,8 @@ def report_line(line: str, stage: Path) -> str:
 
 
 def sphinx(stage: Path, out: Path) -> None:
-    command = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "--keep-going",
+    # -N: no colour codes in the messages read below (Sphinx colours them when CI=true)
+    command = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "--keep-going", "-N",
                "-E", "-d", str(DOCTREES), "-c", str(HERE), str(stage), str(out)]
     env = dict(os.environ, MINIBERT_SITE_STAGE=str(stage))
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
