@@ -2,7 +2,7 @@
 
     python benchmarks/fit_normal_tail.py [--degree 4]
 
-``functional.normal_cdf`` computes, for float32 input, the left tail q = Phi(-|x|) as
+``numerics.normal_cdf`` computes, for float32 input, the left tail q = Phi(-|x|) as
 exp(-x^2 / 2) P(|x|) / Q(|x|): the ratio is smooth and slowly varying (it is the Mills
 ratio's relative), so a rational function of low degree reaches float32's resolution, at
 half the cost of W. J. Cody's degree-8 float64 formula. This script finds P and Q: a
@@ -49,7 +49,7 @@ def fit(degree: int, iterations: int = 40):
         weights *= 1 + 10 * np.abs(error) / largest
         weights /= weights.mean()
     largest, p, q = best
-    # highest order first, Q's leading coefficient 1 (the form functional._rational takes)
+    # highest order first, Q's leading coefficient 1 (the form numerics._rational takes)
     return largest, (p / q[-1])[::-1], (q / q[-1])[::-1], a, r
 
 

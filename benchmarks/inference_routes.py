@@ -43,6 +43,7 @@ import numpy as np  # noqa: E402
 
 import minibert as mb  # noqa: E402
 from minibert import functional as F  # noqa: E402
+from minibert import numerics  # noqa: E402
 
 ORIGINAL = F.normal_cdf_and_pdf  # what gelu_forward calls
 
@@ -52,11 +53,11 @@ def on_threads(pool: ThreadPoolExecutor):
     def normal_cdf_and_pdf(x, times_x=False):
         gelu, cdf, pdf = np.empty_like(x), np.empty_like(x), np.empty_like(x)
         flat_x, flat_cdf, flat_pdf = x.reshape(-1), cdf.reshape(-1), pdf.reshape(-1)
-        flat_gelu, step = gelu.reshape(-1), F._ERF_BLOCK
+        flat_gelu, step = gelu.reshape(-1), numerics.ERF_BLOCK
 
         def run(start):
             block = slice(start, start + step)
-            F._normal_cdf_block(flat_x[block], flat_pdf[block], out=flat_cdf[block])
+            numerics._normal_cdf_block(flat_x[block], flat_pdf[block], out=flat_cdf[block])
             np.multiply(flat_x[block], flat_cdf[block], out=flat_gelu[block])
 
         list(pool.map(run, range(0, flat_x.size, step)))

@@ -45,13 +45,13 @@ def test_fit_normal_tail_gives_the_float32_gelu_coefficients():
 
     import numpy as np
 
-    from minibert import functional as F
+    from minibert import numerics
 
     out = run_benchmark("fit_normal_tail.py")
     fitted = float(out.split("largest relative error ")[1].split()[0])
     assert fitted < 1.2e-8, out
-    a = np.linspace(0.0, F._TAIL32_LIMIT, 20001)
-    p = np.polyval(F._TAIL32_P, a)
-    q = np.polyval(F._TAIL32_Q, a)
+    a = np.linspace(0.0, numerics._TAIL32_LIMIT, 20001)
+    p = np.polyval(numerics._TAIL32_P, a)
+    q = np.polyval(numerics._TAIL32_Q, a)
     exact = np.array([0.5 * math.erfc(v / math.sqrt(2)) * math.exp(v * v / 2) for v in a])
     assert np.max(np.abs(p / q / exact - 1)) < 1.2e-8

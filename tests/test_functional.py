@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from minibert import functional as F
+from minibert import numerics
 from minibert.gradcheck import check_function
 from minibert.gradcheck.suite import SINGLE_LAYER_TOL, function_cases
 
@@ -301,9 +302,10 @@ def test_forward_never_modifies_its_inputs():
 
 def test_erf_and_normal_cdf_work_through_several_blocks():
     """Inputs longer than one block give each value what it gets on its own."""
-    x = np.random.default_rng(2).standard_normal(F._ERF_BLOCK * 2 + 7).astype(np.float32) * 3
+    block = numerics.ERF_BLOCK
+    x = np.random.default_rng(2).standard_normal(block * 2 + 7).astype(np.float32) * 3
     whole_erf, whole_cdf = F.erf(x), F.normal_cdf(x)
-    for piece in (slice(0, 5), slice(F._ERF_BLOCK - 3, F._ERF_BLOCK + 3), slice(-5, None)):
+    for piece in (slice(0, 5), slice(block - 3, block + 3), slice(-5, None)):
         np.testing.assert_array_equal(whole_erf[piece], F.erf(x[piece]))
         np.testing.assert_array_equal(whole_cdf[piece], F.normal_cdf(x[piece]))
 

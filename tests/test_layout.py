@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "minibert"
 # The model layer and everything above it: what io/ must never import.
 ABOVE_IO = ("minibert.config", "minibert.hf_config", "minibert.base", "minibert.model",
             "minibert.heads", "minibert.family", "minibert.layers", "minibert.functional",
-            "minibert.attribution", "minibert.training", "minibert.viz",
+            "minibert.numerics", "minibert.attribution", "minibert.training", "minibert.viz",
             "minibert.cli")
 
 
@@ -100,7 +100,7 @@ def test_no_module_imports_a_private_name_of_another():
 # part and the parts below it, never one above or beside it: io/ sits below the models,
 # tokenization/ below io's callers, family/ below training/, training/ below the tools.
 LAYERS = (
-    ("checks",),
+    ("checks", "numerics"),
     ("functional", "io"),
     ("tokenization", "hf_config"),
     ("layers", "config", "data"),
