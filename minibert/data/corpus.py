@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from minibert.checks import check_int, check_str
+from minibert.data.room import is_room_sentence
 from minibert.data.templates import (
     FEMALE_NAMES,
     MALE_NAMES,
@@ -98,7 +99,9 @@ def _generate_document(topic: Topic, rng: np.random.Generator) -> list[str]:
     body = rng.permutation(len(topic.body))[: num_sentences - 2]
     templates = [_pick(rng, topic.openings), *(topic.body[i] for i in body)]
     templates.append(_pick(rng, topic.closings))
-    return [_fill(template, entities, topic, rng) for template in templates]
+    sentences = [_fill(template, entities, topic, rng) for template in templates]
+    # The room sentences (minibert.data.room) are held out of every corpus this writes.
+    return [sentence for sentence in sentences if not is_room_sentence(sentence)]
 
 
 def _generate_documents(num_documents: int, rng: np.random.Generator) -> tuple[list, list]:
