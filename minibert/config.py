@@ -69,6 +69,13 @@ class BertFields:
         """D = H / N."""
         return self.hidden_size // self.num_attention_heads
 
+    @property
+    def tie_word_embeddings(self) -> bool:
+        """Whether the MLM decoder reads the word-embedding table (HF's default) or holds its
+        own (V, H) table, ``cls.predictions.decoder.weight`` (config.json
+        ``"tie_word_embeddings": false``)."""
+        return self.extra.get("tie_word_embeddings", True)
+
     def __post_init__(self) -> None:
         hf_config.positive_int_fields(self, ("vocab_size", "hidden_size", "num_hidden_layers",
                                              "num_attention_heads", "intermediate_size",
@@ -85,6 +92,10 @@ class BertFields:
         hf_config.positive_real_fields(self, ("initializer_range", "layer_norm_eps"))
         hf_config.check_pad_token_id(self)
         hf_config.check_extra(self)
+        model_type = getattr(self, "model_type", "bert")
+        if not self.tie_word_embeddings and model_type != "bert":
+            raise ValueError(f"tie_word_embeddings must be true for {model_type} (minibert ties "
+                             f"its masked-LM decoder to the word embeddings), got false")
         embedding_type = self.extra.get("position_embedding_type", "absolute")
         if embedding_type != "absolute":
             raise ValueError(f"position_embedding_type must be 'absolute' (the only kind "

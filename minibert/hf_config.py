@@ -16,6 +16,7 @@ the plain dataclass of its fields; the bases come first so that ``ClassifierLabe
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import os
 import re
@@ -290,8 +291,33 @@ def check_pad_token_id(config) -> None:
         config.pad_token_id = int(config.pad_token_id)
 
 
+# config.json keys of HF that change what a model computes, with the one value minibert
+# implements (an encoder attending both ways, no cross-attention, every head kept, HF's
+# single-label loss): any other value is refused rather than silently computed otherwise.
+FIXED_KEYS = {
+    "is_decoder": (False, "minibert's encoder attends in both directions; a decoder's "
+                          "causal mask is not implemented"),
+    "add_cross_attention": (False, "cross-attention to an encoder's output is not "
+                                   "implemented"),
+    "pruned_heads": ({}, "pruned attention heads are not implemented"),
+    "problem_type": (None, "the classifiers compute HF's single-label cross-entropy only"),
+}
+
+
 def check_extra(config) -> None:
-    """``extra``, the config.json keys that are not fields, a dict."""
+    """``extra``, the config.json keys that are not fields: a dict, and none of them asking
+    for a computation minibert does not implement (FIXED_KEYS; ``tie_word_embeddings`` a bool).
+    """
     if not isinstance(config.extra, dict):
         raise TypeError(f"extra must be a dict of other config keys, got "
                         f"{type(config.extra).__name__} {short_repr(config.extra)}")
+    for key, (value, why) in FIXED_KEYS.items():
+        given = config.extra.get(key, value)
+        if key == "problem_type" and given == "single_label_classification":
+            continue
+        if given != value or type(given) is not type(value):
+            raise ValueError(f"{key} must be {json.dumps(value)} ({why}), "
+                             f"got {short_repr(given)}")
+    tie = config.extra.get("tie_word_embeddings", True)
+    if not isinstance(tie, bool):
+        raise ValueError(f"tie_word_embeddings must be true or false, got {short_repr(tie)}")

@@ -81,7 +81,14 @@ class BertLMPredictionHead(Module):
         super().__init__()
         self.transform = BertPredictionHeadTransform(init)
         self.add_parameter("bias", np.zeros(init.config.vocab_size, dtype=init.dtype))
-        self.decoder = TiedLinear(word_embeddings)
+        if getattr(init.config, "tie_word_embeddings", True):
+            self.decoder = TiedLinear(word_embeddings)
+        else:  # config.json "tie_word_embeddings": false: the decoder has its own table
+            table = init.embedding(init.config.vocab_size)
+            self.decoder = TiedLinear(table)
+            # listed (and saved) here, as HF does: cls.predictions.decoder.weight
+            self.decoder.params["weight"] = table.params["weight"]
+            self.decoder.grads["weight"] = table.grads["weight"]
 
     @property
     def word_embeddings(self) -> Embedding:
@@ -244,6 +251,14 @@ MLM_DECODER_ALIASES = {
 }
 
 
+def mlm_decoder_aliases(config) -> dict[str, str]:
+    """MLM_DECODER_ALIASES, without the decoder weight when it is untied (its own array)."""
+    aliases = dict(MLM_DECODER_ALIASES)
+    if not getattr(config, "tie_word_embeddings", True):
+        del aliases["cls.predictions.decoder.weight"]
+    return aliases
+
+
 NSP_MEANING = "0 = B follows A, 1 = B is random"
 
 
@@ -266,7 +281,7 @@ class BertForPreTraining(PretrainedModel, Module):
         self.nsp_loss = CrossEntropyLoss()
 
     def _tied_aliases(self) -> dict[str, str]:
-        return dict(MLM_DECODER_ALIASES)
+        return mlm_decoder_aliases(self.config)
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
                 next_sentence_label=None, output_attentions: bool = False,
@@ -368,7 +383,7 @@ class BertForMaskedLM(PretrainedModel, Module):
         self.mlm_loss = CrossEntropyLoss()
 
     def _tied_aliases(self) -> dict[str, str]:
-        return dict(MLM_DECODER_ALIASES)
+        return mlm_decoder_aliases(self.config)
 
     @property
     def mlm_predictions(self) -> BertLMPredictionHead:
