@@ -68,7 +68,8 @@ from minibert.heads.pretraining import (
     BertWithHeads,
     MaskedLMCache,
     MaskedLMModel,
-    masked_positions,
+    masked_lm_backward,
+    masked_lm_forward,
     sentence_pair_labels,
 )
 from minibert.heads.tasks import PooledClassifier, label_config
@@ -552,7 +553,6 @@ class AlbertForPreTraining(_AlbertWithHeads):
         init = self._build_albert(config, seed, dtype)
         self.predictions = AlbertMLMHead(init, self.albert.embeddings.word_embeddings)
         self.sop_classifier = AlbertSOPHead(init)
-        self.mlm_loss = CrossEntropyLoss()
         self.sop_loss = CrossEntropyLoss()
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
@@ -575,11 +575,8 @@ class AlbertForPreTraining(_AlbertWithHeads):
         # masked LM: only the M labelled positions go through the decoder
         mlm_loss = masked_logits = mlm_cache = None
         if labels is not None:
-            labels, positions = masked_positions(labels, sequence_output.shape[:2],
-                                                 self.config.vocab_size)
-            masked_logits = self.predictions(sequence_output[positions])  # (M, V)
-            mlm_loss = float(self.mlm_loss(masked_logits, labels[positions]))
-            mlm_cache = MaskedLMCache(positions, sequence_output.shape)
+            mlm_loss, masked_logits, mlm_cache = masked_lm_forward(
+                sequence_output, labels, self.predictions, self.config.vocab_size)
         parts = [part for part in (mlm_loss, sop_loss) if part is not None]
         if parts:
             self.cache = SOPCache(mlm_cache, sop_loss is not None)
@@ -610,10 +607,7 @@ class AlbertForPreTraining(_AlbertWithHeads):
         cache, self.cache = self.cache, None  # one backward per forward
         d_sequence = d_pooled = None
         if cache.mlm is not None:
-            # forward: mlm_loss = cross_entropy(predictions(sequence_output[positions]))
-            d_masked = self.predictions.backward(self.mlm_loss.backward(mlm_weight))  # (M, H)
-            d_sequence = np.zeros(cache.mlm.sequence_shape, dtype=d_masked.dtype)  # (B, T, H)
-            d_sequence[cache.mlm.positions] = d_masked  # each position appears once
+            d_sequence = masked_lm_backward(mlm_weight, cache.mlm, self.predictions.backward)
         if cache.sop:
             # forward: sop_loss = cross_entropy(sop_classifier(pooled))
             d_pooled = self.sop_classifier.backward(self.sop_loss.backward(sop_weight))  # (B, H)
@@ -627,7 +621,6 @@ class AlbertForMaskedLM(_AlbertWithHeads, MaskedLMModel):
         super().__init__()
         init = self._build_albert(config, seed, dtype, add_pooling_layer=False)
         self.predictions = AlbertMLMHead(init, self.albert.embeddings.word_embeddings)
-        self.mlm_loss = CrossEntropyLoss()
 
     @property
     def mlm_predictions(self) -> AlbertMLMHead:

@@ -50,7 +50,7 @@ from minibert.checks import (
     short_repr,
 )
 from minibert.config import HIDDEN_ACTS
-from minibert.heads.pretraining import MaskedLMCache, masked_positions
+from minibert.heads.pretraining import masked_lm_backward, masked_lm_forward
 from minibert.heads.tasks import LabelledHead, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
 from minibert.layers import (
@@ -449,7 +449,6 @@ class DistilBertForMaskedLM(_DistilBertCheckpointIO, Module):
         self.vocab_layer_norm = init.layer_norm()
         self.vocab_projector = DistilBertVocabProjector(
             init, self.distilbert.embeddings.word_embeddings)
-        self.mlm_loss = CrossEntropyLoss()
 
     def _tied_aliases(self) -> dict[str, str]:
         return {"vocab_projector.weight": "distilbert.embeddings.word_embeddings.weight"}
@@ -483,12 +482,10 @@ class DistilBertForMaskedLM(_DistilBertCheckpointIO, Module):
                                output_hidden_states)
         sequence_output = base.last_hidden_state  # (B, T, H)
         loss = masked_logits = positions = None
-        if labels is not None:
-            labels, positions = masked_positions(labels, sequence_output.shape[:2],
-                                                 self.config.vocab_size)
-            masked_logits = self.lm_head_forward(sequence_output[positions])  # (M, V)
-            loss = float(self.mlm_loss(masked_logits, labels[positions]))
-            self.cache = MaskedLMCache(positions, sequence_output.shape)
+        if labels is not None:  # only the M labelled positions go through the head
+            loss, masked_logits, self.cache = masked_lm_forward(
+                sequence_output, labels, self.lm_head_forward, self.config.vocab_size)
+            positions = self.cache.positions
         return MaskedLMOutput(loss, base.hidden_states, base.attentions, masked_logits,
                               positions, LazyLogits(lambda: self.predict(sequence_output)))
 
@@ -497,11 +494,7 @@ class DistilBertForMaskedLM(_DistilBertCheckpointIO, Module):
         if self.cache is None:
             raise RuntimeError("backward() needs a forward pass with labels first")
         cache, self.cache = self.cache, None
-        d_logits = self.mlm_loss.backward(1.0)  # (M, V)
-        d_rows = self.lm_head_backward(d_logits)  # (M, H)
-        d_sequence = np.zeros(cache.sequence_shape, dtype=d_rows.dtype)  # (B, T, H)
-        d_sequence[cache.positions] = d_rows  # each position appears once
-        self.distilbert.backward(d_sequence)
+        self.distilbert.backward(masked_lm_backward(1.0, cache, self.lm_head_backward))
 
 
 

@@ -55,12 +55,12 @@ from minibert.checks import (
     IGNORE_INDEX,
     as_int_array,
     check_float_array,
-    check_ids,
     check_real,
     is_int,
     short_repr,
 )
 from minibert.config import BertFields, preset_sizes
+from minibert.heads.pretraining import masked_lm_backward, masked_lm_forward
 from minibert.heads.tasks import LabelledHead, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
 from minibert.layers import GELU, CrossEntropyLoss, Embedding, Module, get_activation
@@ -422,12 +422,6 @@ class ElectraForPreTraining(_ElectraPretrainingModel):
             d_logits.astype(self.dtype, copy=False)))
 
 
-class _GeneratorCache(NamedTuple):
-    positions: tuple  # the (row, column) indices of the M labelled positions
-    cross_entropy: F.CrossEntropyCache
-    sequence_shape: tuple  # (B, T, H)
-
-
 class ElectraForMaskedLM(_ElectraPretrainingModel):
     """The generator: ELECTRA's encoder and an MLM head whose decoder is the word table.
 
@@ -447,7 +441,12 @@ class ElectraForMaskedLM(_ElectraPretrainingModel):
         return {"generator_lm_head.weight": "electra.embeddings.word_embeddings.weight"}
 
     def _head(self, hidden_states: np.ndarray) -> np.ndarray:
+        """(..., H) -> logits (..., V)."""
         return self.generator_lm_head(self.generator_predictions(hidden_states))
+
+    def _head_backward(self, d_logits: np.ndarray) -> np.ndarray:
+        """d logits (..., V) -> d hidden_states (..., H)."""
+        return self.generator_predictions.backward(self.generator_lm_head.backward(d_logits))
 
     def forward(self, input_ids, token_type_ids=None, attention_mask=None, labels=None,
                 output_attentions: bool = False, output_hidden_states: bool = False):
@@ -456,20 +455,10 @@ class ElectraForMaskedLM(_ElectraPretrainingModel):
                            output_hidden_states)
         sequence = out.last_hidden_state  # (B, T, H)
         loss, masked_logits, positions, self.cache = None, None, None, None
-        if labels is not None:
-            labels = as_int_array("labels", labels)
-            if labels.ndim == 1:
-                labels = labels[None]
-            if labels.shape != sequence.shape[:2]:
-                raise ValueError(f"labels must have the shape of input_ids "
-                                 f"{sequence.shape[:2]}, got {labels.shape}")
-            check_ids("labels", labels, self.config.vocab_size, "the vocabulary size",
-                      ignore=IGNORE_INDEX)
-            positions = np.nonzero(labels != IGNORE_INDEX)
-            masked_logits = self._head(sequence[positions])  # (M, V)
-            value, cross_entropy = F.cross_entropy_forward(masked_logits, labels[positions])
-            loss = float(value)
-            self.cache = _GeneratorCache(positions, cross_entropy, sequence.shape)
+        if labels is not None:  # only the M labelled positions go through the head
+            loss, masked_logits, self.cache = masked_lm_forward(
+                sequence, labels, self._head, self.config.vocab_size)
+            positions = self.cache.positions
 
         def all_logits() -> np.ndarray:
             with preserved_caches(self.generator_predictions, self.generator_lm_head):
@@ -482,12 +471,7 @@ class ElectraForMaskedLM(_ElectraPretrainingModel):
         """Adds mlm_weight times the gradient of the forward's loss into every parameter."""
         if self.cache is None:
             raise RuntimeError("backward() needs a forward pass with labels first")
-        d_logits = F.cross_entropy_backward(mlm_weight, self.cache.cross_entropy)
-        d_gathered = self.generator_predictions.backward(
-            self.generator_lm_head.backward(d_logits))  # (M, H)
-        d_sequence = np.zeros(self.cache.sequence_shape, dtype=d_gathered.dtype)  # (B, T, H)
-        d_sequence[self.cache.positions] = d_gathered  # each position appears once
-        self.electra.backward(d_sequence)
+        self.electra.backward(masked_lm_backward(mlm_weight, self.cache, self._head_backward))
 
 
 class ElectraForSequenceClassification(LabelledHead):

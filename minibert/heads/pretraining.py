@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from minibert import functional as F
 from minibert.base import (
     BertForPreTrainingOutput,
     Initializer,
@@ -48,6 +49,8 @@ __all__ = [
     "BertForNextSentencePrediction",
     "MaskedLMCache",
     "masked_positions",
+    "masked_lm_forward",
+    "masked_lm_backward",
     "PreTrainingCache",
     "MLM_DECODER_ALIASES",
 ]
@@ -144,6 +147,7 @@ class BertPreTrainingHeads(Module):
 class MaskedLMCache(NamedTuple):
     positions: tuple  # (batch index, position) arrays of the M labelled positions
     sequence_shape: tuple  # (B, T, H)
+    cross_entropy: F.CrossEntropyCache  # of the (M, V) logits against the M labels
 
 
 class PreTrainingCache(NamedTuple):
@@ -165,10 +169,38 @@ def masked_positions(labels, shape: tuple, vocab_size: int):
     """MLM labels int (B, T), checked where they enter -> (labels, the (batch index,
     position) arrays of the M positions with a target, i.e. a label other than -100)."""
     labels = as_int_array("labels", labels)
+    if labels.ndim == 1 and shape[0] == 1:  # one sequence, as input_ids may be given
+        labels = labels[None]
     if labels.shape != shape:
         raise ValueError(f"labels must have the shape of input_ids {shape}, got {labels.shape}")
     check_ids("labels", labels, vocab_size, "the vocabulary size", ignore=IGNORE_INDEX)
     return labels, np.nonzero(labels != IGNORE_INDEX)
+
+
+def masked_lm_forward(sequence_output: np.ndarray, labels, head, vocab_size: int):
+    """The masked-LM loss of every pretraining model: gather the labelled positions, run
+    the head on them only, cross-entropy against their labels.
+
+    sequence_output (B, T, H); labels int (B, T), -100 where no target; head, a module
+    (M, H) -> logits (M, V) that keeps its own cache. Returns (loss, logits (M, V),
+    MaskedLMCache).
+    """
+    labels, positions = masked_positions(labels, sequence_output.shape[:2], vocab_size)
+    logits = head(sequence_output[positions])  # (M, V)
+    loss, cross_entropy = F.cross_entropy_forward(logits, labels[positions])
+    return float(loss), logits, MaskedLMCache(positions, sequence_output.shape, cross_entropy)
+
+
+def masked_lm_backward(dloss: float, cache: MaskedLMCache, head_backward) -> np.ndarray:
+    """d loss -> d sequence_output (B, T, H), nonzero at the labelled positions only;
+    ``head_backward`` is the head's backward, d logits (M, V) -> d rows (M, H)."""
+    # forward: loss = cross_entropy(logits, labels[positions])
+    d_logits = F.cross_entropy_backward(dloss, cache.cross_entropy)  # (M, V)
+    # forward: logits = head(sequence_output[positions])
+    d_rows = head_backward(d_logits)  # (M, H)
+    d_sequence = np.zeros(cache.sequence_shape, dtype=d_rows.dtype)  # (B, T, H)
+    d_sequence[cache.positions] = d_rows  # each position appears once
+    return d_sequence
 
 
 class BertWithHeads(PretrainedModel, Module):
@@ -205,25 +237,6 @@ class BertWithHeads(PretrainedModel, Module):
         cache, self.cache = self.cache, None
         return cache
 
-    def _mlm_forward(self, head: BertLMPredictionHead, sequence_output, labels):
-        """Only labelled positions go through the decoder: (M, H) -> (M, V).
-
-        The loss is ``self.mlm_loss``'s, a CrossEntropyLoss of the model.
-        """
-        labels, positions = masked_positions(labels, sequence_output.shape[:2],
-                                             self.config.vocab_size)
-        logits = head(sequence_output[positions])  # (M, V)
-        loss = self.mlm_loss(logits, labels[positions])
-        return float(loss), logits, MaskedLMCache(positions, sequence_output.shape)
-
-    def _mlm_backward(self, head: BertLMPredictionHead, cache: MaskedLMCache,
-                      dloss: float) -> np.ndarray:
-        d_logits = self.mlm_loss.backward(dloss)  # (M, V)
-        d_gathered = head.backward(d_logits)  # (M, H)
-        d_sequence = np.zeros(cache.sequence_shape, dtype=d_gathered.dtype)  # (B, T, H)
-        d_sequence[cache.positions] = d_gathered  # each position appears once
-        return d_sequence
-
     def _masked_lm_output(self, predictions: BertLMPredictionHead, base, labels
                           ) -> MaskedLMOutput:
         """The output of an MLM-only model: the loss and logits at the labelled positions
@@ -231,8 +244,8 @@ class BertWithHeads(PretrainedModel, Module):
         sequence_output = base.last_hidden_state  # (B, T, H)
         loss = masked_logits = positions = None
         if labels is not None:
-            loss, masked_logits, self.cache = self._mlm_forward(predictions, sequence_output,
-                                                                labels)
+            loss, masked_logits, self.cache = masked_lm_forward(
+                sequence_output, labels, predictions, self.config.vocab_size)
             positions = self.cache.positions
         return MaskedLMOutput(loss, base.hidden_states, base.attentions, masked_logits,
                               positions, LazyLogits(lambda: predictions.predict(sequence_output)))
@@ -241,7 +254,7 @@ class BertWithHeads(PretrainedModel, Module):
                             mlm_weight: float) -> np.ndarray:
         """d sequence_output (B, T, H) of ``mlm_weight * loss`` of an MLM-only model."""
         mlm_weight = check_real("mlm_weight", mlm_weight)
-        return self._mlm_backward(predictions, self._pop_cache(), mlm_weight)
+        return masked_lm_backward(mlm_weight, self._pop_cache(), predictions.backward)
 
 
 # HF also lists the MLM decoder under these keys: the tied word embeddings and the head's bias.
@@ -277,7 +290,6 @@ class BertForPreTraining(PretrainedModel, Module):
         init = self.adopt_config(config, seed, dtype)
         self.bert = BertModel(config, _init=init)
         self.cls = BertPreTrainingHeads(init, self.bert.embeddings.word_embeddings)
-        self.mlm_loss = CrossEntropyLoss()
         self.nsp_loss = CrossEntropyLoss()
 
     def _tied_aliases(self) -> dict[str, str]:
@@ -302,11 +314,8 @@ class BertForPreTraining(PretrainedModel, Module):
         # masked LM: only the M labelled positions go through the decoder
         mlm_loss = masked_logits = mlm_cache = None
         if labels is not None:
-            labels, positions = masked_positions(labels, sequence_output.shape[:2],
-                                                 self.config.vocab_size)
-            masked_logits = self.cls.predictions(sequence_output[positions])  # (M, V)
-            mlm_loss = float(self.mlm_loss(masked_logits, labels[positions]))
-            mlm_cache = MaskedLMCache(positions, sequence_output.shape)
+            mlm_loss, masked_logits, mlm_cache = masked_lm_forward(
+                sequence_output, labels, self.cls.predictions, self.config.vocab_size)
         parts = [part for part in (mlm_loss, nsp_loss) if part is not None]
         if parts:
             self.cache = PreTrainingCache(mlm_cache, nsp_loss is not None)
@@ -338,10 +347,7 @@ class BertForPreTraining(PretrainedModel, Module):
         cache, self.cache = self.cache, None  # one backward per forward
         d_sequence = d_pooled = None
         if cache.mlm is not None:
-            # forward: mlm_loss = cross_entropy(predictions(sequence_output[positions]))
-            d_masked = self.cls.predictions.backward(self.mlm_loss.backward(mlm_weight))  # (M, H)
-            d_sequence = np.zeros(cache.mlm.sequence_shape, dtype=d_masked.dtype)  # (B, T, H)
-            d_sequence[cache.mlm.positions] = d_masked  # each position appears once
+            d_sequence = masked_lm_backward(mlm_weight, cache.mlm, self.cls.predictions.backward)
         if cache.nsp:
             # forward: nsp_loss = cross_entropy(seq_relationship(pooled))
             d_pooled = self.cls.seq_relationship.backward(self.nsp_loss.backward(nsp_weight))
@@ -380,7 +386,6 @@ class BertForMaskedLM(PretrainedModel, Module):
         init = self.adopt_config(config, seed, dtype)
         self.bert = BertModel(config, add_pooling_layer=False, _init=init)
         self.cls = BertOnlyMLMHead(init, self.bert.embeddings.word_embeddings)
-        self.mlm_loss = CrossEntropyLoss()
 
     def _tied_aliases(self) -> dict[str, str]:
         return mlm_decoder_aliases(self.config)
@@ -398,13 +403,10 @@ class BertForMaskedLM(PretrainedModel, Module):
                          output_hidden_states)
         sequence_output = bert.last_hidden_state  # (B, T, H)
         loss = masked_logits = positions = None
-        if labels is not None:
-            # only the M labelled positions go through the decoder
-            labels, positions = masked_positions(labels, sequence_output.shape[:2],
-                                                 self.config.vocab_size)
-            masked_logits = self.cls.predictions(sequence_output[positions])  # (M, V)
-            loss = float(self.mlm_loss(masked_logits, labels[positions]))
-            self.cache = MaskedLMCache(positions, sequence_output.shape)
+        if labels is not None:  # only the M labelled positions go through the decoder
+            loss, masked_logits, self.cache = masked_lm_forward(
+                sequence_output, labels, self.cls.predictions, self.config.vocab_size)
+            positions = self.cache.positions
         return MaskedLMOutput(loss, bert.hidden_states, bert.attentions, masked_logits, positions,
                               LazyLogits(lambda: self.cls.predictions.predict(sequence_output)))
 
@@ -414,11 +416,7 @@ class BertForMaskedLM(PretrainedModel, Module):
         if self.cache is None:
             raise RuntimeError("backward() needs a forward pass with labels first")
         cache, self.cache = self.cache, None  # one backward per forward
-        # forward: loss = cross_entropy(predictions(sequence_output[positions]))
-        d_masked = self.cls.predictions.backward(self.mlm_loss.backward(mlm_weight))  # (M, H)
-        d_sequence = np.zeros(cache.sequence_shape, dtype=d_masked.dtype)  # (B, T, H)
-        d_sequence[cache.positions] = d_masked  # each position appears once
-        self.bert.backward(d_sequence)
+        self.bert.backward(masked_lm_backward(mlm_weight, cache, self.cls.predictions.backward))
 
 
 class BertForNextSentencePrediction(PretrainedModel, Module):
