@@ -14,7 +14,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: demo test test-fast gradcheck benchmark notebooks lint site clean
+.PHONY: demo test test-fast gradcheck benchmark notebooks lint site clean dist
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -100,3 +100,10 @@ lint: $(VENV)/.dev
 clean:
 	rm -rf $(VENV) out .pytest_cache .ruff_cache site build/site-src build/site-doctrees \
 	    build/site-screenshots
+
+# The wheel and the sdist a course pins (distribution minibert-numpy, import minibert), in
+# dist/; neither carries the instructor's material (instructor/: answer key, bug list).
+dist: $(VENV)/bin/python
+	rm -rf dist build/lib
+	$(PIP) wheel --quiet --no-deps --no-build-isolation -w dist .
+	$(PY) -c "from setuptools import build_meta; print(build_meta.build_sdist('dist'))"

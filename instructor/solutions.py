@@ -1,4 +1,5 @@
-"""The instructor's solutions: one clear function per task, the answer key of the assignment.
+"""The instructor's solutions: one clear function per task, the answer key (instructor material:
+not in the installed package; ``minibert.assignment.instructor`` loads it from here).
 
 Each task's solution file is the source of its function here (read with ``inspect`` when the
 instructor tree is written), with the imports it needs. The layer backwards compute what

@@ -24,12 +24,14 @@ from minibert.assignment import (
     create_workspace,
     grade,
     grade_task,
+    instructor,
     task_by_name,
 )
-from minibert.assignment.bugs import BUGS, grade_bug
+from minibert.assignment.bugs import BUG_IDS, grade_bug
 from minibert.gradcheck import check_loss
 
 SEED = 1234  # the hidden tests' seed of the instructor tree below
+BUGS = instructor.load("bugs_key").BUGS  # the lab's key, from the repository's instructor/
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +67,7 @@ def test_student_tree_holds_no_line_of_the_reference_backwards(tree):
     student_text = "\n".join(student_lines)
     solutions = "\n".join(p.read_text() for p in (tree / "solutions").glob("*.py"))
     checked = 0
-    from minibert.assignment import solutions as answers
+    answers = instructor.load("solutions")
 
     for task in (t for t in TASKS if t.part != "training"):  # the backward passes
         source = inspect.getsource(getattr(answers, task.function))
@@ -274,15 +276,16 @@ def test_use_implementation_runs_the_model_on_the_student_s_backward(tree, tmp_p
 def test_bug_lab_counts_each_fix_on_its_own(tmp_path):
     lab = create_workspace(tmp_path / "lab", lab="bugs", instructor=True)
     source = (lab / "student" / "buggy_bert.py").read_text()
-    assert all(grade_bug(lab / "solutions", bug.name) == (True, "fixed") for bug in BUGS)
-    assert not any(grade_bug(lab / "student", bug.name)[0] for bug in BUGS)
+    assert len(BUGS) == len(BUG_IDS)
+    assert all(grade_bug(lab / "solutions", bug) == (True, "fixed") for bug in BUG_IDS)
+    assert not any(grade_bug(lab / "student", bug)[0] for bug in BUG_IDS)
     for index, bug in enumerate(BUGS):
         assert source.count(bug.planted) == 1, bug.name
         folder = tmp_path / f"fix{index}"
         _copy(lab / "student", folder,
               **{"buggy_bert.py": source.replace(bug.planted, bug.fixed)})
-        fixed = [b.name for b in BUGS if grade_bug(folder, b.name)[0]]
-        assert fixed == [bug.name]
+        fixed = [b for b in BUG_IDS if grade_bug(folder, b)[0]]
+        assert fixed == [BUG_IDS[index]], bug.name
     report = grade(lab / "student", jobs=2)
     assert (report.total, report.max_total) == (0, 6)
 

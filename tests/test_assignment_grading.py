@@ -19,11 +19,13 @@ from minibert.assignment import (
     create_workspace,
     grade,
     grade_all,
+    instructor,
     task_by_name,
 )
-from minibert.assignment.bugs import BUGS
 from minibert.assignment.handout import CELLS, HIDDEN_CHECKS, QUESTIONS, READING
 from minibert.assignment.mistakes import BROKEN, MISTAKES, write_class, write_submission
+
+BUGS = instructor.load("bugs_key").BUGS  # the lab's key, from the repository's instructor/
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 2468

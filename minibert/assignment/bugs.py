@@ -1,15 +1,15 @@
 """The bug-hunting lab: a tiny masked-language model with planted bugs to find and fix.
 
-``BUGS`` lists them (mistakes public from-scratch projects made); ``grade_bug`` checks one
-bug, with the file's other functions replaced by minibert's, so each fix counts on its
-own, and says only "fixed" or "still there". ``instructor_notes`` is the lecturer's list,
-written into the instructor tree only (``solutions/BUGS.md``).
+The bugs are mistakes public from-scratch projects made; the package knows them only by
+number (``BUG_IDS``). ``grade_bug`` checks one bug, with the file's other functions replaced
+by minibert's, so each fix counts on its own, and says only "fixed" or "still there". The
+lecturer's list (what each bug is, where, and its fix) and the fixed file are instructor
+material: ``instructor/bugs_key.py`` in the repository, never in the installed package.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -17,9 +17,9 @@ import numpy as np
 from minibert import functional as F
 from minibert.gradcheck import numerical_gradient, rel_error
 
-__all__ = ["BUGS", "Bug", "LAB_README", "buggy_source", "fixed_source", "grade_bug"]
+__all__ = ["BUG_COUNT", "BUG_IDS", "LAB_FILE", "LAB_README", "buggy_source", "grade_bug"]
 
-_LAB_FILE = "buggy_bert.py"
+LAB_FILE = "buggy_bert.py"
 
 _SOURCE = '''"""A tiny masked-language model with six planted bugs.
 
@@ -146,69 +146,26 @@ if __name__ == "__main__":
 '''
 
 
-@dataclass(frozen=True)
-class Bug:
-    name: str
-    planted: str  # the buggy line(s) in the lab file
-    fixed: str  # the same line(s) fixed
-    symptom: str  # what the grader says while the bug is there
-
-
-BUGS: tuple[Bug, ...] = (
-    Bug("inverted_mask", "np.where(mask == 0, scores, -np.inf)",
-        "np.where(mask != 0, scores, -np.inf)",
-        "attention_forward: padded keys get probability, real ones none (inverted mask)"),
-    Bug("ignore_index_as_index",
-        "labels[..., None], axis=-1)[..., 0]\n    loss = -picked.sum()",
-        "safe_labels[..., None], axis=-1)[..., 0]\n    loss = -(picked * valid).sum()",
-        "cross_entropy_forward: the loss differs from minibert's when labels hold -100"),
-    Bug("missing_scale", "    scale = 1.0\n", "    scale = 1.0 / np.sqrt(q.shape[-1])\n",
-        "attention_forward: the context differs from minibert's without a mask"),
-    Bug("buffered_add",
-        "dweight[cache.ids.reshape(-1)] += dout.reshape(-1, cache.weight_shape[1])",
-        "np.add.at(dweight, cache.ids.reshape(-1), dout.reshape(-1, cache.weight_shape[1]))",
-        "embedding_backward: a repeated id receives only one of its rows"),
-    Bug("assigned_shared_weight",
-        'self.grads["word_embeddings"] = embedding_backward(',
-        'self.grads["word_embeddings"] += embedding_backward(',
-        "TinyMaskedLM.backward: word_embeddings' gradient is off (a shared weight)"),
-    Bug("missing_variance_term",
-        "dx = rstd * (dx_hat - dx_hat.mean(axis=-1, keepdims=True))",
-        "dx = rstd * (dx_hat - dx_hat.mean(axis=-1, keepdims=True)\n"
-        "                 - x_hat * (dx_hat * x_hat).mean(axis=-1, keepdims=True))",
-        "layernorm_backward: dx fails the gradient check"),
-)
+BUG_COUNT = 6  # the lab's planted bugs, graded as bug 1 ... bug 6
+BUG_IDS: tuple[str, ...] = tuple(f"bug{k}" for k in range(1, BUG_COUNT + 1))
 
 LAB_README = f"""# Lab: hunting bugs in a tiny BERT-like model
 
-`{_LAB_FILE}` holds a small masked-language model (embedding, LayerNorm, one attention
-head, a decoder tied to the embedding table, cross-entropy) with {len(BUGS)} planted bugs,
+`{LAB_FILE}` holds a small masked-language model (embedding, LayerNorm, one attention
+head, a decoder tied to the embedding table, cross-entropy) with {BUG_COUNT} planted bugs,
 each one a mistake that public from-scratch projects have made. Find them with the tools
 of the course and fix each where it is:
 
-- a gradient check (`minibert.gradcheck.check_function`, or `python {_LAB_FILE}`, which
+- a gradient check (`minibert.gradcheck.check_function`, or `python {LAB_FILE}`, which
   checks the whole model's gradients);
 - an invariance: padding must change nothing;
 - a comparison with the reference pairs in `minibert.functional`.
 
-    minibert assignment grade .     # bug 1 ... bug {len(BUGS)}: "still there" or "fixed"
+    minibert assignment grade .     # bug 1 ... bug {BUG_COUNT}: "still there" or "fixed"
 
 The report numbers the bugs and says only whether each is still there: where they are is
 the hunt. Each bug is graded on its own: fixing one never depends on fixing another.
 """
-
-
-def instructor_notes() -> str:
-    """The lecturer's list: each bug's number, where it is, what it breaks, and its fix."""
-    lines = ["# The bug lab: the lecturer's list (keep it private)", "",
-             f"The student's report numbers the bugs (bug 1 ... bug {len(BUGS)}) and says "
-             f"only \"still there\" or \"fixed\". This is what each number is.", ""]
-    for number, bug in enumerate(BUGS, 1):
-        lines += [f"## bug {number}: {bug.name}", "", f"What it breaks: {bug.symptom}.", "",
-                  "Planted:", "", *[f"    {line}" for line in bug.planted.strip().splitlines()],
-                  "", "Fixed:", "", *[f"    {line}" for line in bug.fixed.strip().splitlines()],
-                  ""]
-    return "\n".join(lines)
 
 
 def buggy_source() -> str:
@@ -216,16 +173,8 @@ def buggy_source() -> str:
     return _SOURCE
 
 
-def fixed_source() -> str:
-    """The lab file with every bug fixed (the instructor's copy)."""
-    text = _SOURCE
-    for bug in BUGS:
-        text = text.replace(bug.planted, bug.fixed)
-    return text
-
-
 def _load(folder: Path):
-    path = folder / _LAB_FILE
+    path = folder / LAB_FILE
     spec = importlib.util.spec_from_file_location(f"_minibert_lab_{abs(hash(str(path)))}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -241,36 +190,36 @@ def _reference_module(module) -> None:
 
 
 def _check(module, name: str, rng: np.random.Generator) -> bool:
-    if name == "inverted_mask":
+    if name == "bug1":
         q, k, v = (rng.standard_normal((2, 1, 5, 4)) for _ in range(3))
         mask = np.array([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]])[:, None, None, :]
         probs = module.attention_forward(q, k, v, mask)[1].attention_probs
         hidden = np.broadcast_to(mask == 0, probs.shape)
         return bool(np.all(probs[hidden] == 0) and np.allclose(probs.sum(-1), 1.0))
-    if name == "missing_scale":
+    if name == "bug3":
         q, k, v = (rng.standard_normal((2, 1, 5, 4)) for _ in range(3))
         return rel_error(module.attention_forward(q, k, v)[0],
                          F.attention_forward(q, k, v)[0]) < 1e-12
-    if name == "ignore_index_as_index":
+    if name == "bug2":
         logits = rng.standard_normal((2, 5, 120))
         labels = rng.integers(0, 120, size=(2, 5))
         labels[:, ::2] = -100
         got = float(module.cross_entropy_forward(logits, labels)[0])
         return abs(got - float(F.cross_entropy_forward(logits, labels)[0])) < 1e-12 * abs(got)
-    if name == "buffered_add":
+    if name == "bug4":
         ids = np.array([[1, 2, 1], [3, 1, 2]])
         _, cache = F.embedding_forward(ids, rng.standard_normal((5, 3)))
         dout = rng.standard_normal((2, 3, 3))
         return rel_error(module.embedding_backward(dout, cache),
                          F.embedding_backward(dout, cache)) < 1e-12
-    if name == "missing_variance_term":
+    if name == "bug6":
         x = rng.standard_normal((3, 6))
         _, cache = F.layernorm_forward(x, 1.0 + 0.3 * rng.standard_normal(6),
                                        rng.standard_normal(6))
         dout = rng.standard_normal((3, 6))
         return rel_error(module.layernorm_backward(dout, cache)[0],
                          F.layernorm_backward(dout, cache)[0]) < 1e-10
-    # assigned_shared_weight: the model's table gradient against finite differences
+    # bug5: the model's table gradient against finite differences
     _reference_module(module)
     model = module.TinyMaskedLM(vocab_size=9, hidden_size=4, seed=int(rng.integers(1000)))
     ids = np.array([[1, 2, 3, 1], [4, 2, 5, 0]])
@@ -290,14 +239,13 @@ def grade_bug(folder: Path, name: str) -> tuple[bool, str]:
     The message is "fixed" or "still there": it never says where a bug is or what it
     breaks (that is the lecturer's list, ``instructor_notes``).
     """
-    bug = next((b for b in BUGS if b.name == name), None)
-    if bug is None:
-        raise ValueError(f"bug must be one of {[b.name for b in BUGS]}, got {name!r}")
+    if name not in BUG_IDS:
+        raise ValueError(f"bug must be one of {list(BUG_IDS)}, got {name!r}")
     try:
         module = _load(Path(folder))
         fixed = _check(module, name, np.random.default_rng(sum(map(ord, name))))
     except SyntaxError as error:
-        return False, f"{_LAB_FILE} line {error.lineno}: SyntaxError: {error.msg}"
+        return False, f"{LAB_FILE} line {error.lineno}: SyntaxError: {error.msg}"
     except Exception as error:  # the lab's code may raise anything: that bug is not fixed
         return False, f"still there (its check raised {type(error).__name__})"
     return (True, "fixed") if fixed else (False, "still there")

@@ -119,8 +119,8 @@ def _spec(name: str):
 def _tasks_of(kind: str) -> list[tuple[str, str, int]]:
     """(job name, row name, points) of every task of a workspace of ``kind``."""
     if kind == "bugs":
-        from minibert.assignment.bugs import BUGS
-        return [(bug.name, f"bug {k}", 1) for k, bug in enumerate(BUGS, 1)]
+        from minibert.assignment.bugs import BUG_IDS
+        return [(bug, f"bug {k}", 1) for k, bug in enumerate(BUG_IDS, 1)]
     return [(task.name, task.name, task.points) for task in TASKS]
 
 

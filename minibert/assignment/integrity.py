@@ -39,7 +39,8 @@ _ANSWER_MODULES = {
     "nsp": ("minibert.data",),
 }
 # Every task: the instructor's answers and the grader's checks.
-_ALWAYS_FORBIDDEN = ("minibert.assignment.solutions", "minibert.assignment.checks")
+_ALWAYS_FORBIDDEN = ("minibert.assignment.solutions", "minibert.assignment.checks",
+                     "minibert.assignment.instructor", "instructor")
 # Names that are the task's answer under another name (classes whose backward is it).
 _OTHER_NAMES = {
     "encoder_block": ("BertLayer",),
@@ -119,12 +120,11 @@ def watch_reference(task: Task, folder: Path, calls: list[str]):
     """While in the block, a call of minibert's function for ``task`` from a file in
     ``folder`` appends one flag to ``calls``. The functions behave as before."""
     from minibert import functional as F
-    from minibert.assignment import solutions
 
     folder = Path(folder).resolve()
     targets = []
     for name in (task.function, *EXTRA_FUNCTIONS.get(task.name, {})):
-        for module in (F, solutions):
+        for module in (F,):
             if callable(getattr(module, name, None)):
                 targets.append((module, name, getattr(module, name)))
     if task.name == "model_gradcheck":

@@ -148,7 +148,6 @@ def _supervise(raw: bytes) -> None:
         # what every job needs, imported once and shared by the forks
         import minibert.assignment.bugs  # noqa: F401
         import minibert.assignment.checks  # noqa: F401
-        import minibert.assignment.solutions  # noqa: F401
         import minibert.assignment.task_check  # noqa: F401
     pending = list(range(len(jobs)))
     running: dict[int, _Running] = {}  # read end of the job's pipe -> job

@@ -3,7 +3,8 @@
 Each task names the function a student writes, the file it lives in, its signature, the
 points it is worth and a stub: the signature, a docstring with inputs, outputs, shapes and
 the forward it inverts, and ``raise NotImplementedError``. The checks that grade a task are
-in ``minibert.assignment.checks``; the solutions in ``minibert.assignment.solutions``.
+in ``minibert.assignment.checks``; the solutions are instructor material
+(``instructor/solutions.py`` in the repository, not in the installed package).
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ public tests (``test_public.py``), the handout (``README.md``, see ``handout.py`
 ``answers.md`` for the written questions and a marker file ``.minibert-assignment.json``
 that says what kind of workspace it is. ``create_workspace(..., instructor=True)`` writes
 three folders: ``student/`` to hand out, ``solutions/`` (a complete workspace) and
-``hidden/`` (the hidden tests' seed and runner), which stay with the instructor.
+``hidden/`` (the hidden tests' seed and runner), which stay with the instructor; it needs
+the instructor's material of the repository (``instructor.py``), which the installed
+package does not carry.
 
 Loading a task's file (``load_task_functions``) happens inside ``isolated_imports``: the
 other task files import as minibert's versions of them, so one file's mistake costs its
@@ -28,6 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from minibert import functional as F
+from minibert.assignment import instructor as instructor_material
 from minibert.assignment.tasks import (
     EXTRA_FUNCTIONS,
     LAYER_BACKWARDS,
@@ -181,8 +184,6 @@ def create_workspace(path, instructor: bool = False, lab: str | None = None,
     Output: the folder written. The tree is built beside ``path`` and renamed into place,
     so an interrupted call leaves nothing half-written.
     """
-    from minibert.assignment.solutions import solution_source
-
     if lab is not None and lab not in LABS:
         raise ValueError(f"lab must be one of {list(LABS)} or None, got {lab!r}")
     target = Path(path)
@@ -195,12 +196,17 @@ def create_workspace(path, instructor: bool = False, lab: str | None = None,
             raise FileExistsError(f"path {str(target)!r} exists and is not a workspace; "
                                   f"refusing to replace it")
     kind = "bugs" if lab == "bugs" else "backprop"
+    solved = {}
     if kind == "bugs":
-        from minibert.assignment.bugs import buggy_source, fixed_source
-        student, solved = {"buggy_bert.py": buggy_source()}, {"buggy_bert.py": fixed_source()}
+        from minibert.assignment.bugs import LAB_FILE, buggy_source
+        student = {LAB_FILE: buggy_source()}
+        if instructor:
+            solved = {LAB_FILE: instructor_material.load("bugs_key").fixed_source()}
     else:
         student = {t.file: stub_source(t) for t in TASKS}
-        solved = {t.file: solution_source(t) for t in TASKS}
+        if instructor:
+            solution_source = instructor_material.load("solutions").solution_source
+            solved = {t.file: solution_source(t) for t in TASKS}
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
@@ -215,9 +221,11 @@ def create_workspace(path, instructor: bool = False, lab: str | None = None,
             _write_student_tree(tree / "student", kind, student, pdf)
             _write_student_tree(tree / "solutions", kind, solved)
             if kind == "bugs":
-                from minibert.assignment.bugs import instructor_notes
-                (tree / "solutions" / "BUGS.md").write_text(instructor_notes(),
-                                                            encoding="utf-8")
+                notes = instructor_material.load("bugs_key").instructor_notes()
+                (tree / "solutions" / "BUGS.md").write_text(notes, encoding="utf-8")
+            else:
+                rubric = instructor_material.load("written").rubric_markdown()
+                (tree / "solutions" / "RUBRIC.md").write_text(rubric, encoding="utf-8")
             if kind == "backprop":
                 hidden = tree / "hidden"
                 hidden.mkdir()
@@ -259,12 +267,14 @@ TASK_STEMS: dict[str, Task] = {Path(task.file).stem: task for task in TASKS}
 
 
 def reference_functions(task: Task) -> dict:
-    """minibert's own functions for ``task`` (name -> callable): what a stand-in serves."""
+    """minibert's own functions for ``task`` (name -> callable): what a stand-in serves.
+
+    Only the layer tasks have one in the installed package (``minibert.functional``'s
+    pairs); the other tasks' answers are the instructor's, so their stand-ins are empty."""
+    if task.part != "layers":
+        return {}
     names = (task.function, *EXTRA_FUNCTIONS.get(task.name, {}))
-    if task.part == "layers":
-        return {name: getattr(F, name) for name in names}
-    from minibert.assignment import solutions
-    return {name: getattr(solutions, name) for name in names}
+    return {name: getattr(F, name) for name in names}
 
 
 def _stand_in(task: Task) -> types.ModuleType:
@@ -334,10 +344,10 @@ def _import_file(path: Path, folder: Path):
         if stem in TASK_STEMS and isinstance(sys.modules.get(stem), types.ModuleType) and \
                 hasattr(sys.modules[stem], "__minibert_stand_in__"):
             other = TASK_STEMS[stem]
-            served = ", ".join(reference_functions(other))
+            served = ", ".join(reference_functions(other)) or "nothing"
             raise TaskLoadError(f"{where}: {error}; while {path.name} is graded, "
-                                f"{other.file} is minibert's version of it ({served}): put "
-                                f"helpers in the file that uses them") from None
+                                f"{other.file} is minibert's version of it (it serves "
+                                f"{served}): put helpers in the file that uses them") from None
         raise TaskLoadError(f"{where}: {type(error).__name__} while loading {path.name}: "
                             f"{error}") from None
     except SystemExit:
