@@ -44,10 +44,10 @@ class FlatLayerCache(NamedTuple):
     key: F.LinearCache
     value: F.LinearCache
     attention: F.AttentionCache  # over the heads (B, N, T, D)
-    attention_dense: F.LinearCache  # merged context (B, T, H) -> (B, T, H)
-    attention_layernorm: F.LayerNormCache  # of x + the attention branch
-    intermediate: F.LinearCache  # (B, T, H) -> (B, T, I)
-    activation: F.GeluCache
+    attention_output_dense: F.LinearCache  # merged context (B, T, H) -> (B, T, H)
+    attention_output_layernorm: F.LayerNormCache  # of x + the attention branch
+    intermediate_dense: F.LinearCache  # (B, T, H) -> (B, T, I)
+    intermediate_act: F.GeluCache
     output_dense: F.LinearCache  # (B, T, I) -> (B, T, H)
     output_layernorm: F.LayerNormCache  # of attention_output + the feed-forward branch
 
@@ -71,26 +71,26 @@ def bert_layer_forward(x: np.ndarray, p: dict, mask: np.ndarray | None, num_head
                                 p["attention.self.value.bias"])  # (B, T, H)
     context, attention = F.attention_forward(split_heads(q, num_heads), split_heads(k, num_heads),
                                              split_heads(v, num_heads), mask)  # (B, N, T, D)
-    attended, attention_dense = F.linear_forward(merge_heads(context),
+    attended, attention_output_dense = F.linear_forward(merge_heads(context),
                                                  p["attention.output.dense.weight"],
                                                  p["attention.output.dense.bias"])  # (B, T, H)
     # residual 1, then LayerNorm
-    attention_output, attention_layernorm = F.layernorm_forward(
+    attention_output, attention_output_layernorm = F.layernorm_forward(
         x + attended, p["attention.output.LayerNorm.weight"],
         p["attention.output.LayerNorm.bias"], eps)  # (B, T, H)
     # feed-forward: H -> I, GELU, I -> H
-    hidden, intermediate = F.linear_forward(attention_output, p["intermediate.dense.weight"],
-                                            p["intermediate.dense.bias"])  # (B, T, I)
-    activated, activation = F.gelu_forward(hidden)  # (B, T, I)
+    hidden, intermediate_dense = F.linear_forward(attention_output, p["intermediate.dense.weight"],
+                                                  p["intermediate.dense.bias"])  # (B, T, I)
+    activated, intermediate_act = F.gelu_forward(hidden)  # (B, T, I)
     ffn, output_dense = F.linear_forward(activated, p["output.dense.weight"],
                                          p["output.dense.bias"])  # (B, T, H)
     # residual 2, then LayerNorm
     out, output_layernorm = F.layernorm_forward(attention_output + ffn,
                                                 p["output.LayerNorm.weight"],
                                                 p["output.LayerNorm.bias"], eps)  # (B, T, H)
-    return out, FlatLayerCache(num_heads, query, key, value, attention, attention_dense,
-                               attention_layernorm, intermediate, activation, output_dense,
-                               output_layernorm)
+    return out, FlatLayerCache(num_heads, query, key, value, attention, attention_output_dense,
+                               attention_output_layernorm, intermediate_dense, intermediate_act,
+                               output_dense, output_layernorm)
 
 
 def bert_layer_backward(dout: np.ndarray, cache: FlatLayerCache):
@@ -103,17 +103,17 @@ def bert_layer_backward(dout: np.ndarray, cache: FlatLayerCache):
     d_activated, grads["output.dense.weight"], grads["output.dense.bias"] = \
         F.linear_backward(d_sum, c.output_dense)  # (B, T, I)
     # forward: activated = gelu(hidden)
-    d_hidden = F.gelu_backward(d_activated, c.activation)  # (B, T, I)
+    d_hidden = F.gelu_backward(d_activated, c.intermediate_act)  # (B, T, I)
     # forward: hidden = intermediate.dense(attention_output)
     d_attention_output, grads["intermediate.dense.weight"], grads["intermediate.dense.bias"] = \
-        F.linear_backward(d_hidden, c.intermediate)  # (B, T, H)
+        F.linear_backward(d_hidden, c.intermediate_dense)  # (B, T, H)
     d_attention_output += d_sum  # residual 2: attention_output also reached the sum directly
     # forward: attention_output = LayerNorm(x + attended)
     d_sum, grads["attention.output.LayerNorm.weight"], grads["attention.output.LayerNorm.bias"] = \
-        F.layernorm_backward(d_attention_output, c.attention_layernorm)  # (B, T, H)
+        F.layernorm_backward(d_attention_output, c.attention_output_layernorm)  # (B, T, H)
     # forward: attended = attention.output.dense(merge_heads(context))
     d_merged, grads["attention.output.dense.weight"], grads["attention.output.dense.bias"] = \
-        F.linear_backward(d_sum, c.attention_dense)  # (B, T, H)
+        F.linear_backward(d_sum, c.attention_output_dense)  # (B, T, H)
     # forward: context = attention(q, k, v) over the heads
     dq, dk, dv = F.attention_backward(split_heads(d_merged, c.num_heads), c.attention)
     # forward: q, k, v = query(x), key(x), value(x); x fed all three and the residual

@@ -79,8 +79,8 @@ def test_a_broken_backward_is_caught():
     layer(x, mask)
     layer.zero_grad()
     dx_layer = layer.backward(dout)
-    broken = cache._replace(attention_layernorm=F.LayerNormCache(
-        cache.attention_layernorm.x_hat, cache.attention_layernorm.rstd * 1.01,
-        cache.attention_layernorm.weight))
+    broken = cache._replace(attention_output_layernorm=F.LayerNormCache(
+        cache.attention_output_layernorm.x_hat, cache.attention_output_layernorm.rstd * 1.01,
+        cache.attention_output_layernorm.weight))
     dx, _ = flat.bert_layer_backward(dout, broken)
     assert rel_error(dx, dx_layer) > 1e-4

@@ -1,6 +1,7 @@
 """The forwards whose backward the composition tasks ask for, built from the functional pairs.
 
-``encoder_block_forward`` is one post-LN BERT layer (as ``minibert.BertLayer`` computes it);
+``encoder_block_forward`` is one post-LN BERT layer: ``minibert.flat_layer``'s, the page
+that ``tests/test_flat_layer.py`` holds equal to ``minibert.BertLayer``;
 ``tied_mlm_forward`` is an embedding lookup and a masked-LM decoder that share one table.
 Each returns ``(out, cache)`` with a named cache of every step, like ``minibert.functional``.
 
@@ -15,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from minibert import functional as F
-from minibert.flat_layer import LAYER_PARAMETERS
+from minibert.flat_layer import LAYER_PARAMETERS, FlatLayerCache, bert_layer_forward
 from minibert.layers import merge_heads, split_heads
 
 __all__ = ["EncoderBlockCache", "TiedMLMCache", "encoder_block_forward",
@@ -26,18 +27,8 @@ __all__ = ["EncoderBlockCache", "TiedMLMCache", "encoder_block_forward",
 BLOCK_PARAMS = LAYER_PARAMETERS
 
 
-class EncoderBlockCache(NamedTuple):
-    num_heads: int
-    query: F.LinearCache  # x -> q (B, T, H)
-    key: F.LinearCache
-    value: F.LinearCache
-    attention: F.AttentionCache  # over the heads (B, N, T, D)
-    attention_output_dense: F.LinearCache  # merged context (B, T, H) -> (B, T, H)
-    attention_output_layernorm: F.LayerNormCache  # of x + attention output
-    intermediate_dense: F.LinearCache  # (B, T, H) -> (B, T, I)
-    intermediate_act: F.GeluCache
-    output_dense: F.LinearCache  # (B, T, I) -> (B, T, H)
-    output_layernorm: F.LayerNormCache  # of attention_output + output dense
+# The block's cache is the one-page layer's: a named cache of every step.
+EncoderBlockCache = FlatLayerCache
 
 
 class TiedMLMCache(NamedTuple):
@@ -70,37 +61,14 @@ def encoder_block_forward(x: np.ndarray, params: dict, attention_mask, num_heads
                           eps: float = 1e-12):
     """One BERT layer: self-attention, residual, LayerNorm; feed-forward, residual, LayerNorm.
 
+    The forward is ``minibert.flat_layer.bert_layer_forward`` (the layer every step of which
+    is on one page; read it there), with the padding mask made from ``attention_mask``.
     Inputs: x (B, T, H); params, a dict with every name of ``BLOCK_PARAMS``;
     attention_mask (B, T), 1 = real token, 0 = padding, or None; num_heads N.
     Output: (B, T, H). Cache: EncoderBlockCache.
     """
-    p = params
-    q, query = F.linear_forward(x, p["attention.self.query.weight"],
-                                p["attention.self.query.bias"])  # (B, T, H)
-    k, key = F.linear_forward(x, p["attention.self.key.weight"], p["attention.self.key.bias"])
-    v, value = F.linear_forward(x, p["attention.self.value.weight"],
-                                p["attention.self.value.bias"])
     mask = None if attention_mask is None else np.asarray(attention_mask)[:, None, None, :]
-    context, attention = F.attention_forward(split_heads(q, num_heads), split_heads(k, num_heads),
-                                             split_heads(v, num_heads), mask)  # (B, N, T, D)
-    projected, attention_output_dense = F.linear_forward(
-        merge_heads(context), p["attention.output.dense.weight"],
-        p["attention.output.dense.bias"])  # (B, T, H)
-    attention_output, attention_output_layernorm = F.layernorm_forward(
-        x + projected, p["attention.output.LayerNorm.weight"],
-        p["attention.output.LayerNorm.bias"], eps)  # (B, T, H)
-    intermediate, intermediate_dense = F.linear_forward(
-        attention_output, p["intermediate.dense.weight"], p["intermediate.dense.bias"])  # (B, T, I)
-    activated, intermediate_act = F.gelu_forward(intermediate)  # (B, T, I)
-    ffn, output_dense = F.linear_forward(activated, p["output.dense.weight"],
-                                         p["output.dense.bias"])  # (B, T, H)
-    out, output_layernorm = F.layernorm_forward(attention_output + ffn,
-                                                p["output.LayerNorm.weight"],
-                                                p["output.LayerNorm.bias"], eps)  # (B, T, H)
-    return out, EncoderBlockCache(num_heads, query, key, value, attention,
-                                  attention_output_dense, attention_output_layernorm,
-                                  intermediate_dense, intermediate_act, output_dense,
-                                  output_layernorm)
+    return bert_layer_forward(x, params, mask, num_heads, eps)
 
 
 def tied_mlm_params(rng: np.random.Generator, vocab: int, hidden: int) -> dict:
