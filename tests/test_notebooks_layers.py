@@ -1,4 +1,4 @@
-"""The quick tour and the layer notebooks (00, 02-05) run, and their committed outputs are current.
+"""The quick tour, the layer notebooks (00, 02-05) and their capstone (14) run, and their committed outputs are current.
 
 Each notebook must run top to bottom without an error within its time budget, in a fresh
 kernel of this environment with BLAS on one thread (``notebook_runner`` executes it and
@@ -38,6 +38,7 @@ NOTEBOOKS = (
     "03_attention",
     "04_feedforward_block",
     "05_heads_and_losses",
+    "14_layer_by_hand",
 )
 EXERCISE_NOTEBOOKS = NOTEBOOKS[1:]
 MAX_FILE_BYTES = 1_000_000
