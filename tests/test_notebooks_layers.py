@@ -1,4 +1,5 @@
-"""The quick tour, the layer notebooks (00, 02-05) and their capstone (14) run, and their committed outputs are current.
+"""The quick tour, the layer notebooks (00, 02-05) and their capstone (14) run, and their
+committed outputs are current.
 
 Each notebook must run top to bottom without an error within its time budget, in a fresh
 kernel of this environment with BLAS on one thread (``notebook_runner`` executes it and
