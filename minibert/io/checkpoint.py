@@ -56,11 +56,30 @@ PICKLE_CHECKPOINTS = (
 # Buffers HF keeps in its state dict that are not parameters (recomputed here).
 IGNORED_BUFFERS = re.compile(r"(^|\.)(position_ids|token_type_ids)$")
 HEAD_PREFIXES = ("cls.", "classifier.", "qa_outputs.")
+# An untied MLM decoder (config.json "tie_word_embeddings": false) has its own weight, and
+# transformers 5 unties its bias too: it computes with cls.predictions.decoder.bias and
+# leaves cls.predictions.bias unused (transformers 4 saved the two equal). minibert keeps
+# one bias, cls.predictions.bias: read from the decoder's key, written under both.
+UNTIED_DECODER = "cls.predictions.decoder.weight"
+DECODER_BIAS, HEAD_BIAS = "cls.predictions.decoder.bias", "cls.predictions.bias"
 
-_CONVERT_HINT = (
-    'convert it once with transformers: python -c "from transformers import AutoModel; '
-    "AutoModel.from_pretrained('DIR').save_pretrained('DIR', safe_serialization=True)\""
-)
+def _convert_hint(directory: Path) -> str:
+    """The command that converts a pickle-only folder to safetensors, keeping every head:
+    the class config.json's "architectures" names (AutoModel would drop the heads)."""
+    try:
+        architectures = read_json_object(directory / CONFIG_NAME, "config file").get(
+            "architectures")
+    except (OSError, ValueError):
+        architectures = None
+    name = architectures[0] if isinstance(architectures, list) and architectures and \
+        isinstance(architectures[0], str) and architectures[0].isidentifier() else None
+    loader = f"transformers.{name}" if name else "transformers.AutoModel"
+    where = repr(str(directory))
+    return (f'convert it once with transformers: python -c "import transformers; '
+            f'{loader}.from_pretrained({where}).save_pretrained({where}, '
+            f'safe_serialization=True)"'
+            + ("" if name else " (config.json names no architecture: AutoModel keeps the "
+                               "encoder only; name the class with its heads instead)"))
 
 
 def save_pretrained(model, directory: str | os.PathLike, tokenizer=None) -> Path:
@@ -78,6 +97,8 @@ def save_pretrained(model, directory: str | os.PathLike, tokenizer=None) -> Path
         raise NotADirectoryError(f"directory {str(directory)!r} exists and is not a folder")
     directory.mkdir(parents=True, exist_ok=True)
     tensors = {name: np.ascontiguousarray(value) for name, value in model.named_parameters()}
+    if UNTIED_DECODER in tensors and HEAD_BIAS in tensors:
+        tensors[DECODER_BIAS] = tensors[HEAD_BIAS]
     # "format": "pt" is what transformers expects of a safetensors checkpoint's metadata.
     safetensors.save_file(tensors, directory / WEIGHTS_NAME, metadata={"format": "pt"})
     config = model.config.to_dict()
@@ -131,7 +152,7 @@ def read_checkpoint_tensors(directory: str | os.PathLike, mmap: bool = True):
         raise ValueError(
             f"checkpoint folder {str(directory)!r} holds only {pickled[0]}, a "
             f"pickle-based format that minibert never loads (unpickling runs "
-            f"arbitrary code); {_CONVERT_HINT.replace('DIR', str(directory))}"
+            f"arbitrary code); {_convert_hint(directory)}"
         )
     raise FileNotFoundError(f"checkpoint folder {str(directory)!r} has no {WEIGHTS_NAME}")
 
@@ -366,6 +387,8 @@ def load_pretrained(
     params = dict(model.named_parameters())
     head_prefixes = cls.head_prefixes
     incoming = _map_to_model_keys(tensors, set(params), cls.base_model_prefix, head_prefixes)
+    if UNTIED_DECODER in params and DECODER_BIAS in incoming:
+        incoming[HEAD_BIAS] = incoming.pop(DECODER_BIAS)  # the bias the untied decoder adds
     for alias in aliases:
         incoming.pop(alias, None)  # the canonical array is loaded once
     missing = sorted(set(params) - set(incoming))

@@ -28,6 +28,7 @@ __all__ = ["BertTokenizer", "clean_up_tokenization", "load_tokenizer", "load_voc
 
 VOCAB_FILE_NAME = "vocab.txt"
 TOKENIZER_CONFIG_NAME = "tokenizer_config.json"
+TOKENIZER_FILE_NAME = "tokenizer.json"  # the fast tokenizer's file (transformers 5 saves only it)
 TRUNCATION_STRATEGIES = ("longest_first", "only_first", "only_second", "do_not_truncate")
 PADDING_STRATEGIES = ("longest", "max_length", "do_not_pad")
 
@@ -625,15 +626,19 @@ class BertTokenizer:
         if not directory.is_dir():
             raise NotADirectoryError(f"tokenizer folder {str(directory)!r} is a file; expected "
                                      f"a folder holding {VOCAB_FILE_NAME}")
-        vocab = directory / VOCAB_FILE_NAME
-        if not vocab.exists():
+        vocab, read_from = directory / VOCAB_FILE_NAME, {}
+        if not vocab.exists() and (directory / TOKENIZER_FILE_NAME).exists():
+            # transformers 5 saves tokenizer.json (the fast tokenizer) and no vocab.txt
+            vocab, read_from = _wordpiece_of_tokenizer_file(directory / TOKENIZER_FILE_NAME)
+        elif not vocab.exists():
             raise FileNotFoundError(
                 f"folder {str(directory)!r} has no {VOCAB_FILE_NAME}; write one with "
-                f"tokenizer.save_pretrained(folder) or model.save_pretrained(folder, tokenizer)")
+                f"tokenizer.save_pretrained(folder) or model.save_pretrained(folder, tokenizer) "
+                f"(a WordPiece {TOKENIZER_FILE_NAME}, as transformers 5 saves, is read too)")
         settings_file = directory / TOKENIZER_CONFIG_NAME
         if not settings_file.exists():
-            return cls(vocab, **overrides)
-        settings = _settings_from_file(settings_file)
+            return cls(vocab, **{**read_from, **overrides})
+        settings = {**read_from, **_settings_from_file(settings_file)}
         try:
             return cls(vocab, **{**settings, **overrides})
         except (TypeError, ValueError) as error:
@@ -716,6 +721,48 @@ _SPECIAL_TOKEN_DEFAULTS = {
 # tokenizer_config.json keys that are constructor arguments, passed on as the file has them.
 _SETTINGS = ("do_lower_case", "strip_accents", "tokenize_chinese_chars",
              "max_input_chars_per_word", "model_max_length")
+
+
+def _wordpiece_of_tokenizer_file(path: Path) -> tuple[list[str], dict]:
+    """The vocabulary (in id order) and settings of a WordPiece ``tokenizer.json``.
+
+    BERT's fast tokenizer: a WordPiece model with the ``##`` prefix, HF's BertNormalizer and
+    BertPreTokenizer. Any other kind (BPE, Unigram, other normalizers) is refused: minibert
+    would split text otherwise than the model was trained on.
+    """
+    where = f"tokenizer file {str(path)!r}"
+    data = read_json_object(path, "tokenizer file")
+    model = data.get("model")
+    kind = model.get("type") if isinstance(model, dict) else None
+    if kind != "WordPiece" or not isinstance(model.get("vocab"), dict):
+        raise ValueError(f"{where} holds a {kind or 'unknown'} tokenizer; minibert reads BERT's "
+                         f"WordPiece vocabulary only (a vocab.txt beside it would be read first)")
+    prefix = model.get("continuing_subword_prefix", "##")
+    if prefix != "##":
+        raise ValueError(f"{where}: continuing_subword_prefix must be '##', got {prefix!r:.40}")
+    vocab = model["vocab"]
+    ids = list(vocab.values())
+    if not all(is_int(value) for value in ids) or sorted(ids) != list(range(len(ids))):
+        raise ValueError(f"{where}: the WordPiece vocab must number its {len(ids):,} tokens "
+                         f"0..V-1, each id once")
+    tokens = sorted(vocab, key=vocab.__getitem__)
+    settings = {"unk_token": model.get("unk_token", "[UNK]")}
+    if is_int(model.get("max_input_chars_per_word")):
+        settings["max_input_chars_per_word"] = model["max_input_chars_per_word"]
+    normalizer, pre_tokenizer = data.get("normalizer"), data.get("pre_tokenizer")
+    for part, value, wanted in (("normalizer", normalizer, "BertNormalizer"),
+                                ("pre_tokenizer", pre_tokenizer, "BertPreTokenizer")):
+        if not isinstance(value, dict) or value.get("type") != wanted:
+            found = value.get("type") if isinstance(value, dict) else value
+            raise ValueError(f"{where}: {part} must be {wanted} (BERT's), got {found!r:.60}")
+    if normalizer.get("clean_text") is False:
+        raise ValueError(f"{where}: normalizer clean_text must be true (minibert always "
+                         f"cleans text), got false")
+    settings["do_lower_case"] = normalizer.get("lowercase", True)
+    settings["tokenize_chinese_chars"] = normalizer.get("handle_chinese_chars", True)
+    if normalizer.get("strip_accents") is not None:
+        settings["strip_accents"] = normalizer["strip_accents"]
+    return tokens, settings
 
 
 def _settings_from_file(path: Path) -> dict:
