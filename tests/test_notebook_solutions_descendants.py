@@ -46,3 +46,57 @@ def test_checks_fail_the_usual_mistakes(exercise, mistake):
     student, check = EXERCISES[exercise]
     _, check_function = notebook_check(STEM, student, check, load_solution(STEM, student))
     assert check_function(mistake).startswith("fail")
+
+
+def rtd_padding_labelled(value):
+    """The solution, with padding labelled ``value`` (0 as notebook 05 pads, or -100)."""
+    solution = load_solution(STEM, "my_rtd_loss")
+
+    def rtd_loss(original, corrupted, attention_mask, logits):
+        labels, loss = solution(original, corrupted, attention_mask, logits)
+        return np.where(attention_mask == 1, labels, value), loss
+    return rtd_loss
+
+
+@pytest.mark.parametrize("value", [0, -100])
+def test_rtd_check_accepts_every_padding_label(value):
+    _, check_function = notebook_check(STEM, *EXERCISES["rtd"],
+                                       load_solution(STEM, "my_rtd_loss"))
+    assert check_function(rtd_padding_labelled(value)) == "pass"
+
+
+def rtd_inverted(original, corrupted, attention_mask, logits):
+    labels = (corrupted == original).astype(int)
+    return labels, 0.0
+
+
+def rtd_overflowing(original, corrupted, attention_mask, logits):
+    labels = (corrupted != original).astype(int)
+    with np.errstate(over="ignore"):
+        softplus = np.log(1.0 + np.exp(logits))  # inf for z = 800
+    return labels, float((softplus - logits * labels)[attention_mask == 1].mean())
+
+
+def l2_without_norm(dout, unit, norm):
+    return dout - unit * (unit * dout).sum(axis=-1, keepdims=True)
+
+
+def lora_transposed(dout, x, A, B, scaling):
+    return (scaling * dout @ B @ A, scaling * x.T @ (dout @ B), scaling * dout.T @ (x @ A.T))
+
+
+@pytest.mark.parametrize("exercise, mistake, named", [
+    ("l2", no_projection, "the part along u is not removed"),
+    ("l2", l2_without_norm, "not divided by the norm"),
+    ("lora", unscaled_lora, "without the scaling"),
+    ("lora", lora_transposed, "a transpose?"),
+    ("rtd", rtd_over_padding_too, "padding counted"),
+    ("rtd", rtd_inverted, "labels inverted"),
+    ("rtd", rtd_overflowing, "softplus overflows"),
+])
+def test_checks_name_the_mistake(exercise, mistake, named, capsys):
+    student, check = EXERCISES[exercise]
+    _, check_function = notebook_check(STEM, student, check, load_solution(STEM, student))
+    capsys.readouterr()
+    assert check_function(mistake).startswith("fail")
+    assert named in capsys.readouterr().out
