@@ -69,3 +69,116 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
         raise RuntimeError("disk full")
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
+
+
+# -- destinations that are not regular files: respected, never renamed over -------------------
+
+def _snapshot(folder):
+    """What is in ``folder`` (recursively): each entry's kind, inode, device numbers, link
+    text and, for a regular file, its bytes."""
+    state = {}
+    for root, folders, files in os.walk(folder):
+        for name in folders + files:
+            path = os.path.join(root, name)
+            info = os.lstat(path)
+            entry = (stat.S_IFMT(info.st_mode), info.st_ino, info.st_rdev)
+            if stat.S_ISLNK(info.st_mode):
+                entry += (os.readlink(path),)
+            elif stat.S_ISREG(info.st_mode):
+                with open(path, "rb") as handle:
+                    entry += (handle.read(),)
+            state[os.path.relpath(path, folder)] = entry
+    return state
+
+
+@pytest.fixture
+def odd_folder(tmp_path):
+    """A folder of things that are not plain files: a FIFO, a character device (a twin of
+    /dev/null, only when running as root), links to a file, to a folder, to nothing."""
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    (folder / "real.html").write_text("old page", encoding="utf-8")
+    (folder / "models").mkdir()
+    os.symlink("real.html", folder / "link.html")
+    os.symlink("models", folder / "models-link")
+    os.symlink("nowhere.html", folder / "dangling.html")
+    os.mkfifo(folder / "pipe.html")
+    if os.geteuid() == 0:
+        os.mknod(folder / "null.html", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    return folder
+
+
+def test_writes_follow_links_and_write_into_streams(odd_folder):
+    import threading
+
+    before = _snapshot(odd_folder)
+    atomic_write_text(odd_folder / "link.html", "new page")
+    assert os.readlink(odd_folder / "link.html") == "real.html"
+    assert (odd_folder / "real.html").read_text(encoding="utf-8") == "new page"
+    atomic_write_text(odd_folder / "dangling.html", "made")
+    assert os.readlink(odd_folder / "dangling.html") == "nowhere.html"
+    assert (odd_folder / "nowhere.html").read_text(encoding="utf-8") == "made"
+    received = []
+    reader = threading.Thread(target=lambda: received.append(
+        (odd_folder / "pipe.html").read_bytes()))
+    reader.start()
+    safetensors.save_file({"w": np.ones(2, np.float32)}, odd_folder / "pipe.html")
+    reader.join(timeout=30)
+    assert received and received[0].endswith(np.ones(2, np.float32).tobytes())
+    if (odd_folder / "null.html").exists():
+        safetensors.save_file({"w": np.ones(2, np.float32)}, odd_folder / "null.html")
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        atomic_write_text(odd_folder / "models", "x")
+    model = mb.BertModel(mb.BertConfig(vocab_size=20, hidden_size=8, num_hidden_layers=1,
+                                       num_attention_heads=2, intermediate_size=8,
+                                       max_position_embeddings=8))
+    model.save_pretrained(odd_folder / "models-link")
+    assert os.readlink(odd_folder / "models-link") == "models"
+    after = _snapshot(odd_folder)
+    changed = {name for name in set(before) | set(after) if before.get(name) != after.get(name)}
+    assert changed == {"real.html", "nowhere.html", "models/config.json",
+                       "models/model.safetensors"}, changed
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="creating a device node needs root")
+def test_full_device_is_written_into_not_replaced(tmp_path):
+    """/dev/full's twin: the write fails (no space), the device node stays a device."""
+    full = tmp_path / "full"
+    os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    with pytest.raises(OSError, match="No space left"):
+        safetensors.save_file({"w": np.ones(2, np.float32)}, full)
+    assert stat.S_ISCHR(os.lstat(full).st_mode)
+
+
+def test_the_command_line_changes_only_its_output(odd_folder):
+    """explore -o through a link, into a device and a FIFO: the folder around is untouched."""
+    import subprocess
+    import sys
+    import threading
+
+    before = _snapshot(odd_folder)
+
+    def explore(target, *extra):
+        return subprocess.run([sys.executable, "-m", "minibert", "explore", "--model",
+                               "tiny-toy", "the bank", "-o", str(target), *extra],
+                              capture_output=True, text=True, timeout=240)
+
+    result = explore(odd_folder / "link.html", "--overwrite")
+    assert result.returncode == 0, result.stderr
+    received = []
+    reader = threading.Thread(target=lambda: received.append(
+        (odd_folder / "pipe.html").read_bytes()))
+    reader.start()
+    result = explore(odd_folder / "pipe.html")
+    reader.join(timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert received and received[0].startswith(b"<!DOCTYPE html")
+    if (odd_folder / "null.html").exists():
+        assert explore(odd_folder / "null.html").returncode == 0
+    result = explore(odd_folder / "models")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    after = _snapshot(odd_folder)
+    changed = {name for name in set(before) | set(after) if before.get(name) != after.get(name)}
+    assert changed == {"real.html"}, changed
+    assert os.readlink(odd_folder / "link.html") == "real.html"
+    assert (odd_folder / "real.html").read_bytes().startswith(b"<!DOCTYPE html")

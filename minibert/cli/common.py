@@ -385,10 +385,15 @@ def locks_output(run: Callable[..., int]) -> Callable[..., int]:
 
 def new_output(path: str, overwrite: bool) -> None:
     """Refuse to replace an existing output file without --overwrite."""
+    from minibert.io.fileio import writable_destination
+
     target = Path(path)
     if target.is_dir():
         raise CommandError(f"-o {path!r} is a folder; expected a file name such as "
                            f"{str(target / 'attention.png')!r}")
+    with file_access("-o must name a file (or a stream such as /dev/stdout)"):
+        if writable_destination(target) is None:
+            return  # a stream is written into, nothing is replaced
     if target.exists() and not overwrite:
         raise CommandError(f"-o {path!r} already exists; pass --overwrite to replace it")
 

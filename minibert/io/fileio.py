@@ -14,9 +14,11 @@ its mode.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fnmatch
 import json
 import os
+import re
 import shutil
 import socket
 import stat
@@ -31,7 +33,8 @@ try:
 except ImportError:  # Windows: the lock is a file created exclusively, without liveness
     fcntl = None
 
-__all__ = ["DuplicateKeyError", "FolderInUse", "RUN_FILES", "LOCK_NAME", "atomic_open",
+__all__ = ["writable_destination", "DuplicateKeyError", "FolderInUse", "RUN_FILES",
+           "LOCK_NAME", "atomic_open",
            "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_folder",
            "folder_versions", "remove_folder", "strict_json_loads", "run_folder",
            "clear_run_files", "open_to_read", "read_json_object", "running_job",
@@ -48,7 +51,12 @@ def atomic_open(path: str | os.PathLike, mode: str = "wb",
     """
     if mode not in ("wb", "w"):
         raise ValueError(f"mode must be 'wb' or 'w', got {mode!r}")
-    path = Path(path)
+    named = Path(path)
+    path = writable_destination(named)
+    if path is None:  # a stream (a terminal, a pipe, /dev/stdout, /dev/null): written into
+        with _open_stream(named, mode, encoding) as handle:
+            yield handle
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = _create_temporary(path)
     try:
@@ -64,6 +72,57 @@ def atomic_open(path: str | os.PathLike, mode: str = "wb",
         if isinstance(error, OSError) and error.filename in (None, tmp_name):
             error.filename = str(path)
         raise
+
+
+# The folders whose entries are a process's open files: /dev/stdout is /proc/self/fd/1.
+_DESCRIPTOR_FOLDER = re.compile(r"^/(proc/(self|thread-self|\d+)|dev)/fd$")
+
+
+def writable_destination(path: str | os.PathLike) -> Path | None:
+    """Where an atomic write of ``path`` renames its file: what is there is respected.
+
+    - nothing there, or a regular file: ``path`` itself;
+    - a symbolic link (a chain of them) to a regular file, or to nothing yet: the file it
+      leads to, so the link stays a link;
+    - a stream, a character device or a FIFO (a terminal, a pipe, ``/dev/null``,
+      ``/dev/stdout`` and other open descriptors, even of a regular file): None, meaning
+      "write into it as it is": renaming a file over it would replace the device node, or
+      the file a shell opened, by a new file;
+    - anything else (a folder, a block device, a socket): IsADirectoryError or
+      FileExistsError naming ``path`` and what it is; never renamed over.
+    """
+    named = Path(path)
+    current = named
+    for _ in range(40):  # the kernel's own limit on a chain of links
+        if _DESCRIPTOR_FOLDER.match(os.path.realpath(current.parent)):
+            return None  # an open descriptor: the write goes where it points
+        try:
+            info = os.lstat(current)
+        except FileNotFoundError:
+            return current
+        if stat.S_ISLNK(info.st_mode):
+            link = Path(os.readlink(current))
+            current = link if link.is_absolute() else current.parent / link
+            continue
+        if stat.S_ISREG(info.st_mode):
+            return current
+        if stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode):
+            return None
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder; expected a file name", str(named))
+        kind = "a block device" if stat.S_ISBLK(info.st_mode) else \
+            "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file"
+        raise FileExistsError(errno.EEXIST, f"exists and is {kind}; minibert writes only "
+                                            f"files, never replaces this", str(named))
+    raise OSError(errno.ELOOP, "too many levels of symbolic links", str(named))
+
+
+@contextlib.contextmanager
+def _open_stream(path: Path, mode: str, encoding: str | None) -> Iterator[IO]:
+    """``path`` (a terminal, pipe, device or open descriptor) opened to write into, as
+    ``open(path, mode)`` does: nothing renamed, no fsync (a pipe cannot)."""
+    with open(path, mode, encoding=encoding if mode == "w" else None) as handle:
+        yield handle
 
 
 def _create_temporary(path: Path) -> tuple[int, str]:
@@ -131,7 +190,7 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
     complete version exists, under ``path`` or, if the process dies between the two
     renames, under ``.<name>.old`` (``folder_versions`` lists both).
     """
-    path = Path(path)
+    path = _folder_destination(Path(path))
     staging, previous = _swap_folders(path)
     shutil.rmtree(staging, ignore_errors=True)
     try:
@@ -151,6 +210,19 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
         _name_the_target(error, path, staging)
         raise
     shutil.rmtree(previous, ignore_errors=True)
+
+
+def _folder_destination(path: Path) -> Path:
+    """The folder an ``atomic_folder`` swap replaces: ``path``, or the folder a symbolic link
+    at ``path`` leads to (the link stays); anything else there is refused, never replaced."""
+    if path.is_symlink():
+        if not path.is_dir():
+            raise FileExistsError(errno.EEXIST, "is a symbolic link that does not lead to a "
+                                                "folder; expected a folder name", str(path))
+        return Path(os.path.realpath(path))
+    if os.path.lexists(path) and not path.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "exists and is not a folder", str(path))
+    return path
 
 
 def _name_the_target(error: BaseException, path: Path, staging: Path) -> None:
@@ -312,7 +384,11 @@ def output_lock(path: str | os.PathLike, argument: str = "-o") -> Iterator[Path]
     pid). The lock is ``.<name>.lock`` beside the file, held with flock (released by the
     kernel if the holder dies) and removed at the end.
     """
-    path = Path(path)
+    named = Path(path)
+    path = writable_destination(named)
+    if path is None:  # a stream (/dev/stdout, a pipe) is written into, not made: no lock
+        yield named
+        return
     lock = path.parent / f".{path.name}.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -324,7 +400,7 @@ def output_lock(path: str | os.PathLike, argument: str = "-o") -> Iterator[Path]
         error.filename = str(path)  # the user named the file, not its hidden lock
         raise
     try:
-        yield path
+        yield named
     finally:
         _release(lock, fd)
 
