@@ -20,13 +20,13 @@ import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from minibert.assignment.runner import DEFAULT_IMPORT_LIMIT, Job, run_jobs
+from minibert.assignment.runner import DEFAULT_IMPORT_LIMIT, Job, check_limit, run_jobs
 from minibert.assignment.task_check import TaskResult, check_task, grade_task
 from minibert.assignment.tasks import TASKS, task_by_name
 from minibert.assignment.workspace import MARKER, read_hidden_seed, read_marker
 
 __all__ = ["GradeRow", "GradeReport", "TaskResult", "grade", "grade_all", "grade_task",
-           "check_task", "DEFAULT_TIME_LIMIT", "DEFAULT_IMPORT_LIMIT"]
+           "check_task", "prove_writable", "DEFAULT_TIME_LIMIT", "DEFAULT_IMPORT_LIMIT"]
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds of checks per task; a correct task takes well under 5 s
 _FLAG_NOTE = "flagged for the lecturer (the score stands; the lecturer decides)"
@@ -125,12 +125,34 @@ def _tasks_of(kind: str) -> list[tuple[str, str, int]]:
 
 
 def _check_limits(time_limit, import_limit, jobs) -> None:
-    if not time_limit > 0:
-        raise ValueError(f"time_limit must be > 0 seconds, got {time_limit}")
-    if not import_limit > 0:
-        raise ValueError(f"import_limit must be > 0 seconds, got {import_limit}")
+    check_limit(time_limit, "time_limit")
+    check_limit(import_limit, "import_limit")
     if int(jobs) < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
+
+
+def prove_writable(path) -> None:
+    """Raise the OSError a write of ``path`` would meet, before any work: a folder that does
+    not exist or cannot be written, a folder or socket at ``path``. A stream (/dev/stdout)
+    passes; a file there is not touched (a probe file beside it is made and removed)."""
+    import errno
+    import os
+
+    from minibert.io.fileio import writable_destination
+
+    target = writable_destination(path)
+    if target is None:
+        return
+    folder = target.parent
+    if not folder.is_dir():
+        raise FileNotFoundError(errno.ENOENT, "its folder does not exist", str(path))
+    try:
+        handle, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".probe",
+                                         dir=folder)
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(path)) from None
+    os.close(handle)
+    os.unlink(probe)
 
 
 def grade(workspace, hidden=None, time_limit: float = DEFAULT_TIME_LIMIT, jobs: int = 2,
@@ -216,6 +238,8 @@ def grade_all(submissions, hidden=None, out=None, time_limit: float = DEFAULT_TI
                          f"holds one subfolder (or .zip) per student")
     _check_limits(time_limit, import_limit, jobs)
     seed = None if hidden is None else read_hidden_seed(hidden)
+    if out is not None:
+        prove_writable(out)  # before grading the class, not after
     entries = sorted(p for p in folder.iterdir() if not p.name.startswith(".")
                      and (p.is_dir() or p.suffix.lower() == ".zip"))
     if not entries:

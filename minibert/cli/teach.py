@@ -75,6 +75,7 @@ def _run_assignment(args) -> int:
     grade-all SUBMISSIONS --hidden DIR grades a class and writes one CSV. See
     docs/assignments.md."""
     from minibert.assignment import create_workspace, grade, grade_all
+    from minibert.assignment.grader import prove_writable
 
     if args.action == "create":
         try:
@@ -85,15 +86,20 @@ def _run_assignment(args) -> int:
         what = "the instructor's tree" if args.instructor else "a student workspace"
         print(f"wrote {what} to {path}")
         return 0
+    from minibert.assignment.runner import MAX_LIMIT
+
     for option, value in (("--time-limit", args.time_limit),
                           ("--import-limit", args.import_limit)):
-        if not value > 0:
-            raise CommandError(f"{option} {value:g} must be > 0 seconds")
+        if not 0 < value <= MAX_LIMIT:
+            raise CommandError(f"{option} {value:g} must be > 0 and at most {MAX_LIMIT:g} "
+                               f"seconds (one day)")
     if args.jobs < 1:
         raise CommandError(f"--jobs {args.jobs} must be >= 1")
     if args.action == "grade":
         if args.gradescope is not None:
             out_path(args.gradescope, "--gradescope")
+            with file_access("--gradescope must name a file in a folder you can write to"):
+                prove_writable(args.gradescope)  # before grading, not after
         report = grade(args.dir, hidden=args.hidden, time_limit=args.time_limit,
                        jobs=args.jobs, import_limit=args.import_limit)
         if args.gradescope is not None:
@@ -106,6 +112,8 @@ def _run_assignment(args) -> int:
     out_path(args.out, "-o")
     if Path(args.out).exists() and not args.overwrite:
         raise CommandError(f"-o {args.out!r} exists; pass --overwrite to replace it")
+    with file_access("-o must name a file in a folder you can write to"):
+        prove_writable(args.out)  # before grading the class, not after
     started = time.monotonic()
 
     def progress(done: int, total: int, name: str, report) -> None:
