@@ -33,11 +33,14 @@ _GELU_TANH_COEFF = 0.044715
 def linear_backward(dout: np.ndarray, cache):
     """Gradients of the affine map: dx (..., in), dweight (out, in), dbias (out,) or None."""
     x, weight = cache.x, cache.weight
-    # forward: out = x @ weight.T + bias
-    dout_2d = dout.reshape(-1, dout.shape[-1])  # (rows, out)
-    dx = (dout_2d @ weight).reshape(*dout.shape[:-1], weight.shape[1])  # (..., in)
-    dweight = dout_2d.T @ x.reshape(-1, x.shape[-1])  # (out, in)
-    dbias = dout_2d.sum(axis=0) if cache.has_bias else None  # (out,)
+    out_features, in_features = weight.shape
+    # forward: out = x @ weight.T + bias; matmul runs over every leading axis of x
+    dx = dout @ weight  # (..., in)
+    # each leading position is a row that used the same weight: sum over all of them
+    rows_x = x.reshape(-1, in_features)  # (rows, in)
+    rows_dout = dout.reshape(-1, out_features)  # (rows, out)
+    dweight = rows_dout.T @ rows_x  # (out, in)
+    dbias = rows_dout.sum(axis=0) if cache.has_bias else None  # (out,)
     return dx, dweight, dbias
 
 
@@ -87,42 +90,41 @@ def softmax_backward(dout: np.ndarray, cache):
 
 
 def dropout_backward(dout: np.ndarray, cache):
-    """Returns dx: dout through the same mask and scale (identity when cache is None)."""
-    if cache is None:
-        return dout
-    dx = dout * cache.keep
-    dx *= cache.scale
-    return dx
+    """Returns dx: dout through the same mask and scale (a copy of dout when cache is None)."""
+    if cache is None:  # eval mode or p = 0: the forward was the identity
+        return dout.copy()
+    # forward: out = x * keep * scale; a dropped entry passes no gradient
+    return np.where(cache.keep, dout * cache.scale, 0.0).astype(dout.dtype)
 
 
 def attention_backward(dout: np.ndarray, cache):
     """Returns dq, dk, dv, each (B, N, T, D)."""
     q, k, v, scale = cache.q, cache.k, cache.v, cache.scale
-    # forward: context = dropped_probs @ v
-    dv = cache.dropped_probs.swapaxes(-1, -2) @ dout  # (B, N, T, D)
-    d_dropped = dout @ v.swapaxes(-1, -2)  # (B, N, T, T)
-    # forward: dropped_probs = dropout(attention_probs)
+    probs, dropped = cache.attention_probs, cache.dropped_probs  # (B, N, T, T) each
+    # forward: context[t] = sum over s of dropped[t, s] * v[s]
+    dv = np.einsum("bnts,bntd->bnsd", dropped, dout)  # (B, N, T, D)
+    d_dropped = np.einsum("bntd,bnsd->bnts", dout, v)  # (B, N, T, T)
+    # forward: dropped = dropout(probs)
     d_probs = F.dropout_backward(d_dropped, cache.dropout)
-    # forward: attention_probs = softmax(scores); a masked key has probability 0, so the
-    # softmax backward gives it gradient 0 and the mask needs no backward of its own.
-    d_scores = F.softmax_backward(d_probs, F.SoftmaxCache(cache.attention_probs, -1))
-    # forward: scores = (q @ k^T) * scale
-    dq = (d_scores @ k) * scale  # (B, N, T, D)
-    dk = (d_scores.swapaxes(-1, -2) @ q) * scale  # (B, N, T, D)
+    # forward: probs = softmax(scores) over the keys; a masked key has probability 0, so
+    # its score gets gradient 0 and the mask needs no backward of its own.
+    row_dot = np.einsum("bnts,bnts->bnt", d_probs, probs)[..., None]  # (B, N, T, 1)
+    d_scores = probs * (d_probs - row_dot)  # (B, N, T, T)
+    # forward: scores[t, s] = scale * q[t] . k[s]
+    dq = scale * np.einsum("bnts,bnsd->bntd", d_scores, k)  # (B, N, T, D)
+    dk = scale * np.einsum("bnts,bntd->bnsd", d_scores, q)  # (B, N, T, D)
     return dq, dk, dv
 
 
 def cross_entropy_backward(dloss, cache):
     """Returns dlogits (..., C) = dloss * (softmax - one_hot) / count at valid positions, else 0."""
-    if cache.count == 0:
-        return np.zeros_like(cache.log_probs)
-    dlogits = np.exp(cache.log_probs)  # softmax(logits)
-    # forward: loss = -mean(log_probs[label]); d/dlogits = softmax - one_hot(label)
-    labels = cache.safe_labels[..., None]
-    np.put_along_axis(dlogits, labels, np.take_along_axis(dlogits, labels, axis=-1) - 1.0,
-                      axis=-1)
-    dlogits *= (cache.valid[..., None] * (float(dloss) / cache.count)).astype(dlogits.dtype)
-    return dlogits
+    probs = np.exp(cache.log_probs)  # softmax(logits), (..., C)
+    if cache.count == 0:  # every label ignored: the loss is the constant 0
+        return np.zeros_like(probs)
+    # forward: loss = -(sum of log_probs[label] over valid positions) / count
+    one_hot = np.arange(probs.shape[-1]) == cache.safe_labels[..., None]  # (..., C)
+    weight = cache.valid[..., None] * (float(dloss) / cache.count)  # (..., 1)
+    return ((probs - one_hot) * weight).astype(probs.dtype)
 
 
 def encoder_block_backward(dout, cache):
