@@ -80,8 +80,29 @@ def test_the_segments_follow_each_other_and_fit_in_45_minutes():
     for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
         assert start == end, spans  # no gap, no overlap
     assert all(start < end for start, end in spans)
-    assert sum(end - start for start, end in spans) <= 45
-    assert spans[-1][1] <= 45 and "5 minutes are for questions" in PLAN
+    # 40 minutes of content, then 5 for questions: the whole plan fits a 45-minute slot
+    assert sum(end - start for start, end in spans) <= 40
+    assert spans[-1][1] <= 40 and "The last 5 minutes, 40–45, are for questions" in PLAN
+
+
+def test_each_segment_allows_one_and_a_half_times_its_estimate():
+    """The plan's own estimate, slide by slide: the "say" notes at 130 words a minute, half a
+    minute per page, a minute per trip out of the deck; each segment allows 1.5 times it."""
+    for minutes, pages, trip, say in _minute_rows():
+        start, end = (int(n) for n in minutes.split("–"))
+        first, _, last = re.match(r"slides? (\d+)(–(\d+))?", pages).groups()
+        count = int(last or first) - int(first) + 1
+        estimate = len(say.split()) / 130 + 0.5 * count + (1 if trip != "—" else 0)
+        assert 1.5 * estimate <= end - start, (minutes, round(estimate, 2))
+
+
+def test_the_cuts_are_named_and_the_spare_page_has_no_minutes():
+    from minibert.viz.slides import SLIDES
+
+    cuts = PLAN.split("## If time runs short: the cuts, named", 1)[1].split("\n## ", 1)[0]
+    assert "Already cut" in cuts and "First cut" in cuts and "Never cut 15–21" in cuts
+    spare = [n for n, slide in enumerate(SLIDES, 1) if not slide.minutes and n > 1]
+    assert spare and all(f"slide {n}" in cuts for n in spare)
 
 
 def test_the_lecture_leaves_the_deck_at_most_four_times():

@@ -137,22 +137,131 @@ def _page_texts(fig) -> str:
     return " ".join(t.get_text() for t in fig.findobj(Text))
 
 
-def test_the_minus_100_page_names_row_v_minus_100_from_the_model():
-    from types import SimpleNamespace
+@pytest.fixture(scope="module")
+def toy():
+    from minibert.viz.slides import _load
 
+    return _load("tiny-toy")
+
+
+def test_the_minus_100_page_names_row_v_minus_100_from_the_model(toy):
     from matplotlib.figure import Figure
 
     from minibert.viz.slides import _bugs_page
 
-    for vocab in (120, 4591, 30522):
-        context = SimpleNamespace(model=SimpleNamespace(config=SimpleNamespace(
-            vocab_size=vocab)))
-        fig = Figure(figsize=SLIDE_SIZE)
-        _bugs_page(fig, context)
-        text = _page_texts(fig)
-        assert f"row V − 100 (row {vocab - 100:,}" in text and f"V = {vocab:,}" in text
-        assert "last row" not in text
+    vocab = toy.model.config.vocab_size
+    fig = Figure(figsize=SLIDE_SIZE)
+    _bugs_page(fig, toy)
+    text = _page_texts(fig)
+    assert f"row V − 100 (row {vocab - 100:,}" in text and f"V = {vocab:,}" in text
+    assert "last row" not in text
     assert "last row" not in PLAN
+
+
+def test_the_minus_100_page_states_the_loss_it_measures(toy):
+    """p.12 once said "the loss is just a little wrong"; measured, the bug multiplies it."""
+    from matplotlib.figure import Figure
+
+    from minibert.viz.slides import _bugs_page, minus_100_losses
+
+    right, buggy = minus_100_losses(toy)
+    assert buggy > 10 * right  # not "a little wrong"
+    fig = Figure(figsize=SLIDE_SIZE)
+    _bugs_page(fig, toy)
+    text = " ".join(_page_texts(fig).split())
+    assert "a little" not in text and "public from-scratch" not in text
+    assert f"loss {buggy:.1f} nats" in text and f"not {right:.2f}" in text
+    assert f"{buggy:.1f} nats instead of {right:.2f}" in PLAN and "a little wrong" not in PLAN
+
+
+def _after_blank_decides(context, text: str) -> bool:
+    """The claim of p.2: sure with the whole sentence, unsure with the text cut off after
+    the blank (what a left-to-right model reads)."""
+    from minibert.viz.slides import _mlm_top, left_side
+
+    (word, p_whole), = _mlm_top(context, text, k=1)
+    (cut_word, p_cut), = _mlm_top(context, left_side(text), k=1)
+    return p_whole > 0.9 and (p_cut < 0.5 or cut_word != word)
+
+
+def test_page_2_shows_that_the_words_after_the_blank_decide(toy):
+    from matplotlib.figure import Figure
+
+    from minibert.viz.slides import FILL_MASK_SENTENCES, _fill_mask_page, fill_mask_rows
+
+    # the old example did not show it: the left side alone gave bank 0.96
+    assert not _after_blank_decides(toy, "she deposited the money at the [MASK].")
+    assert all(_after_blank_decides(toy, text) for text in FILL_MASK_SENTENCES)
+    rows = fill_mask_rows(toy)
+    assert {row["top"][0][0] for row in rows if not row.get("cut")} == {"bank"}
+    fig = Figure(figsize=SLIDE_SIZE)
+    _fill_mask_page(fig, toy)
+    text = _page_texts(fig)
+    for row in rows:
+        word, probability = row["top"][0]
+        assert f"{word} {probability:.2f}" in text
+    # the plan says what the page shows
+    cut = next(row for row in rows if row.get("cut"))
+    assert f"*{cut['top'][0][0]}* {cut['top'][0][1]:.2f}" in PLAN
+
+
+def test_the_curves_page_says_what_the_history_shows(toy):
+    from matplotlib.figure import Figure
+
+    from minibert.viz.lecture_set import nsp_plateau
+    from minibert.viz.slides import _curves_page
+
+    held = [r for r in toy.history if r.get("split") == "heldout"]
+    floor, rise = nsp_plateau(held)
+    before = [r["next_sentence_accuracy"] for r in held if r["step"] < rise]
+    fig = Figure(figsize=SLIDE_SIZE)
+    _curves_page(fig, toy)
+    text = " ".join(_page_texts(fig).split())
+    assert "ignores its input" not in text and "always answering NotNext" in text
+    assert f"within {min(before):.2f}–{max(before):.2f}" in text
+    assert f"MLM {held[-1]['masked_lm_accuracy']:.2f}" in text
+    assert f"between {min(before):.2f} and {max(before):.2f} until step {rise:,}" in PLAN
+
+
+def test_every_reading_on_the_last_page_is_defined_and_sourced(toy):
+    from matplotlib.figure import Figure
+
+    from minibert.viz.slides import _saliency_page
+
+    fig = Figure(figsize=SLIDE_SIZE)
+    _saliency_page(fig, toy)
+    text = _page_texts(fig)
+    for defined in ("∂logit/∂x · x", "averaged 0 → x", "(attention + I) multiplied",
+                    "Abnar & Zuidema", "Sundararajan"):
+        assert defined in text, defined
+    assert "noon" in PLAN.split("### Likely questions", 1)[1]  # its top bar has an answer
+
+
+def test_the_positions_page_reads_the_training_length(toy):
+    from types import SimpleNamespace
+
+    from matplotlib.figure import Figure
+
+    from minibert.viz.slides import _positions_page
+
+    length = toy.recipe["max_seq_length"]
+    fig = Figure(figsize=SLIDE_SIZE)
+    _positions_page(fig, toy)
+    assert f"Training used length {length}:" in _page_texts(fig)
+    fig = Figure(figsize=SLIDE_SIZE)
+    _positions_page(fig, SimpleNamespace(model=toy.model, recipe=None))
+    assert "Training used length" not in _page_texts(fig)
+
+
+def test_the_handout_homework_is_the_notebooks_exercises():
+    from minibert.viz.slides import HOMEWORK
+
+    readme = (ROOT / "notebooks" / "README.md").read_text(encoding="utf-8")
+    listed = {number for number, _ in HOMEWORK}
+    with_exercises = set(re.findall(r"(?i)\[`(\d\d)_\w+\.ipynb`\][^|]*\|[^|\n]*exercises?", readme))
+    assert with_exercises <= listed, with_exercises - listed
+    rollout = next(what for number, what in HOMEWORK if number == "08")
+    assert "backward" not in rollout
 
 
 def _checker_summary() -> dict:
@@ -197,6 +306,8 @@ def test_the_gradient_check_picture_shows_what_the_checker_reports():
     _gradcheck_page(fig, None)
     labels = [t.get_text() for t in fig.axes[0].texts]
     assert labels == [f"{max(row['max_rel_error'], 1e-17):.1e}" for row in rows]
+    names = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert "gelu(none)" not in names and "softmax, bug" not in names
     assert "key.bias" in _page_texts(fig)
 
 

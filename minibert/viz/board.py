@@ -151,7 +151,7 @@ def encoder_block_figure(hidden_size: int = 768, num_heads: int = 12,
         # Residual x -> the first sum, over the top.
         _arrow(ax, (0.75, row + 0.35), (8.95, v_row + 0.3), _RESIDUAL, rad=-0.42)
         label(7.9, 6.45, "residual: x + attention(x)", _RESIDUAL)
-        label(0.3, 3.1, "dx = dQ·W_Q + dK·W_K + dV·W_V + d(sum)", _BACKWARD)
+        label(0.3, 3.1, "dx = dQ·W_Q + dK·W_K + dV·W_V + d(x+attn)", _BACKWARD)
         label(7.1, 3.1, "each + copies its gradient", _BACKWARD)
         label(7.1, 2.72, "to both of its inputs", _BACKWARD)
         # Feed-forward sublayer, bottom row.
@@ -163,7 +163,7 @@ def encoder_block_figure(hidden_size: int = 768, num_heads: int = 12,
                        result="y, to the next block")
         _arrow(ax, (0.75, low - 0.35), (6.75, low - 0.3), _RESIDUAL, rad=0.22)
         label(7.0, 1.3, "residual: a + FFN(a)", _RESIDUAL)
-        label(1.3, 2.55, "da = d(sum) + d(FFN branch)", _BACKWARD)
+        label(1.3, 2.55, "da = d(a+FFN(a)) + d(FFN branch)", _BACKWARD)
         # Shapes, from the arguments.
         shapes = [("x, a, y", f"(B, T, H={hidden})"),
                   ("Q, K, V", f"(B, N={heads}, T, D={head_size})"),
