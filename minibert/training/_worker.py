@@ -1,11 +1,13 @@
 """One data-parallel worker process: ``python -m minibert.training._worker RANK N FDS...``.
 
-Started by ``minibert.training.parallel.DataParallel``, never by hand. The descriptors:
+Started by ``minibert.training.workers.DataParallel``, never by hand. The descriptors:
 orders from the parent, replies to the parent, the shared memory (weights, moments and a
-gradient slot per worker), this worker's inbox from the other workers, and the other
-workers' inboxes. The worker builds its replica on the shared weights from the "init"
-message, then serves "step" and "gradients" until "stop" or until the parent's pipe ends.
-Any error is sent to the parent as one "error" message, and the worker exits.
+gradient slot per worker), the heartbeat slots, this worker's inbox from the other workers,
+and the other workers' inboxes. A thread writes this worker's heartbeat every half second.
+The worker builds its replica on the shared weights from the "init" message, then serves
+"step" and "gradients" until "stop" or until the parent's pipe ends.
+Any error is sent to the parent as one "error" message (saying whether it only followed
+another worker's death), and the worker exits.
 
 Signals: SIGINT, SIGTERM and SIGHUP do not stop a worker. Sent to the whole process
 group (Ctrl-C, ``timeout``, a scheduler) they reach the parent too, which finishes the
@@ -18,6 +20,7 @@ from __future__ import annotations
 import math
 import signal
 import sys
+import threading
 import time
 import traceback
 from multiprocessing.connection import Connection
@@ -25,6 +28,7 @@ from multiprocessing.connection import Connection
 import numpy as np
 
 from minibert.training import parallel as P
+from minibert.training import workers as W
 from minibert.training.optim import AdamW, AdamWeightDecay
 
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
@@ -41,7 +45,7 @@ class _FixedRate:
         return self.lr
 
 
-def _build(meta: dict, shared: P.SharedBuffers):
+def _build(meta: dict, shared: W.SharedBuffers):
     """The replica and its optimizer, on the shared weights, moments and this worker's slot."""
     from minibert.family.registry import family_of
 
@@ -89,7 +93,7 @@ class Worker:
                  shared_fd: int, inbox: int, outboxes: list[int]) -> None:
         self.rank, self.n = rank, n
         self.control_in, self.control_out = control_in, control_out
-        self.shared_fd, self.peers = shared_fd, P.Peers(rank, n, inbox, outboxes)
+        self.shared_fd, self.peers = shared_fd, W.Peers(rank, n, inbox, outboxes)
         self.signals: list[int] = []
         self.shared = self.model = self.optimizer = self.rate = None
 
@@ -104,7 +108,7 @@ class Worker:
         mine = self.shared.grads[self.rank, part]
         squares = P.reduce_chunk(self.shared.grads, part, self.scratch, mine)
         if kind == "gradients":  # the parent reads the chunks once every worker has replied
-            P.send_message(self.control_out, "ok", {"loss": loss})
+            W.send_message(self.control_out, "ok", {"loss": loss})
             return
         norm = None
         if self.clip is not None:
@@ -117,7 +121,7 @@ class Worker:
         optimizer.step(part)  # ZeRO-1: this worker's chunk of weights and moments
         done = time.perf_counter()
         itemsize = self.shared.params.dtype.itemsize
-        P.send_message(self.control_out, "ok", {
+        W.send_message(self.control_out, "ok", {
             "loss": loss, "grad_norm": norm,
             "bytes_sent": (self.n - 1) * (part.stop - part.start) * itemsize,
             "compute_seconds": computed - start, "waiting_seconds": waited - computed,
@@ -127,21 +131,21 @@ class Worker:
     def serve(self) -> None:
         while True:
             try:
-                kind, meta, arrays = P.recv_message(self.control_in)
+                kind, meta, arrays = W.recv_message(self.control_in)
             except (EOFError, OSError):
                 return  # the parent is gone: exit quietly
             if kind == "stop":
                 return
             try:
                 if kind == "init":
-                    self.shared = P.SharedBuffers(meta["size"], self.n, np.dtype(meta["dtype"]),
+                    self.shared = W.SharedBuffers(meta["size"], self.n, np.dtype(meta["dtype"]),
                                                   fd=self.shared_fd)
                     self.model, self.optimizer, self.rate = _build(meta, self.shared)
                     self.clip = meta["clip"]
                     self.part = P.chunk_bounds(meta["size"], self.n)[self.rank]
                     self.scratch = np.empty(max(1, min(AdamW._block, meta["size"])),
                                             self.shared.params.dtype)
-                    P.send_message(self.control_out, "ok")
+                    W.send_message(self.control_out, "ok")
                 elif kind in ("step", "gradients"):
                     self._step(kind, meta, arrays)
                 else:
@@ -150,7 +154,8 @@ class Worker:
                 lines = traceback.format_exception_only(type(error), error)
                 message = lines[-1].strip() if lines else repr(error)
                 try:
-                    P.send_message(self.control_out, "error", {"message": message})
+                    W.send_message(self.control_out, "error", {
+                        "message": message, "peer_gone": isinstance(error, W.PeerGone)})
                 except OSError:
                     pass
                 raise
@@ -160,7 +165,15 @@ def main(argv: list[str]) -> int:
     rank, n, *fds = map(int, argv)
     control_in = Connection(fds[0], writable=False)
     control_out = Connection(fds[1], readable=False)
-    worker = Worker(rank, n, control_in, control_out, fds[2], fds[3], fds[4:])
+    worker = Worker(rank, n, control_in, control_out, fds[2], fds[4], fds[5:])
+    heartbeats = W.Heartbeats(n, fd=fds[3])
+
+    def beat():
+        while True:
+            heartbeats.beat(rank)
+            time.sleep(W.Heartbeats.INTERVAL)
+
+    threading.Thread(target=beat, name="heartbeat", daemon=True).start()
 
     def record(signum, frame):  # reported with the next reply; the parent decides
         if signum not in worker.signals:

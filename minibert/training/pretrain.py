@@ -29,7 +29,6 @@ from pathlib import Path
 
 import numpy as np
 
-from minibert.family.electra import GENERATOR_FOLDER, ElectraPreTrainer
 from minibert.family.registry import FAMILIES
 from minibert.io import safetensors
 from minibert.io.checkpoint import CONFIG_NAME, WEIGHTS_NAME
@@ -41,9 +40,8 @@ from minibert.io.fileio import (
     remove_folder,
     run_folder,
 )
-from minibert.training.loop import TrainingDiverged, train_step
+from minibert.training.loop import TrainingDiverged
 from minibert.training.optim import make_optimizer
-from minibert.training.parallel import DataParallel, WorkerError
 from minibert.training.pretrain_config import TrainingConfig
 from minibert.training.pretrain_data import PreparedData, prepare_data
 from minibert.training.pretrain_eval import (
@@ -54,6 +52,8 @@ from minibert.training.pretrain_eval import (
 )
 from minibert.training.schedules import make_schedule
 from minibert.training.snapshots import snapshot_hook
+from minibert.training.transport import STOP_SIGNALS, OneProcess, Transport
+from minibert.training.workers import DataParallel, WorkerError
 
 __all__ = ["TrainingConfig", "TrainingDiverged", "RunInterrupted", "StopSignals", "Trainer",
            "pretrain",
@@ -63,9 +63,6 @@ __all__ = ["TrainingConfig", "TrainingDiverged", "RunInterrupted", "StopSignals"
 CHECKPOINT_DIR = "checkpoint"
 OPTIMIZER_NAME = "optimizer.safetensors"  # in the checkpoint folder, beside the model's files
 STATE_NAME = "trainer_state.json"
-# The signals that stop a run cleanly: the step under way finishes, a checkpoint is written.
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
-                     if hasattr(signal, name))
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -108,13 +105,15 @@ class StopSignals(list):
 
 
 @contextlib.contextmanager
-def _deferred_stop_signals():
+def _deferred_stop_signals(immediate: bool = True):
     """Record SIGINT/SIGTERM/SIGHUP instead of dying mid-step; yields a ``StopSignals``.
 
     A second signal of the same kind raises RunInterrupted at once (a user who presses
     Ctrl-C twice does not want to wait), except while a checkpoint is being saved: that
-    save finishes first. Outside the main thread signals cannot be caught: nothing is
-    installed and the list stays empty.
+    save finishes first. ``immediate=False`` (an MPI rank) only records: a rank that left
+    alone would leave the others waiting for it, and the step under way ends soon anyway.
+    Outside the main thread signals cannot be caught: nothing is installed and the list
+    stays empty.
     """
     received = StopSignals()
     if threading.current_thread() is not threading.main_thread():
@@ -122,7 +121,7 @@ def _deferred_stop_signals():
         return
 
     def handler(signum, frame):
-        if signum in received and not received.saving:
+        if immediate and signum in received and not received.saving:
             raise RunInterrupted(signum, None)
         received.add(signum)
 
@@ -144,9 +143,10 @@ def _model_config(config: TrainingConfig, vocab_size: int):
     layers = {} if config.num_layers is None else {"num_hidden_layers": config.num_layers}
     dropout = {"hidden_dropout_prob": config.dropout,
                "attention_probs_dropout_prob": config.dropout}
-    if config.architecture == "albert":
-        dropout["classifier_dropout_prob"] = config.dropout
-    return FAMILIES[config.architecture].config_class.preset(
+    family = FAMILIES[config.architecture]
+    if family.pair_head_dropout:
+        dropout[family.pair_head_dropout] = config.dropout
+    return family.config_class.preset(
         config.preset, vocab_size=vocab_size, **layers,
         max_position_embeddings=max(128, config.max_seq_length), **dropout)
 
@@ -254,9 +254,10 @@ class Trainer:
         if state is None:
             state = self.read_checkpoint_state(folder, self.config)
         weights = safetensors.load_file(folder / WEIGHTS_NAME, mmap=False)
-        if isinstance(self.model, ElectraPreTrainer):  # the generator's folder is inside
+        generator = FAMILIES[self.config.architecture].generator_folder
+        if generator:  # a second model's folder inside (ELECTRA's generator)
             weights = self.model.state_from_folders(weights, safetensors.load_file(
-                folder / GENERATOR_FOLDER / WEIGHTS_NAME, mmap=False))
+                folder / generator / WEIGHTS_NAME, mmap=False))
         self.model.load_state_dict(weights)
         self.optimizer.load_state_dict(safetensors.load_file(folder / OPTIMIZER_NAME,
                                                              mmap=False))
@@ -302,72 +303,66 @@ class Trainer:
         model.train()
         batches = self.data.train_batches
         tokens_seen, window_start = 0, time.perf_counter()
-        with self._workers() as parallel:
-            # With workers the replicas hold the current weights; this model gets them back
-            # before anything reads it (evaluation, checkpoint, the end of the run).
-            sync = parallel.pull if parallel is not None else (lambda: None)
+        with self._transport() as transport:
             while self.step < config.steps:
                 step_start = time.perf_counter()
                 batch = next(batches)
                 lr = self.optimizer.current_lr
-                if parallel is None:
-                    out, grad_norm = train_step(model, model_inputs(model, batch),
-                                                self.optimizer, config.max_grad_norm,
-                                                self._loss_weights())
-                    loss = out.loss
-                else:
-                    if stop_signals is not None and hasattr(parallel, "stop_signal"):
-                        parallel.stop_signal = stop_signals[0] if stop_signals else 0
-                    result = parallel.step(model_inputs(model, batch))
-                    out, loss, grad_norm = None, result.loss, result.grad_norm
-                    if stop_signals is not None:  # a signal another process received
-                        name = getattr(parallel, "process_name", "worker")
-                        for rank, signum in sorted(result.signals.items()):
-                            stop_signals.add(signum, f"{name} {rank}")
+                # This process's stop request rides the step; ``result.stop`` is the one
+                # every process of the run agreed on (minibert.training.transport).
+                result = transport.step(model_inputs(model, batch),
+                                        lambda: stop_signals[0] if stop_signals else 0)
+                if result.stop and stop_signals is not None:
+                    stop_signals.add(result.stop, result.source)
                 self.step += 1
                 self.train_seconds += time.perf_counter() - step_start
                 tokens_seen += int(batch.attention_mask.sum())
                 if self.step % config.log_every == 0 or self.step == 1:
-                    self.history.append(self._train_record(batch, out, lr, grad_norm, loss))
+                    self.history.append(self._train_record(batch, result.out, lr,
+                                                           result.grad_norm, result.loss))
                     elapsed = time.perf_counter() - window_start
                     rate = tokens_seen / max(elapsed, 1e-9)
                     per_step = self.train_seconds / self.step
                     eta = per_step * (config.steps - self.step)
-                    self.progress(f"step {self.step}/{config.steps}  loss {loss:.4f}  "
+                    self.progress(f"step {self.step}/{config.steps}  loss {result.loss:.4f}  "
                                   f"lr {lr:.2e}  {rate:,.0f} tokens/s  ETA {eta:.0f} s"
-                                  + (f"  ({self._processes()})" if parallel else ""))
+                                  + (f"  ({self._processes()})"
+                                     if transport.num_workers > 1 else ""))
                 if (self.step % config.eval_every == 0 or self.step == config.steps) \
-                        and (self.world is None or self.world.rank == 0):
-                    sync()
+                        and transport.writes:
+                    transport.pull()
                     metrics = self.evaluate()
                     self.history.append({"step": self.step, "split": "heldout", **metrics})
                     total = len(self.data.heldout_instances)
                     measured = min(total, config.eval_batches * config.batch_size)
                     self.progress(f"held-out (first {measured:,} of {total:,} sequences)  "
                                   + "  ".join(f"{k} {v:.4f}" for k, v in metrics.items()))
-                saved = out_dir is not None and self.checkpoint_due()
-                if saved or (stop_signals and out_dir is not None):
+                # Only the agreed stop counts: a signal that arrived after this step's
+                # messages rides the next step (acting on it alone is how runs hang).
+                stopping = bool(result.stop)
+                if out_dir is not None and transport.writes \
+                        and (stopping or self.checkpoint_due()):
                     with stop_signals.hold() if stop_signals is not None \
                             else contextlib.nullcontext():
-                        sync()
+                        transport.pull()
                         self.save_checkpoint(out_dir)
-                if stop_signals:
-                    if hasattr(parallel, "barrier"):  # MPI: every rank waits for rank 0's save
-                        parallel.barrier()
-                    raise RunInterrupted(stop_signals[0], self.step if out_dir else None,
-                                         stop_signals.source)
+                if stopping:
+                    interrupted = RunInterrupted(result.stop, self.step if out_dir else None,
+                                                 result.source)
+                    interrupted.agreed = True
+                    raise interrupted
                 if step_hook is not None:
                     step_hook(self.step)
-            sync()
+            transport.pull()
 
     def _processes(self) -> str:
         """How the steps are run, for the progress lines: '2 workers', '4 MPI ranks'."""
         return (f"{self.world.size} MPI ranks" if self.world is not None
                 else f"{self.config.workers} workers")
 
-    def _workers(self):
-        """A DataParallel of ``config.workers`` processes, this rank's side of MPI, or a
-        null context for one process."""
+    def _transport(self) -> Transport:
+        """How the steps are taken: this rank's side of MPI, a DataParallel of
+        ``config.workers`` processes, or this process alone."""
         if self.world is not None:
             from minibert.bridges.mpi import MPIDataParallel
 
@@ -375,7 +370,8 @@ class Trainer:
                                    clip=self.config.max_grad_norm,
                                    pair_loss_weight=self.config.next_sentence_weight)
         if self.config.workers == 1:
-            return contextlib.nullcontext()
+            return OneProcess(self.model, self.optimizer, self.config.max_grad_norm,
+                              self._loss_weights())
         return DataParallel(self.model, self.optimizer, self.config.workers,
                             clip=self.config.max_grad_norm, seed=self.config.seed,
                             pair_loss_weight=self.config.next_sentence_weight)
@@ -383,7 +379,7 @@ class Trainer:
     def _loss_weights(self) -> dict | None:
         """``model.backward``'s weights for the objective: the NSP loss's, when not 1."""
         weight = self.config.next_sentence_weight
-        return None if weight == 1 else {"nsp_weight": weight}
+        return None if weight == 1 else {FAMILIES[self.config.architecture].pair_weight: weight}
 
     def _train_record(self, batch, out, lr: float, grad_norm: float, loss: float) -> dict:
         """The history entry of a training step: its loss, learning rate and accuracies.
@@ -514,6 +510,10 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
     except BaseException as error:
         if world is not None and not world.started:
             world.fail(error)  # the other ranks, waiting to start, stop with this one
+        elif world is not None and not getattr(error, "agreed", False):
+            # Only this rank failed: the others would wait for it for ever in the next
+            # all-reduce. One line, then MPI_Abort ends every rank.
+            world.abort(error)
         raise
 
 
@@ -578,7 +578,7 @@ def _pretrain_locked(config: TrainingConfig, out_dir: Path, resume: bool, overwr
                 " in this process"))
     # Overflow or an invalid operation stops the run at once instead of spreading NaNs.
     with np.errstate(over="raise", invalid="raise", divide="raise"), \
-            _deferred_stop_signals() as stop_signals:
+            _deferred_stop_signals(world is None) as stop_signals:
         try:
             trainer.train(out_dir, step_hook, stop_signals)
         except FloatingPointError as error:
@@ -622,7 +622,7 @@ def _pretrain_other_rank(config: TrainingConfig, out_dir: Path, resume: bool, wo
     if checkpoint is not None:
         trainer.load_checkpoint(*checkpoint)
     with np.errstate(over="raise", invalid="raise", divide="raise"), \
-            _deferred_stop_signals() as stop_signals:
+            _deferred_stop_signals(world is None) as stop_signals:
         try:
             trainer.train(None, None, stop_signals)
         except FloatingPointError as error:
