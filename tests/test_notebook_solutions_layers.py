@@ -1,6 +1,7 @@
 """The exercise solutions of notebooks 02-05 are right, and the notebooks' checks can tell.
 
-Notebook 02 has two exercises (LayerNorm, embedding), 03 two (attention, softmax), 04 and 05
+Notebook 02 has three exercises (a gradient checker, embedding, LayerNorm: the checker is tested in
+test_notebook_checks_name_mistakes.py), 03 two (softmax, attention), 04 and 05
 one each.
 
 Each solution in ``notebooks/solutions/`` is compared with the backward in

@@ -1,11 +1,39 @@
-"""Solutions to the exercises of notebooks/02_embeddings_layernorm.ipynb: LayerNorm's
-backward (the exercise before section 4) and the embedding backward (before section 2).
+"""Solutions to the exercises at the end of notebooks/02_embeddings_layernorm.ipynb: a
+gradient checker (central differences and the relative error), the embedding backward and
+LayerNorm's backward.
 
-Try the exercises before reading on. The derivations are in the notebook (sections 2 and 4)
-and in docs/backprop.md#layernorm and docs/backprop.md#embedding.
+Try the exercises first. The derivations are in the notebook (sections 2, 4 and 5 and the
+first exercise) and in docs/backprop.md (sections *embedding*, *layernorm*, *norm-wise
+relative error*, *why gradient checks run in float64*).
 """
 
 import numpy as np
+
+
+def my_numerical_gradient(f, x: np.ndarray, dout: np.ndarray, h: float = 1e-5) -> np.ndarray:
+    """Central differences of ``sum(f(x) * dout)`` with respect to every entry of x.
+
+    Inputs: f maps x to an array shaped like dout; x a float64 array, nudged in place one
+    entry at a time and restored; dout the upstream gradient; h the step.
+    Output: the gradient, shaped like x. Its error is of order h**2.
+    """
+    grad = np.zeros_like(x)
+    for index in np.ndindex(*x.shape):
+        original = x[index]
+        x[index] = original + h
+        plus = np.sum(f(x) * dout)
+        x[index] = original - h
+        minus = np.sum(f(x) * dout)
+        x[index] = original  # restore before the next entry
+        grad[index] = (plus - minus) / (2.0 * h)
+    return grad
+
+
+def my_rel_error(a: np.ndarray, b: np.ndarray) -> float:
+    """Norm-wise relative error ||a - b|| / max(1e-12, ||a|| + ||b||): 0 for equal arrays,
+    about 1 for unrelated ones, and 0 (not NaN) for two zero arrays."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return float(np.linalg.norm(a - b) / max(1e-12, np.linalg.norm(a) + np.linalg.norm(b)))
 
 
 def my_layernorm_backward(dout: np.ndarray, cache):
