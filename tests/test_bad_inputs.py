@@ -243,3 +243,78 @@ def test_config_from_real_minilm_config_json():
     stored = sum(int(np.prod(entry["shape"])) for name, entry in header.items()
                  if name != "__metadata__" and not name.endswith("position_ids"))
     assert stored == config.num_parameters_estimate() == 22_713_216
+
+
+# -- inputs that are not files, or too large: refused before they are read -------------------
+
+def _fifo(tmp_path, name="pipe"):
+    import os
+
+    path = tmp_path / name
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("reader", ["config", "vocab", "corpus", "safetensors", "tokenizer"])
+def test_devices_and_fifos_are_refused_not_read(tmp_path, reader):
+    """/dev/zero never ends and a FIFO without a writer never opens: each is refused at
+    once, in one line naming what it is (before: 8 GB read from /dev/zero, or a hang)."""
+    from minibert.data.corpus import read_corpus
+    from minibert.io import safetensors
+    from minibert.tokenization.tokenizer import _wordpiece_of_tokenizer_file, load_vocab
+
+    read = {"config": lambda p: mb.BertConfig.from_json_file(p), "vocab": load_vocab,
+            "corpus": read_corpus, "safetensors": safetensors.load_file,
+            "tokenizer": _wordpiece_of_tokenizer_file}[reader]
+    for path, kind in (("/dev/zero", "character device"), (_fifo(tmp_path), "FIFO")):
+        if reader == "vocab":  # load_vocab asks is_file() first
+            with pytest.raises(ValueError, match="is not a file|not a regular file"):
+                read(path)
+            continue
+        with pytest.raises(ValueError, match=f"is a {kind}.*not a regular file") as caught:
+            read(Path(path))
+        assert "\n" not in str(caught.value)
+
+
+def test_a_config_larger_than_any_config_is_refused_by_its_size(tmp_path):
+    from minibert.io.fileio import MAX_JSON_BYTES
+
+    path = tmp_path / "config.json"
+    with open(path, "wb") as handle:
+        handle.truncate(MAX_JSON_BYTES + 1)  # sparse: nothing is written, nothing read
+    with pytest.raises(ValueError, match=f"holds {MAX_JSON_BYTES + 1:,} bytes, more than"):
+        mb.BertConfig.from_json_file(path)
+
+
+@pytest.mark.parametrize("depth", [100, 900, 100_000])
+def test_a_deeply_nested_config_is_one_line_not_a_recursion_error(tmp_path, depth):
+    path = tmp_path / "config.json"
+    path.write_text('{"vocab_size": 30, "deep": ' + "[" * depth + "]" * depth + "}")
+    with pytest.raises(ValueError, match="nest") as caught:
+        mb.BertConfig.from_json_file(path)
+    assert "\n" not in str(caught.value)
+
+
+def test_training_config_refuses_a_corpus_that_is_not_a_file_and_what_memory_cannot_hold():
+    from minibert.training.memory import available_memory
+    from minibert.training.pretrain_config import TrainingConfig
+
+    with pytest.raises(ValueError, match="corpus '/dev/zero' is a device"):
+        TrainingConfig(corpus="/dev/zero")
+    if available_memory() is None:
+        pytest.skip("this system says nothing of its free memory")
+    with pytest.raises(ValueError, match=r"^batch_size 4096 at max_seq_length 512.*need about "
+                                         r"[0-9.]+ TB of memory.*left"):
+        TrainingConfig(preset="large", batch_size=4096, max_seq_length=512)
+
+
+def test_training_config_counts_the_corpus_in_its_memory_estimate(tmp_path):
+    from minibert.training.pretrain_config import CORPUS_BYTES_PER_BYTE, TrainingConfig
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("one sentence.\nanother one.\n\nthird.\nfourth.\n")
+    without = TrainingConfig().memory_estimate()
+    with_corpus = TrainingConfig(corpus=str(corpus)).memory_estimate()
+    size = corpus.stat().st_size
+    assert with_corpus["corpus"] == CORPUS_BYTES_PER_BYTE * size
+    assert with_corpus["total"] == without["total"] + CORPUS_BYTES_PER_BYTE * size

@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -397,16 +398,19 @@ def test_a_file_given_as_the_model_folder(tmp_path, load):
 
 
 def refuse_to_open(monkeypatch, name):
-    """Make ``open`` raise PermissionError for files called ``name`` (the tests run as root,
-    which chmod cannot lock out)."""
-    real_open = open
+    """Make ``open`` and ``os.open`` raise PermissionError for files called ``name`` (the
+    tests run as root, which chmod cannot lock out)."""
+    real_open, real_os_open = open, os.open
 
-    def guarded(file, *args, **kwargs):
-        if Path(str(file)).name == name:
-            raise PermissionError(13, "Permission denied", str(file))
-        return real_open(file, *args, **kwargs)
+    def guarded(opener):
+        def refused(file, *args, **kwargs):
+            if Path(str(file)).name == name:
+                raise PermissionError(13, "Permission denied", str(file))
+            return opener(file, *args, **kwargs)
+        return refused
 
-    monkeypatch.setattr("builtins.open", guarded)
+    monkeypatch.setattr("builtins.open", guarded(real_open))
+    monkeypatch.setattr("os.open", guarded(real_os_open))
 
 
 @pytest.mark.parametrize("name, message", [

@@ -582,3 +582,43 @@ def test_the_demo_tells_its_story_in_at_most_60_lines(tmp_path):
     assert f"files in {tmp_path / 'demo'}" in summary
     assert lines[-1].startswith("this demo's model has 2 layers") and \
         "tiny-toy, shipped with minibert, is the stronger 4-layer model" in lines[-1]
+
+
+# -- inputs that never end, or nest without end: one line, exit 2, at once ---------------------
+
+@pytest.fixture
+def model_copy(tmp_path, reference):
+    def copy(name):
+        folder = tmp_path / name
+        shutil.copytree(reference, folder)
+        return folder
+    return copy
+
+
+def test_corpus_that_is_a_device_is_refused_at_once(tmp_path):
+    started = time.monotonic()
+    result = cli("pretrain", "--corpus", "/dev/zero", "-o", tmp_path / "out", timeout=60)
+    refused(result, "--corpus '/dev/zero' is a device", "not a regular file")
+    assert time.monotonic() - started < 30 and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name", ["config.json", "vocab.txt"])
+def test_model_file_that_is_a_device_is_refused_at_once(model_copy, name):
+    folder = model_copy("zero")
+    (folder / name).unlink()
+    (folder / name).symlink_to("/dev/zero")
+    for args in (("fill-mask", "--model", folder, TEXT), ("info", folder),
+                 ("embed", "--model", folder, "hello")):
+        started = time.monotonic()
+        result = cli(*args, timeout=60)
+        refused(result, f"{name} '{folder / name}' is a character device")
+        assert time.monotonic() - started < 30
+
+
+def test_deeply_nested_config_is_one_line(model_copy):
+    folder = model_copy("deep")
+    config = (folder / "config.json").read_text(encoding="utf-8").rstrip().rstrip("}")
+    (folder / "config.json").write_text(config + ', "deep": ' + "[" * 900 + "]" * 900 + "}",
+                                        encoding="utf-8")
+    for args in (("fill-mask", "--model", folder, TEXT), ("info", folder)):
+        refused(cli(*args, timeout=60), "nests lists and objects more than")

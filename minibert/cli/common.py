@@ -219,10 +219,9 @@ def _check_model_files(folder: Path, argument: str) -> None:
     a shorter one cannot spell the model's predictions). Anything else is left to the
     loader's own messages.
     """
-    import json
-
     from minibert.io.checkpoint import CONFIG_NAME, VOCAB_NAME, WEIGHTS_NAME
-    from minibert.io.fileio import running_job
+    from minibert.io.fileio import open_to_read, read_json_object, running_job
+    from minibert.tokenization.tokenizer import load_vocab
 
     holder = running_job(folder)
     if holder:
@@ -237,11 +236,16 @@ def _check_model_files(folder: Path, argument: str) -> None:
         raise CommandError(f"{argument} {str(folder)!r} holds an interrupted pretraining "
                            f"run (a checkpoint, no model yet); finish it with the pretrain "
                            f"command it printed (with --resume), then use the folder")
+    for name in (CONFIG_NAME, VOCAB_NAME, "tokenizer.json", "tokenizer_config.json"):
+        try:  # /dev/zero, a FIFO: refused here in one line, never read
+            open_to_read(folder / name, name).close()
+        except ValueError as error:
+            raise CommandError(f"{argument}: {error}") from None
+        except OSError:
+            continue  # missing or unreadable: the loader says which and why
     try:
-        vocab_size = json.loads((folder / CONFIG_NAME).read_text(encoding="utf-8"))[
-            "vocab_size"]
-        with open(folder / VOCAB_NAME, encoding="utf-8") as handle:
-            tokens = sum(1 for _ in handle)
+        vocab_size = read_json_object(folder / CONFIG_NAME, CONFIG_NAME)["vocab_size"]
+        tokens = len(load_vocab(folder / VOCAB_NAME))
     except (OSError, ValueError, KeyError, TypeError):
         return  # missing or unreadable: the loader says which and why
     if isinstance(vocab_size, int) and tokens != vocab_size:
@@ -258,9 +262,14 @@ def input_file(path: str, argument: str, expected: str) -> str:
         raise CommandError(f"{argument} {path!r} is a folder; expected {expected}")
     if not target.exists():
         raise CommandError(f"{argument} {path!r} does not exist; expected {expected}")
+    from minibert.io.fileio import open_to_read
+
     with file_access(f"{argument} expected {expected}"):
-        with open(target, "rb"):
-            pass
+        try:
+            with open_to_read(target, argument):  # a device or FIFO is refused, not read
+                pass
+        except ValueError as error:
+            raise CommandError(f"{error}; expected {expected}") from None
     return path
 
 

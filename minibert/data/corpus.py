@@ -38,7 +38,7 @@ from minibert.data.templates import (
     TOPICS,
     Topic,
 )
-from minibert.io.fileio import atomic_write_text
+from minibert.io.fileio import atomic_write_text, read_bounded
 
 __all__ = [
     "MAX_SENTENCES",
@@ -187,6 +187,11 @@ def write_corpus(documents: list[list[str]], path: str | os.PathLike) -> None:
     atomic_write_text(path, "\n\n".join(blocks) + "\n")
 
 
+# The largest corpus file read; the memory a run needs for it is checked first
+# (TrainingConfig.memory_estimate, about 80 bytes a byte).
+MAX_CORPUS_BYTES = 2**34
+
+
 def read_corpus(path: str | os.PathLike) -> list[list[str]]:
     """Read a UTF-8 text file in BERT's pretraining format into documents of sentences.
 
@@ -195,7 +200,8 @@ def read_corpus(path: str | os.PathLike) -> list[list[str]]:
     the byte offset of the first bad byte) or holds no sentence at all.
     """
     path = Path(path)
-    data = path.read_bytes()
+    # a regular file only (/dev/zero never ends), read in chunks so that a signal is answered
+    data = read_bounded(path, "path", MAX_CORPUS_BYTES)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

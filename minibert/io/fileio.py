@@ -37,7 +37,7 @@ __all__ = ["writable_destination", "DuplicateKeyError", "FolderInUse", "RUN_FILE
            "LOCK_NAME", "atomic_open",
            "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_folder",
            "folder_versions", "remove_folder", "strict_json_loads", "run_folder",
-           "clear_run_files", "open_to_read", "read_json_object", "running_job",
+           "clear_run_files", "open_to_read", "read_bounded", "read_json_object", "running_job",
            "output_lock"]
 
 
@@ -476,13 +476,31 @@ def clear_run_files(path: str | os.PathLike) -> list[Path]:
     return removed
 
 
-def open_to_read(path: Path, what: str) -> IO[bytes]:
-    """``open(path, "rb")``, with errors that name ``what`` and the path in plain words.
+# The largest JSON file read (config.json, tokenizer.json, tokenizer_config.json): BERT's
+# tokenizer.json is 0.7 MB, a multilingual one 3 MB; a config.json a few KB.
+MAX_JSON_BYTES = 32 * 2**20
+# A config file nests a few levels (id2label is two); deeper is no config, and would
+# overflow the stack of code that walks it (json.dumps, copy.deepcopy).
+MAX_JSON_DEPTH = 64
 
-    Only the common failures are reworded; any other OSError already names the path.
+
+def _kind_of(mode: int) -> str:
+    return ("a folder" if stat.S_ISDIR(mode) else "a character device" if stat.S_ISCHR(mode)
+            else "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket"
+            if stat.S_ISSOCK(mode) else "a block device" if stat.S_ISBLK(mode)
+            else "not a regular file")
+
+
+def open_to_read(path: Path, what: str) -> IO[bytes]:
+    """``open(path, "rb")`` of a regular file, with errors that name ``what`` and the path.
+
+    A device (``/dev/zero``), a FIFO or a socket is refused (ValueError) before anything is
+    read: such an input has no size and may never end. Only the common failures are
+    reworded; any other OSError already names the path.
     """
     try:
-        return open(path, "rb")
+        # O_NONBLOCK: opening a FIFO without a writer would wait forever; no effect on files
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         raise FileNotFoundError(f"{what} {str(path)!r} does not exist") from None
     except IsADirectoryError:
@@ -491,6 +509,52 @@ def open_to_read(path: Path, what: str) -> IO[bytes]:
         raise PermissionError(
             f"{what} {str(path)!r} cannot be read: permission denied"
         ) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(f"{what} {str(path)!r} is a folder; expected a file")
+        raise ValueError(f"{what} {str(path)!r} is {_kind_of(mode)}, not a regular file; "
+                         f"expected a file (its size must be known before it is read)")
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def read_bounded(path: str | os.PathLike, what: str, limit: int,
+                 chunk: int = 16 * 2**20) -> bytes:
+    """The bytes of the regular file ``path``, refused (ValueError naming ``what``, its size
+    and ``limit``) when it holds more than ``limit`` bytes: checked before reading, and again
+    while reading (a file can grow). Read in chunks, so that a signal is answered promptly."""
+    with open_to_read(Path(path), what) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise ValueError(f"{what} {str(path)!r} holds {size:,} bytes, more than the "
+                             f"{limit:,} such a file may hold")
+        parts, total = [], 0
+        while True:
+            # no larger a request than the file (a buffer of that size is allocated)
+            part = handle.read(min(chunk, limit + 1 - total, max(size - total, 0) + 1))
+            if not part:
+                return b"".join(parts)
+            parts.append(part)
+            total += len(part)
+            if total > limit:
+                raise ValueError(f"{what} {str(path)!r} grew past {limit:,} bytes while "
+                                 f"it was read")
+
+
+def _json_depth(value) -> int:
+    """How deeply ``value`` nests lists and objects, measured without recursion."""
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            if depth <= MAX_JSON_DEPTH:
+                pending += [(child, depth + 1) for child in
+                            (item.values() if isinstance(item, dict) else item)]
+    return deepest
 
 
 def read_json_object(path: str | os.PathLike, what: str) -> dict[str, Any]:
@@ -501,8 +565,7 @@ def read_json_object(path: str | os.PathLike, what: str) -> dict[str, Any]:
     PermissionError for a file that cannot be read, ValueError for anything else.
     """
     where = f"{what} {str(path)!r}"
-    with open_to_read(Path(path), what) as handle:
-        raw = handle.read()
+    raw = read_bounded(path, what, MAX_JSON_BYTES)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -519,4 +582,7 @@ def read_json_object(path: str | os.PathLike, what: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError(f"{where} must hold a JSON object, "
                          f"got {type(data).__name__} {short_repr(data)}")
+    if _json_depth(data) > MAX_JSON_DEPTH:
+        raise ValueError(f"{where} nests lists and objects more than {MAX_JSON_DEPTH} levels "
+                         f"deep; a config file nests a few")
     return data

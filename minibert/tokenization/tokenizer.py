@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from minibert.checks import check_int, check_str, is_int
-from minibert.io.fileio import atomic_write_json, atomic_write_text, open_to_read, read_json_object
+from minibert.io.fileio import atomic_write_json, atomic_write_text, read_bounded, read_json_object
 from minibert.tokenization.basic import BasicTokenizer
 from minibert.tokenization.wordpiece import WordpieceTokenizer
 
@@ -29,6 +29,7 @@ __all__ = ["BertTokenizer", "clean_up_tokenization", "load_tokenizer", "load_voc
 VOCAB_FILE_NAME = "vocab.txt"
 TOKENIZER_CONFIG_NAME = "tokenizer_config.json"
 TOKENIZER_FILE_NAME = "tokenizer.json"  # the fast tokenizer's file (transformers 5 saves only it)
+MAX_VOCAB_BYTES = 64 * 2**20  # BERT's vocab.txt is 0.2 MB, a 250,000-token one about 4 MB
 TRUNCATION_STRATEGIES = ("longest_first", "only_first", "only_second", "do_not_truncate")
 PADDING_STRATEGIES = ("longest", "max_length", "do_not_pad")
 
@@ -44,8 +45,7 @@ def load_vocab(vocab_file: str | os.PathLike) -> list[str]:
             f"vocab file {str(vocab_file)!r} does not exist or is not a file; "
             "expected a BERT vocab.txt with one token per line"
         )
-    with open_to_read(path, "vocab file") as handle:
-        raw = handle.read()
+    raw = read_bounded(path, "vocab file", MAX_VOCAB_BYTES)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from minibert.checks import check_bool, check_int, check_probability, check_real
 from minibert.config import PRESETS
 from minibert.data import OBJECTIVES
-from minibert.family.registry import ARCHITECTURES  # the families that pretrain
+from minibert.family.registry import ARCHITECTURES, FAMILIES  # the families that pretrain
 from minibert.training.optim import OPTIMIZERS
 from minibert.training.schedules import SCHEDULES
 
-__all__ = ["TrainingConfig", "ARCHITECTURES", "MAX_DEFAULT_WORKERS", "default_workers"]
+__all__ = ["TrainingConfig", "CORPUS_BYTES_PER_BYTE", "ARCHITECTURES", "MAX_DEFAULT_WORKERS",
+           "default_workers"]
 
 # More worker processes than this did not pay at the demo's shape: on 16 cores, 8 workers
 # took 31.2 ms a step and 12 took 30.9 (benchmarks/parallel_step.py, docs/parallel.md):
@@ -34,6 +35,31 @@ MAX_DEFAULT_WORKERS = 8
 # it enough of the shared weights' gradient to keep a last-layer head on B: measured in
 # docs/results.md (the next-sentence section), every seed 0-4 passes 0.90 in the demo.
 NEXT_SENTENCE_WEIGHT = 3.0
+
+
+# A corpus file is held in memory as documents of sentences, then as tokenized instances
+# (dupe_factor of them): measured 76 bytes a byte (pretrain --corpus of 0.2 MB and 2 MB of
+# English text, --steps 1: 143 MB and 279 MB peak resident).
+CORPUS_BYTES_PER_BYTE = 80
+
+
+def _corpus_size(corpus) -> int:
+    """Bytes of the corpus file (0 for the toy corpus, or a path that is not there: the
+    reader names that); a path that is not a regular file is refused here."""
+    import stat
+
+    if corpus is None:
+        return 0
+    try:
+        info = os.stat(corpus)
+    except OSError:
+        return 0
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else \
+            "a device, FIFO or socket, not a regular file"
+        raise ValueError(f"corpus {str(corpus)!r} is {kind}; expected a UTF-8 text file "
+                         f"(its size must be known before it is read)")
+    return info.st_size
 
 
 def default_workers() -> int:
@@ -168,6 +194,53 @@ class TrainingConfig:
         if self.warmup_fraction + self.decay_fraction > 1:
             raise ValueError(f"warmup_fraction + decay_fraction must be <= 1, got "
                              f"{self.warmup_fraction!r} + {self.decay_fraction!r}")
+        if self.corpus is not None and not isinstance(self.corpus, (str, os.PathLike)):
+            raise TypeError(f"corpus must be a path (str) or None, got "
+                            f"{type(self.corpus).__name__}")
+        self.check_memory()
+
+    def memory_estimate(self) -> dict:
+        """What this run needs in memory before it allocates anything: training/memory.py's
+        ``training_memory`` (weights, gradients, Adam's moments, activations, the workers'
+        gradients; the vocabulary at its cap ``vocab_size``) plus ``"corpus"``, the text
+        file's documents and instances (CORPUS_BYTES_PER_BYTE times its size)."""
+        from minibert.config import BertConfig
+        from minibert.training.memory import pretraining_parameters, training_memory
+
+        sizes = dict(vocab_size=self.vocab_size,
+                     max_position_embeddings=max(128, self.max_seq_length))
+        if self.num_layers is not None:
+            sizes["num_hidden_layers"] = self.num_layers
+        model = BertConfig.preset(self.preset, **sizes)
+        family = FAMILIES[self.architecture].config_class.preset(self.preset, **sizes)
+        need = training_memory(model, self.batch_size, self.max_seq_length, self.workers,
+                               parameters=pretraining_parameters(family))
+        need["layers"] = model.num_hidden_layers
+        need["corpus"] = CORPUS_BYTES_PER_BYTE * _corpus_size(self.corpus)
+        need["total"] += need["corpus"]
+        return need
+
+    def check_memory(self) -> None:
+        """Refuse, with a ValueError naming the estimate, a run that needs more memory than
+        this machine has left (``memory_estimate`` against ``available_memory``)."""
+        from minibert.training.memory import available_memory, format_bytes
+
+        need = self.memory_estimate()
+        available = available_memory()
+        if available is None or need["total"] <= available[0]:
+            return
+        corpus = (f", corpus {self.corpus!r} ({format_bytes(need['corpus'])} in memory)"
+                  if need["corpus"] else "")
+        raise ValueError(
+            f"batch_size {self.batch_size} at max_seq_length {self.max_seq_length}, preset "
+            f"{self.preset!r} with {need['layers']} layers, vocab_size {self.vocab_size:,} and "
+            f"workers {self.workers}{corpus} need about {format_bytes(need['total'])} of "
+            f"memory ({format_bytes(need['weights_and_optimizer'] + need['worker_gradients'])}"
+            f" for {need['parameters']:,} parameters, their gradients and Adam's moments; "
+            f"{format_bytes(need['activations'])} of activations), more than the "
+            f"{format_bytes(available[0])} left ({available[1]}); lower batch_size or "
+            f"max_seq_length, or choose fewer num_layers, a smaller preset or a smaller corpus")
+
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
