@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from minibert.checks import check_int, check_str
+from minibert.data.everyday import SCENE_SLOTS, SCENE_TABLE
 from minibert.data.room import is_room_sentence
 from minibert.data.templates import (
     FEMALE_NAMES,
@@ -38,9 +40,11 @@ from minibert.data.templates import (
     TOPICS,
     Topic,
 )
+from minibert.data.words import CHAT, FRAMES, WORD_SLOTS
 from minibert.io.fileio import atomic_write_text, read_bounded
 
 __all__ = [
+    "WORLDS",
     "MAX_SENTENCES",
     "MIN_SENTENCES",
     "ToyCorpus",
@@ -52,6 +56,14 @@ __all__ = [
 # Shortest and longest document, in sentences (first and last sentence included).
 MIN_SENTENCES = 4
 MAX_SENTENCES = 12
+# An everyday scene's document also says this many frames of minibert.data.words (at least,
+# at most) and this many of its chat sentences, placed among its own body sentences.
+FRAMES_PER_SCENE = (5, 10)
+CHAT_PER_SCENE = (1, 3)
+
+WORLDS = ("themes", "everyday")
+"""The toy worlds: ``"themes"``, the thirteen ambiguity themes alone (the demo's world), and
+``"everyday"``, those themes and the sixteen everyday scenes of ``minibert.data.everyday``."""
 
 
 @functools.cache
@@ -65,8 +77,32 @@ def _pick(rng: np.random.Generator, choices: tuple[str, ...]) -> str:
     return choices[int(rng.integers(len(choices)))]
 
 
-def _fill(template: str, entities: dict[str, str], topic: Topic, rng: np.random.Generator) -> str:
-    """Fill one template: document entities stay fixed, other slots are drawn fresh."""
+_A_BEFORE_VOWEL = re.compile(r"\b([Aa]) ((?!one\b)[aeioAEIO]\w*)")
+
+
+class _WordCycle:
+    """Draw a word list in shuffled passes, so every word comes up equally often."""
+
+    def __init__(self, words: tuple[str, ...], rng: np.random.Generator) -> None:
+        self.words, self.rng, self.order = words, rng, []
+
+    def next(self) -> str:
+        if not self.order:
+            self.order = list(self.rng.permutation(len(self.words)))
+        return self.words[self.order.pop()]
+
+
+def _fill(template: str, entities: dict[str, str], topic: Topic, rng: np.random.Generator,
+          cycles: dict[str, _WordCycle] | None = None) -> str:
+    """Fill one template: document entities stay fixed, other slots are drawn fresh.
+
+    A slot is looked up in the topic's own slots, then the shared ones. An everyday document
+    (``cycles`` given) also finds the scenes' slots and the word lists of
+    ``minibert.data.words`` (drawn from their cycles), and draws a slot that comes twice in
+    one sentence twice ("the {w_noun} and the {w_noun}" names two things).
+    """
+    if cycles is not None:
+        return _fill_everyday(template, entities, topic, rng, cycles)
     values = {}
     for field in _template_fields(template):
         if field not in values:
@@ -78,8 +114,33 @@ def _fill(template: str, entities: dict[str, str], topic: Topic, rng: np.random.
     return sentence[0].upper() + sentence[1:]
 
 
-def _generate_document(topic: Topic, rng: np.random.Generator) -> list[str]:
-    """Write one document: an opening that introduces the entities, a body, a closing."""
+def _fill_everyday(template: str, entities: dict[str, str], topic: Topic,
+                   rng: np.random.Generator, cycles: dict[str, _WordCycle]) -> str:
+    """``_fill`` for an everyday scene: each slot drawn where it stands."""
+    parts = []
+    for literal, field, _, _ in string.Formatter().parse(template):
+        parts.append(literal)
+        if not field:
+            continue
+        if field in entities:
+            parts.append(entities[field])
+        elif field in cycles:
+            parts.append(cycles[field].next())
+        else:
+            choices = topic.slots.get(field) or SHARED_SLOTS.get(field) or SCENE_SLOTS[field]
+            parts.append(_pick(rng, choices))
+    # A word drawn after "a" may start with a vowel: "a {w_adj} idea" -> "an old idea".
+    sentence = _A_BEFORE_VOWEL.sub(r"\1n \2", "".join(parts))
+    return sentence[0].upper() + sentence[1:]
+
+
+def _generate_document(topic: Topic, rng: np.random.Generator,
+                       cycles: dict[str, _WordCycle] | None = None) -> list[str]:
+    """Write one document: an opening that introduces the entities, a body, a closing.
+
+    With ``cycles`` (an everyday scene), frames and chat sentences of ``minibert.data.words``
+    join the body at random places.
+    """
     gender = "female" if rng.random() < 0.5 else "male"
     names = FEMALE_NAMES if gender == "female" else MALE_NAMES
     name = _pick(rng, names)
@@ -96,20 +157,32 @@ def _generate_document(topic: Topic, rng: np.random.Generator) -> list[str]:
     }
     num_sentences = int(rng.integers(MIN_SENTENCES, MAX_SENTENCES + 1))
     # Body sentences without repetition, so a document does not say the same thing twice.
-    body = rng.permutation(len(topic.body))[: num_sentences - 2]
-    templates = [_pick(rng, topic.openings), *(topic.body[i] for i in body)]
-    templates.append(_pick(rng, topic.closings))
-    sentences = [_fill(template, entities, topic, rng) for template in templates]
+    body = [topic.body[i] for i in rng.permutation(len(topic.body))[: num_sentences - 2]]
+    if cycles is not None:
+        extra = [_pick(rng, FRAMES) for _ in range(int(rng.integers(*FRAMES_PER_SCENE)))]
+        extra += [_pick(rng, CHAT) for _ in range(int(rng.integers(*CHAT_PER_SCENE)))]
+        for sentence in extra:
+            body.insert(int(rng.integers(len(body) + 1)), sentence)
+    templates = [_pick(rng, topic.openings), *body, _pick(rng, topic.closings)]
+    sentences = [_fill(template, entities, topic, rng, cycles) for template in templates]
     # The room sentences (minibert.data.room) are held out of every corpus this writes.
     return [sentence for sentence in sentences if not is_room_sentence(sentence)]
 
 
-def _generate_documents(num_documents: int, rng: np.random.Generator) -> tuple[list, list]:
+def _generate_documents(num_documents: int, rng: np.random.Generator,
+                        world: str = "themes") -> tuple[list, list]:
     """Return ``num_documents`` documents and their topic names, topics drawn uniformly."""
+    table = TOPIC_TABLE if world == "themes" else {**TOPIC_TABLE, **SCENE_TABLE}
+    names = TOPICS if world == "themes" else tuple(table)
+    cycles = None
+    if world == "everyday":
+        cycles = {slot: _WordCycle(words, rng) for slot, words in WORD_SLOTS.items()}
     documents, topics = [], []
     for _ in range(num_documents):
-        topic_name = TOPICS[int(rng.integers(len(TOPICS)))]
-        documents.append(_generate_document(TOPIC_TABLE[topic_name], rng))
+        topic_name = names[int(rng.integers(len(names)))]
+        topic = table[topic_name]
+        documents.append(_generate_document(topic, rng, cycles if topic_name in SCENE_TABLE
+                                            else None))
         topics.append(topic_name)
     return documents, topics
 
@@ -130,7 +203,8 @@ class ToyCorpus:
 
     @classmethod
     def generate(
-        cls, num_documents: int = 2600, num_heldout_documents: int = 260, seed: int = 0
+        cls, num_documents: int = 2600, num_heldout_documents: int = 260, seed: int = 0,
+        world: str = "themes",
     ) -> ToyCorpus:
         """Generate the corpus deterministically from ``seed``.
 
@@ -143,10 +217,13 @@ class ToyCorpus:
         num_heldout_documents = check_int("num_heldout_documents", num_heldout_documents,
                                           minimum=0)
         seed = check_int("seed", seed, minimum=0)
+        if world not in WORLDS:
+            raise ValueError(f"world must be one of {WORLDS}, got {world!r}")
         train_seed, heldout_seed = np.random.SeedSequence(seed).spawn(2)
-        train, train_topics = _generate_documents(num_documents, np.random.default_rng(train_seed))
+        train, train_topics = _generate_documents(num_documents, np.random.default_rng(train_seed),
+                                                  world)
         heldout, heldout_topics = _generate_documents(
-            num_heldout_documents, np.random.default_rng(heldout_seed)
+            num_heldout_documents, np.random.default_rng(heldout_seed), world
         )
         return cls(train, heldout, train_topics, heldout_topics, seed)
 
