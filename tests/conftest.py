@@ -1,5 +1,11 @@
 """Fixtures shared by the whole suite, and the ``jobs`` mark of ``make test-fast``."""
 
+import contextlib
+import os
+import signal
+import sys
+import time
+
 import numpy as np
 import pytest
 import small_models
@@ -40,3 +46,115 @@ def attention_batch():
     mask[1, small_models.N_REAL - 4:] = 0
     attentions = small_models.softmax_attentions(rng, n_layers=3, batch=2, n_heads=4, mask=mask)
     return attentions, mask
+
+
+# ------------------------------------------------------------------------------------------
+# No process outlives its test. pytest becomes a "child subreaper" (Linux), so a process
+# whose parent died (the ranks of a killed mpiexec, the workers of a killed run) becomes
+# pytest's child instead of vanishing from its tree; after each test, every live process
+# below pytest is a leftover: it is killed, and the test errs, naming it. At the end of
+# the session, the suite fails if any test left one behind.
+# ------------------------------------------------------------------------------------------
+
+_LEFTOVERS: list[str] = []
+
+
+def _become_subreaper() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                found += [int(child) for child in handle.read().split()]
+        except OSError:
+            pass
+    return found
+
+
+def _live_descendants() -> dict[int, str]:
+    """pid -> command line of every process below this one that is not a zombie."""
+    live, queue = {}, _children(os.getpid())
+    while queue:
+        pid = queue.pop()
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                state = handle.read().rsplit(")", 1)[1].split()[0]
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                command = handle.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        if state not in ("Z", "X"):
+            live[pid] = command[:200]
+        queue += _children(pid)
+    return live
+
+
+def _leftovers(grace: float) -> dict[int, str]:
+    """The live descendants still there after ``grace`` seconds (some are just ending)."""
+    deadline = time.monotonic() + grace
+    live = _live_descendants()
+    while live and time.monotonic() < deadline:
+        time.sleep(0.1)
+        live = _live_descendants()
+    return live
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_process_outlives_the_suite():
+    """Fails the suite when any test left a process running (see ``no_process_outlives``)."""
+    if not os.path.isdir(f"/proc/{os.getpid()}/task"):
+        yield
+        return
+    _become_subreaper()
+    yield
+    left = _leftovers(5.0)
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    _LEFTOVERS.extend(f"after the session: pid {pid} {command}" for pid, command in left.items())
+    assert not _LEFTOVERS, "processes outlived their tests: " + "; ".join(_LEFTOVERS)
+
+
+@pytest.fixture(autouse=True)
+def no_process_outlives(request, no_process_outlives_the_suite):
+    """After each test: no process it started may still run (checked in /proc).
+
+    Processes that were running when the test began (a browser of a module's fixture)
+    are the fixture's: they are checked when the session ends.
+    """
+    if not os.path.isdir(f"/proc/{os.getpid()}/task"):
+        yield
+        return
+    before = set(_live_descendants()) if _children(os.getpid()) else set()
+    yield
+    if not _children(os.getpid()):
+        return
+    deadline = time.monotonic() + 10.0
+    left = {pid: c for pid, c in _live_descendants().items() if pid not in before}
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = {pid: c for pid, c in _live_descendants().items() if pid not in before}
+    if not left:
+        return
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    _LEFTOVERS.extend(f"{request.node.nodeid}: pid {pid} {command}"
+                      for pid, command in left.items())
+    pytest.fail(f"{len(left)} process(es) outlived the test (killed now): "
+                + "; ".join(f"pid {pid} {command}" for pid, command in left.items()),
+                pytrace=False)
