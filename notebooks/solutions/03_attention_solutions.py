@@ -1,7 +1,7 @@
 """Solutions to the exercises of notebooks/03_attention.ipynb: attention's backward without
-dropout and the softmax backward along any axis (the two exercises before section 5).
+dropout and the softmax backward along any axis (the two exercises at the end, section 8).
 
-Try the exercises before reading on. The derivations are in the notebook (section 5) and in
+Try the exercises first. The derivations are in the notebook (section 5) and in
 docs/backprop.md#attention and docs/backprop.md#softmax.
 """
 

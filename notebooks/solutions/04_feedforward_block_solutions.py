@@ -1,6 +1,6 @@
 """Solution to the exercise of notebooks/04_feedforward_block.ipynb: GELU's backward.
 
-Try the exercise before reading on. The derivation is in the notebook (section 3) and in
+Try the exercise first. The derivation is in the notebook (section 3) and in
 docs/backprop.md#gelu.
 """
 

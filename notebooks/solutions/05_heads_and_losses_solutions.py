@@ -1,6 +1,7 @@
 """Solution to the exercise of notebooks/05_heads_and_losses.ipynb: cross-entropy's backward.
 
-Try the exercise before reading on. The derivation is in docs/backprop.md#cross-entropy.
+Try the exercise first. The derivation is in the notebook (section 1) and in
+docs/backprop.md#cross-entropy.
 """
 
 import numpy as np

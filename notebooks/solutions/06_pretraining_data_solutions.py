@@ -1,7 +1,7 @@
 """Solutions to the exercises of notebooks/06_pretraining_data.ipynb: BERT's 80/10/10 rule
 (section 8) and a next-sentence pair (section 9).
 
-Try the exercises before reading on. The 80/10/10 rule is in the notebook (section 5), in
+Try the exercises first. The 80/10/10 rule is in the notebook (section 5), in
 ``minibert.data.masking.mask_tokens`` and in docs/data.md, section 3; the pair rule in the
 notebook (section 3) and in ``_segment_pair`` of ``minibert.data.pretraining``.
 """

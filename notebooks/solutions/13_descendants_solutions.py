@@ -2,7 +2,7 @@
 normalisation (exercise 1), the gradients of a LoRA adapter (exercise 2), and ELECTRA's
 replaced-token detection labels and loss (exercise 3).
 
-Try the exercises before reading on. The derivations are in docs/descendants.md; the
+Try the exercises first. The derivations are in docs/descendants.md; the
 library's versions are ``l2_normalize_backward`` in ``minibert.sentence``,
 ``binary_cross_entropy_forward`` in ``minibert.family.electra`` and ``LoRALinear.backward``
 in ``minibert.lora``.

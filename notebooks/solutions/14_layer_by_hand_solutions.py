@@ -1,7 +1,7 @@
 """Solutions to the exercises of notebooks/14_layer_by_hand.ipynb: one BERT layer, forward and
 backward with dropout, and an AdamW step.
 
-Try the exercises before reading on. The derivations are in the notebook and, in long form,
+Try the exercises first. The derivations are in the notebook and, in long form,
 in docs/backprop.md (sections *attention*, *softmax*, *dropout*, *layernorm*, *gelu*). The
 layer computes what ``minibert.flat_layer.bert_layer_forward`` and ``BertLayer`` compute,
 with dropout at BERT's three places in a layer: on the attention probabilities, after
