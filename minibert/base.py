@@ -212,6 +212,13 @@ class MaskedLMOutput:
         """(B, T, V) MLM logits at every position (computed on first access)."""
         return self._logits.get()
 
+    @property
+    def masked_lm_loss(self) -> float | None:
+        """The loss under the name every pretraining output gives its MLM part."""
+        return self.loss
+
+    next_sentence_loss = None  # no sentence-pair task: what a pretraining loop may ask
+
 
 @dataclass
 class NextSentencePredictorOutput:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from minibert import functional as F
-from minibert.heads import forward_inputs
+from minibert.family.registry import forward_inputs
 
 __all__ = ["fill_mask"]
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from minibert import functional as F
 from minibert.checks import check_float_array, check_int, check_real
+from minibert.family.registry import encoder_of
 from minibert.layers import Module
 
 __all__ = ["SentenceEncoder", "sentence_embeddings", "rank", "load_sentence_model",
@@ -149,7 +150,10 @@ def contrastive_loss_backward(dloss, cache):
 
 def _encoder_of(model) -> Module:
     """The BertModel inside ``model`` (itself, or its ``.bert``)."""
-    encoder = getattr(model, "bert", model)
+    try:
+        encoder = encoder_of(model)  # the attribute its family's row names
+    except ValueError:  # no model of any family
+        encoder = model
     if not (hasattr(encoder, "embeddings") and hasattr(encoder, "encoder")):
         raise TypeError(f"model must be a BERT encoder (BertModel, or a model with .bert), "
                         f"got {type(model).__name__}")
@@ -247,7 +251,7 @@ def load_sentence_model(folder, dtype=np.float32):
     """
     import warnings
 
-    from minibert import BertModel
+    from minibert.model import BertModel
     from minibert.tokenization import load_tokenizer
 
     tokenizer = load_tokenizer(folder)

@@ -33,10 +33,10 @@ from minibert.family.distilbert import (
     DistilBertForMaskedLM,
     DistilBertForSequenceClassification,
 )
+from minibert.family.registry import forward_inputs
 from minibert.fill_mask import fill_mask
 from minibert.gradcheck import check_loss
 from minibert.gradcheck.suite import MODEL_TOL, perturb_parameters
-from minibert.heads import forward_inputs
 from minibert.training.finetune import (
     HEADS,
     FinetuneConfig,

@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from small_models import (
     small_albert_config,
@@ -29,12 +30,22 @@ from minibert.family.registry import (
     family_of,
     family_of_folder,
 )
+from minibert.family.roberta import RobertaConfig, RobertaForMaskedLM
 from minibert.training.finetune import head_class
+from minibert.training.pretrain import pretrain
 from minibert.training.pretrain_config import TrainingConfig
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def small_roberta_config() -> RobertaConfig:
+    """The small BERT of the model tests under RoBERTa's model_type."""
+    return RobertaConfig.from_dict({**small_config().to_dict(), "model_type": "roberta"})
+
+
 SMALL = {"bert": small_config, "albert": small_albert_config,
-         "distilbert": small_distilbert_config, "electra": small_electra_config}
+         "distilbert": small_distilbert_config, "electra": small_electra_config,
+         "roberta": small_roberta_config}
 
 
 def test_every_row_agrees_with_the_classes_it_names():
@@ -46,7 +57,7 @@ def test_every_row_agrees_with_the_classes_it_names():
                 assert cls.config_class is family.config_class, (model_type, cls)
         assert (family.pretraining is None) == (family.objective is None)
         assert "classify" in family.tasks
-    assert ARCHITECTURES == ("bert", "albert", "electra")
+    assert ARCHITECTURES == ("bert", "albert", "electra", "roberta")
 
 
 @pytest.mark.parametrize("model_type", sorted(SMALL))
@@ -65,7 +76,7 @@ def test_a_family_is_found_from_a_name_a_config_a_model_and_a_folder(model_type,
 
 def test_a_config_json_of_no_family_reads_as_bert(tmp_path):
     config = small_config().to_dict()
-    for model_type in (None, "roberta", ["bert"]):
+    for model_type in (None, "gpt2", ["bert"]):
         data = {k: v for k, v in config.items() if k != "model_type"}
         if model_type is not None:
             data["model_type"] = model_type
@@ -75,7 +86,7 @@ def test_a_config_json_of_no_family_reads_as_bert(tmp_path):
 
 def test_an_unknown_family_is_one_clear_error():
     with pytest.raises(ValueError, match=r"model_type must be one of \['bert', 'albert', "
-                                         r"'distilbert', 'electra'\], got 'gpt2'"):
+                                         r"'distilbert', 'electra', 'roberta'\], got 'gpt2'"):
         family_of("gpt2")
     with pytest.raises(ValueError, match="'dict' belongs to no model family"):
         family_of({})
@@ -90,6 +101,35 @@ def test_the_jobs_read_the_registry(tmp_path):
     with pytest.raises(ValueError, match="task 'tag' is not available for model_type "
                                          "'distilbert'"):
         head_class("tag", tmp_path)
+
+
+def test_a_roberta_style_row_pretrains_on_masked_lm_alone_and_round_trips(tmp_path):
+    """The row added in one place: 50 steps of masked LM (no sentence-pair task, no
+    pooler), then the folder loads back as the same model and reads as its family."""
+    with pytest.raises(ValueError, match="objective 'nsp' does not go with architecture "
+                                         "'roberta'.*use objective 'mlm'"):
+        TrainingConfig(architecture="roberta")
+    config = TrainingConfig(architecture="roberta", objective="mlm", steps=50, batch_size=8,
+                            max_seq_length=32, vocab_size=400, num_documents=60,
+                            num_heldout_documents=8, dupe_factor=1, eval_every=50,
+                            eval_batches=2, log_every=10, learning_rate=2e-3)
+    out = tmp_path / "run"
+    metrics = pretrain(config, out, progress=lambda _: None)
+    assert "next_sentence_loss" not in metrics and metrics["steps"] == 50
+    history = [h for h in json.loads((out / "history.json").read_text())
+               if h["split"] == "train"]
+    assert history[-1]["loss"] < history[0]["loss"] - 1.0, history  # it learned
+    assert family_of_folder(out) is FAMILIES["roberta"]
+    model = RobertaForMaskedLM.from_pretrained(out)
+    assert all(not name.startswith(("bert.pooler", "cls.seq_relationship"))
+               for name in dict(model.named_parameters()))
+    model.save_pretrained(tmp_path / "again")
+    again = RobertaForMaskedLM.from_pretrained(tmp_path / "again")
+    for (name, a), (other, b) in zip(model.named_parameters(), again.named_parameters(),
+                                     strict=True):
+        assert name == other and np.array_equal(a, b), name
+    ids = np.arange(5, 17).reshape(2, 6)
+    np.testing.assert_array_equal(model.eval()(ids).logits, again.eval()(ids).logits)
 
 
 def _electra_folder(folder: Path) -> None:

@@ -107,8 +107,8 @@ LAYERS = (
     ("base", "attribution"),
     ("model", "flat_layer"),
     ("heads", "lora"),
-    ("family", "fill_mask", "reference"),
-    ("training",),
+    ("family", "reference"),
+    ("training", "fill_mask"),
     ("bridges", "sentence"),
     ("gradcheck",),
     ("viz", "assignment"),
@@ -138,6 +138,39 @@ def test_no_part_imports_upward_or_sideways():
                    if part_of(target) != part_of(name) and (name, target) not in UPWARD
                    and LEVEL[part_of(target)] >= LEVEL[part_of(name)])
     assert not wrong, "; ".join(wrong)
+
+
+# The package face (minibert/__init__.py) re-exports the library: it sits above every part
+# of it, below the tools that may import it (the command line, the demo, ``python -m``).
+FACE_USERS = ("cli", "demo", "__main__")
+
+
+def face_imports(name: str) -> list[str]:
+    """What module ``name`` takes from the package face: ``import minibert`` or
+    ``from minibert import X`` with X no submodule (``from minibert import functional`` is
+    an import of minibert.functional)."""
+    taken = []
+    for node in ast.walk(ast.parse(MODULES[name].read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            taken += [alias.name for alias in node.names if alias.name == "minibert"]
+        elif isinstance(node, ast.ImportFrom) and node.module == "minibert":
+            taken += [alias.name for alias in node.names
+                      if f"minibert.{alias.name}" not in MODULES]
+    return taken
+
+
+def test_only_the_tools_import_the_package_face():
+    wrong = sorted(f"{name} takes {', '.join(face_imports(name))} from minibert"
+                   for name in MODULES if name != "minibert"
+                   and part_of(name) not in FACE_USERS and face_imports(name))
+    assert not wrong, "; ".join(wrong)
+
+
+def test_the_package_face_imports_no_tool():
+    tools = sorted(target for target in graph()["minibert"] if part_of(target) in FACE_USERS)
+    tools += [module for module, _ in imports("minibert")
+              if module.startswith(tuple(f"minibert.{tool}" for tool in FACE_USERS))]
+    assert not tools, tools
 
 
 # What ``import minibert`` may load beyond the package itself: numpy, never an optional

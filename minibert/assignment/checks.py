@@ -664,13 +664,14 @@ def _tied_decoder(fns, level, rng):
 
 
 def _micro_model(rng):
-    import minibert as mb
+    from minibert.config import BertConfig
+    from minibert.heads import BertForPreTraining
 
-    config = mb.BertConfig(vocab_size=19, hidden_size=8, num_hidden_layers=1,
+    config = BertConfig(vocab_size=19, hidden_size=8, num_hidden_layers=1,
                            num_attention_heads=2, intermediate_size=12,
                            max_position_embeddings=8, hidden_dropout_prob=0.0,
                            attention_probs_dropout_prob=0.0)
-    model = mb.BertForPreTraining(config, seed=int(rng.integers(1 << 30)), dtype=np.float64)
+    model = BertForPreTraining(config, seed=int(rng.integers(1 << 30)), dtype=np.float64)
     model.eval()
     for _, value in model.named_parameters():
         value += rng.normal(0.0, 0.2, value.shape)

@@ -135,9 +135,8 @@ def _run_attention(args) -> int:
     import numpy as np
 
     from minibert import viz
-    from minibert.family.registry import family_of_folder
+    from minibert.family.registry import family_of_folder, forward_inputs
     from minibert.fill_mask import excerpt
-    from minibert.heads import forward_inputs
     from minibert.tokenization import load_tokenizer
 
     suffix = args.out.rsplit(".", 1)[-1].lower() if "." in args.out else ""

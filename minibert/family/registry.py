@@ -32,12 +32,19 @@ from minibert.family.distilbert import (
     DistilBertModel,
 )
 from minibert.family.electra import (
+    GENERATOR_FOLDER,
     ElectraConfig,
     ElectraForMaskedLM,
     ElectraForPreTraining,
     ElectraForSequenceClassification,
     ElectraModel,
     ElectraPreTrainer,
+)
+from minibert.family.roberta import (
+    RobertaConfig,
+    RobertaForMaskedLM,
+    RobertaForSequenceClassification,
+    RobertaModel,
 )
 from minibert.heads import (
     BertForMaskedLM,
@@ -51,7 +58,7 @@ from minibert.io.fileio import read_json_object
 from minibert.model import BertModel
 
 __all__ = ["Family", "FAMILIES", "ARCHITECTURES", "family_of", "family_of_folder",
-           "config_class_of"]
+           "config_class_of", "encoder_of", "forward_inputs"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,19 @@ class Family:
     tasks: dict[str, type]  # fine-tuning task -> head model class
     base_model_options: dict = field(default_factory=dict)  # keywords to load base_model
     other_models: tuple[type, ...] = ()  # further classes of the family (no command picks)
+    # The pretraining objectives it trains with (`pretrain --objective`), the default first.
+    objectives: tuple[str, ...] = ("mlm",)
+    # The pretraining model's sentence-pair label: its forward's keyword (the batches call
+    # it next_sentence_label whatever the objective) and its backward's weight; None: none.
+    pair_label: str | None = None
+    pair_weight: str | None = None
+    workers: bool = True  # whether `pretrain --workers N` can run it in worker processes
+    generator_folder: str | None = None  # a second model's folder inside each checkpoint
+    embedding_width: str | None = None  # the config field of a narrower embedding table (E)
+    encoder: str = "bert"  # the attribute that holds the encoder on its models
+    token_types: bool = True  # whether its forward takes token_type_ids
+    # The config field of the dropout before the sentence-pair head, when it has its own.
+    pair_head_dropout: str | None = None
 
     @property
     def article(self) -> str:
@@ -84,25 +104,39 @@ class Family:
 FAMILIES: dict[str, Family] = {family.model_type: family for family in (
     Family("bert", "BERT", BertConfig, BertModel, BertForMaskedLM, BertForPreTraining, "nsp",
            {"classify": BertForSequenceClassification, "tag": BertForTokenClassification,
-            "qa": BertForQuestionAnswering}),
-    # ALBERT's MLM folders have no pooler: its encoder is loaded without one.
+            "qa": BertForQuestionAnswering},
+           objectives=("nsp", "sop", "mlm"), pair_label="next_sentence_label",
+           pair_weight="nsp_weight"),
+    # ALBERT's MLM folders have no pooler: its encoder is loaded without one. It replaces
+    # next-sentence prediction by sentence-order prediction.
     Family("albert", "ALBERT", AlbertConfig, AlbertModel, AlbertForMaskedLM,
            AlbertForPreTraining, "sop", {"classify": AlbertForSequenceClassification},
-           base_model_options={"add_pooling_layer": False}),
+           base_model_options={"add_pooling_layer": False}, objectives=("sop", "mlm"),
+           pair_label="sentence_order_label", pair_weight="sop_weight",
+           embedding_width="embedding_size", encoder="albert",
+           pair_head_dropout="classifier_dropout_prob"),
     Family("distilbert", "DistilBERT", DistilBertConfig, DistilBertModel,
            DistilBertForMaskedLM, None, None,
-           {"classify": DistilBertForSequenceClassification}),
+           {"classify": DistilBertForSequenceClassification}, objectives=(),
+           encoder="distilbert", token_types=False),
     # The discriminator is ELECTRA's model; the generator (ElectraForMaskedLM) trains beside
     # it and is dropped after pretraining, so fill-mask and the views do not read ELECTRA.
     Family("electra", "ELECTRA", ElectraConfig, ElectraModel, None, ElectraPreTrainer, "mlm",
            {"classify": ElectraForSequenceClassification},
-           other_models=(ElectraForPreTraining, ElectraForMaskedLM)),
+           other_models=(ElectraForPreTraining, ElectraForMaskedLM), workers=False,
+           generator_folder=GENERATOR_FOLDER, embedding_width="embedding_size",
+           encoder="electra"),
+    # RoBERTa's recipe on BERT's layers: masked LM only, no sentence-pair task, no pooler.
+    Family("roberta", "RoBERTa", RobertaConfig, RobertaModel, RobertaForMaskedLM,
+           RobertaForMaskedLM, "mlm", {"classify": RobertaForSequenceClassification},
+           base_model_options={"add_pooling_layer": False}),
 )}
 
 # The families `minibert pretrain --architecture` trains, in the table's order.
 ARCHITECTURES = tuple(name for name, family in FAMILIES.items() if family.pretraining)
 
 _BY_CONFIG_CLASS = {family.config_class: family for family in FAMILIES.values()}
+_BY_MODEL_CLASS = {cls: family for family in FAMILIES.values() for cls in family.model_classes}
 
 
 def family_of(what) -> Family:
@@ -114,6 +148,8 @@ def family_of(what) -> Family:
         if what in FAMILIES:
             return FAMILIES[what]
         raise ValueError(f"model_type must be one of {list(FAMILIES)}, got {what!r}")
+    if type(what) in _BY_MODEL_CLASS:  # a model (ELECTRA's pretrainer has no one config)
+        return _BY_MODEL_CLASS[type(what)]
     config_class = what if isinstance(what, type) else type(getattr(what, "config", what))
     if config_class in _BY_CONFIG_CLASS:
         return _BY_CONFIG_CLASS[config_class]
@@ -136,3 +172,23 @@ def family_of_folder(directory: str | os.PathLike) -> Family:
 def config_class_of(directory: str | os.PathLike) -> type:
     """The config class for a checkpoint folder's config.json (``family_of_folder``)."""
     return family_of_folder(directory).config_class
+
+
+def forward_inputs(model, inputs: dict) -> dict:
+    """``inputs`` (keyword arguments of a forward) fit for ``model``: token types dropped
+    for a family without them.
+
+    DistilBERT has no token-type table, and its forward, like HF's, takes no
+    ``token_type_ids``; a tokenizer's encoding or a task batch goes to it without them.
+    Any other model gets ``inputs`` itself, unchanged.
+    """
+    if "token_type_ids" in inputs and not family_of(model).token_types:
+        return {key: value for key, value in inputs.items() if key != "token_type_ids"}
+    return inputs
+
+
+def encoder_of(model):
+    """The encoder of a model of any family (``model.bert``, ``model.albert``, ...), or the
+    model itself when it is a bare encoder."""
+    attribute = family_of(model).encoder  # ValueError for no model of a family
+    return model._modules.get(attribute, model)

@@ -16,7 +16,6 @@ from minibert.heads.tasks import (
     BertForQuestionAnswering,
     BertForSequenceClassification,
     BertForTokenClassification,
-    forward_inputs,
     label_config,
 )
 
@@ -28,6 +27,5 @@ __all__ = [
     "BertForSequenceClassification",
     "BertForTokenClassification",
     "BertForQuestionAnswering",
-    "forward_inputs",
     "label_config",
 ]

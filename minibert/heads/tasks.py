@@ -17,7 +17,6 @@ Dimension legend: B batch, T sequence length, H hidden size, C number of labels.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 
 import numpy as np
 
@@ -41,7 +40,6 @@ __all__ = [
     "LabelledHead",
     "PooledClassifier",
     "label_config",
-    "forward_inputs",
 ]
 
 
@@ -74,20 +72,6 @@ def label_config(config: BertConfig, num_labels=None, id2label=None) -> BertConf
     _check_num_labels(labelled.num_labels)
     labelled.id2label = labelled.id2label  # written out even when they are the default two
     return labelled
-
-
-def forward_inputs(model, inputs: dict) -> dict:
-    """``inputs`` (keyword arguments of a forward) fit for ``model``: token types dropped
-    for a model without them.
-
-    DistilBERT has no token-type table, and its forward, like HF's, takes no
-    ``token_type_ids``; a tokenizer's encoding or a task batch goes to it without them.
-    Any other model gets ``inputs`` itself, unchanged.
-    """
-    if "token_type_ids" in inputs and \
-            "token_type_ids" not in inspect.signature(model.forward).parameters:
-        return {key: value for key, value in inputs.items() if key != "token_type_ids"}
-    return inputs
 
 
 def _checkpoint_head_rows(directory, key: str) -> int | None:

@@ -31,8 +31,7 @@ import numpy as np
 from minibert.checks import check_int, check_real
 from minibert.config import PRESETS, BertConfig
 from minibert.data import tasks
-from minibert.family.registry import FAMILIES, family_of_folder
-from minibert.heads import forward_inputs
+from minibert.family.registry import FAMILIES, family_of, family_of_folder, forward_inputs
 from minibert.io.fileio import atomic_write_json, clear_run_files, run_folder
 from minibert.training.loop import TrainingDiverged, eval_mode, train_step
 from minibert.training.metrics import accuracy, decode_spans, entity_f1, squad_scores
@@ -302,8 +301,7 @@ def run_finetune(config: FinetuneConfig, model_dir=None, tokenizer=None,
 
         # Adapters on the encoder's query and value; the new task head trains in full.
         apply_lora(model, config.lora_rank, config.lora_alpha, seed=config.seed)
-        head = [name for name in model._modules
-                if name not in ("bert", "albert", "distilbert", "electra")]
+        head = [name for name in model._modules if name != family_of(model).encoder]
         trained = lora_trainable(model, also=head)
     train_start = time.perf_counter()
     # Overflow or an invalid operation stops the run at once instead of spreading NaNs.

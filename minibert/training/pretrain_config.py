@@ -149,10 +149,12 @@ class TrainingConfig:
                               ("schedule", list(SCHEDULES)), ("optimizer", list(OPTIMIZERS))):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
-        if self.architecture == "albert" and self.objective == "nsp":
-            raise ValueError("objective 'nsp' does not go with architecture 'albert': ALBERT "
-                             "replaces next-sentence prediction by sentence-order prediction; "
-                             "use objective 'sop' (or 'mlm' for MLM only)")
+        family = FAMILIES[self.architecture]
+        if self.objective not in family.objectives:
+            raise ValueError(f"objective {self.objective!r} does not go with architecture "
+                             f"{self.architecture!r}: architecture {self.architecture!r} needs "
+                             f"objective {' or '.join(map(repr, family.objectives))}; use "
+                             f"objective {family.objectives[0]!r}")
         for name in ("steps", "batch_size", "max_seq_length", "vocab_size", "dupe_factor",
                      "max_predictions_per_seq", "num_documents", "eval_every", "eval_batches",
                      "log_every", "workers"):
@@ -187,10 +189,9 @@ class TrainingConfig:
             raise ValueError(f"workers > 1 needs dropout 0, got dropout {self.dropout!r}: the "
                              f"workers' dropout masks are not saved in checkpoints, so such a "
                              f"run could not be resumed exactly; use workers=1 with dropout")
-        if self.architecture == "electra" and (self.objective != "mlm" or self.workers > 1):
-            raise ValueError(f"architecture 'electra' needs objective 'mlm' and workers 1 (it "
-                             f"has no sentence-pair task, and its worker processes are not "
-                             f"built), got objective {self.objective!r}, workers {self.workers}")
+        if not family.workers and self.workers > 1:
+            raise ValueError(f"architecture {self.architecture!r} needs workers 1 (its worker "
+                             f"processes are not built), got workers {self.workers}")
         if self.warmup_fraction + self.decay_fraction > 1:
             raise ValueError(f"warmup_fraction + decay_fraction must be <= 1, got "
                              f"{self.warmup_fraction!r} + {self.decay_fraction!r}")

@@ -15,8 +15,7 @@ from pathlib import Path
 
 from minibert.checks import IGNORE_INDEX
 from minibert.data import ToyCorpus
-from minibert.family.albert import AlbertForPreTraining
-from minibert.family.registry import FAMILIES
+from minibert.family.registry import FAMILIES, family_of
 from minibert.heads import BertForPreTraining
 from minibert.tokenization import BertTokenizer
 from minibert.training.loop import eval_mode
@@ -34,8 +33,9 @@ def model_inputs(model, batch) -> dict:
     objective: with "sop" it is 0 for A then B, 1 for swapped).
     """
     inputs = batch.model_inputs()
-    if isinstance(model, AlbertForPreTraining) and "next_sentence_label" in inputs:
-        inputs["sentence_order_label"] = inputs.pop("next_sentence_label")
+    label = family_of(model).pair_label
+    if label and label != "next_sentence_label" and "next_sentence_label" in inputs:
+        inputs[label] = inputs.pop("next_sentence_label")
     return inputs
 
 
@@ -103,10 +103,11 @@ def evaluate_pretrained(model_dir: str | os.PathLike) -> dict[str, float]:
     if config.corpus is not None:
         raise ValueError(f"model_dir {str(model_dir)!r} was trained on the text file "
                          f"{config.corpus!r}; only toy-corpus runs can be evaluated again")
-    model_class = FAMILIES[config.architecture].pretraining  # the class the run trained
-    if not hasattr(model_class, "from_pretrained"):  # ELECTRA's generator and discriminator
-        raise ValueError(f"model_dir {str(model_dir)!r} holds a {config.architecture} run; "
-                         f"only bert and albert runs can be evaluated again")
+    family = FAMILIES[config.architecture]
+    if family.generator_folder:  # ELECTRA's generator and discriminator
+        raise ValueError(f"model_dir {str(model_dir)!r} holds a {config.architecture} run, two "
+                         f"models; only runs of one model can be evaluated again")
+    model_class = family.pretraining  # the class the run trained
     corpus = ToyCorpus.generate(config.num_documents, config.num_heldout_documents,
                                 seed=config.seed)
     tokenizer = BertTokenizer.from_pretrained(model_dir)

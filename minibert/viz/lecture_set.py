@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from minibert.family.registry import encoder_of
 from minibert.viz.board import (
     attention_backward_figure,
     attention_masks_figure,
@@ -96,7 +97,7 @@ def head_job_scores(model, tokenizer, texts) -> dict:
     attention a query gives to the job's target, averaged over the queries of every text
     (1 = every query puts all its attention there). Jobs: ``HEAD_JOBS``.
     """
-    bert = getattr(model, "bert", model)
+    bert = encoder_of(model)
     shape = (bert.config.num_hidden_layers, bert.config.num_attention_heads)
     scores = {job: np.zeros(shape) for job in HEAD_JOBS}
     for text in texts:
