@@ -2,13 +2,16 @@
 
 Two ranks train the shards ``--workers 2`` trains, with the same shares of the loss, and
 end with the same weights to float32 rounding (measured: the same bits, for two ranks);
-rank 0 alone writes; SIGTERM to mpiexec (which forwards it to every rank) saves the step
-and the printed command resumes it bit for bit. Skipped, with one line, without the mpi
-extra (mpi4py and an MPI library with its mpiexec).
+rank 0 alone writes; SIGTERM to mpiexec (which forwards it to every rank) or to one rank
+alone saves the step and the printed command resumes it bit for bit; a rank killed or
+stopped ends the run within seconds. Skipped, with one line, without the mpi extra (mpi4py
+and an MPI library with its mpiexec); where MINIBERT_REQUIRE_MPI=1 (CI), that is a failure.
+Every run is ended, with all its processes, in a ``finally``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -16,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +31,8 @@ from minibert.bridges import mpi
 MPIEXEC = shutil.which("mpiexec", path=os.pathsep.join([str(Path(sys.executable).parent),
                                                         os.environ.get("PATH", "")]))
 _missing = mpi.mpi_available() or (None if MPIEXEC else "no mpiexec on PATH")
+if _missing is not None and os.environ.get("MINIBERT_REQUIRE_MPI") == "1":
+    raise RuntimeError(f"MINIBERT_REQUIRE_MPI=1 but the MPI tests cannot run: {_missing}")
 pytestmark = pytest.mark.skipif(_missing is not None, reason=f"MPI: {_missing}")
 
 RUN = ["--steps", "60", "--eval-every", "30", "--batch-size", "8", "--max-seq-length", "32",
@@ -35,6 +41,59 @@ RUN = ["--steps", "60", "--eval-every", "30", "--batch-size", "8", "--max-seq-le
 
 def mpiexec(*args, ranks: int = 2):
     return [MPIEXEC, "-n", str(ranks), sys.executable, "-m", "minibert", *args]
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (the launcher's proxies and the ranks, which MPICH puts
+    in process groups of their own)."""
+    found, queue = [], [pid]
+    while queue:
+        parent = queue.pop()
+        for task in os.listdir(f"/proc/{parent}/task") if os.path.isdir(f"/proc/{parent}") \
+                else []:
+            with contextlib.suppress(OSError), \
+                    open(f"/proc/{parent}/task/{task}/children") as handle:
+                children = [int(child) for child in handle.read().split()]
+                found += children
+                queue += children
+    return found
+
+
+def end(process: subprocess.Popen) -> None:
+    """Kill a run started in a session of its own: its group, and every process below it."""
+    if process.poll() is None:
+        below = descendants(process.pid)
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        for pid in below:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    process.wait(timeout=60)
+
+
+def start(out, *args, step: int = 10):
+    """``mpiexec -n 2 ... pretrain`` in a session of its own, once rank 0 printed ``step``."""
+    process = subprocess.Popen(mpiexec("pretrain", "--out", str(out), *args),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if line.startswith(f"step {step}/"):
+            return process, seen
+    end(process)
+    raise AssertionError("".join(seen))
+
+
+def rank_pids(process) -> dict[int, int]:
+    """rank -> pid of the ranks below mpiexec (read from their environment)."""
+    ranks = {}
+    for pid in descendants(process.pid):
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/environ", "rb") as handle:
+            for item in handle.read().split(b"\0"):
+                if item.startswith(b"PMI_RANK="):
+                    ranks[int(item.split(b"=")[1])] = pid
+    return ranks
 
 
 def test_two_ranks_train_as_two_workers_and_rank_0_alone_writes(tmp_path):
@@ -74,16 +133,12 @@ def test_sigterm_to_mpiexec_saves_the_step_and_the_command_resumes_exactly(tmp_p
                                capture_output=True, text=True, timeout=600)
     assert reference.returncode == 0, reference.stderr
     out = tmp_path / "run"
-    process = subprocess.Popen(mpiexec("pretrain", "--out", str(out), *longer),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
-    seen = []
-    for line in process.stderr:
-        seen.append(line)
-        if line.startswith("step 10/"):
-            break
-    os.killpg(process.pid, signal.SIGTERM)  # as scancel or timeout stop a job
-    _, rest = process.communicate(timeout=120)
+    process, seen = start(out, *longer)
+    try:
+        os.killpg(process.pid, signal.SIGTERM)  # as scancel or timeout stop a job
+        _, rest = process.communicate(timeout=120)
+    finally:
+        end(process)
     stderr = "".join(seen) + rest
     assert process.returncode == 128 + signal.SIGTERM, stderr
     assert "Traceback" not in stderr
@@ -125,3 +180,77 @@ def test_finetune_under_mpi_is_refused_in_one_line(tmp_path):
         "MPI ranks: run it without mpiexec or srun (pretrain is the command that trains on "
         "MPI ranks)"}
     assert not (tmp_path / "ft").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="finding ranks needs /proc")
+def test_sigterm_to_one_rank_alone_stops_every_rank_at_the_same_step(tmp_path):
+    """The hang this guards against: rank 1 alone decided to stop and waited at a barrier
+    while rank 0 waited in the next step's all-reduce, for ever. The request now rides
+    the all-reduce: both stop after the same step, rank 0 saves it, and it resumes."""
+    longer = [*RUN[:1], "150", *RUN[2:], "--save-every", "5"]
+    reference = subprocess.run(mpiexec("pretrain", "--out", str(tmp_path / "ref"), *longer),
+                               capture_output=True, text=True, timeout=600)
+    assert reference.returncode == 0, reference.stderr
+    out = tmp_path / "run"
+    process, seen = start(out, *longer, step=10)
+    try:
+        ranks = rank_pids(process)
+        assert sorted(ranks) == [0, 1]
+        os.kill(ranks[1], signal.SIGTERM)
+        _, rest = process.communicate(timeout=30)
+    finally:
+        end(process)
+    stderr = "".join(seen) + rest
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert "Traceback" not in stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("minibert pretrain: stopped by SIGTERM (received by rank 1); the "
+                           "checkpoint holds step "), last
+    command = shlex.split(last.split("resume with: ", 1)[1])
+    command[0] = MPIEXEC
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    a, b = weights(out), weights(tmp_path / "ref")
+    assert all(np.array_equal(a[k], b[k]) for k in b)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="finding ranks needs /proc")
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGSTOP"])
+def test_a_rank_killed_or_stopped_ends_the_run_within_seconds(tmp_path, how):
+    """kill -9 of rank 1: the launcher ends the others; SIGSTOP of rank 1 (it stops
+    answering): rank 0's watchdog names it and aborts. Either way every process is gone
+    within 30 s and the last checkpoint is whole."""
+    out = tmp_path / "run"
+    process, seen = start(out, *RUN, "--save-every", "5", step=10)
+    try:
+        ranks = rank_pids(process)
+        below = descendants(process.pid)
+        os.kill(ranks[1], getattr(signal, how))
+        began = time.monotonic()
+        _, rest = process.communicate(timeout=30)
+        while any(os.path.exists(f"/proc/{pid}") and _alive(pid) for pid in below) \
+                and time.monotonic() - began < 30:
+            time.sleep(0.2)
+        assert not [pid for pid in below if _alive(pid)]
+    finally:
+        end(process)
+    stderr = "".join(seen) + rest
+    assert "Traceback" not in stderr
+    if how == "SIGSTOP":
+        assert process.returncode == mpi.ABORT_STATUS, stderr
+        assert "rank 0: rank 1 stopped answering" in stderr, stderr
+    else:
+        assert process.returncode != 0
+    from minibert.training.pretrain import checkpoint_step
+
+    assert checkpoint_step(out) is not None and checkpoint_step(out) % 5 == 0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
