@@ -48,11 +48,10 @@ Dimension legend: B batch, T sequence length, P number of parameters, N workers.
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 from minibert.checks import IGNORE_INDEX, check_int, check_real
+from minibert.family.registry import family_of
 
 __all__ = [
     "accumulate_gradients",
@@ -165,13 +164,14 @@ def shard_weights(shards: list[dict], reduction: str = "global") -> list[tuple[f
 def backward_with(model, weights: tuple[float, float], pair_loss_weight: float = 1.0) -> None:
     """``model.backward`` with a shard's weights (``shard_weights``).
 
-    The second weight is the sentence-pair loss's: ``nsp_weight`` of BertForPreTraining,
-    ``sop_weight`` of AlbertForPreTraining; a masked-LM model takes ``mlm_weight`` only.
-    ``pair_loss_weight`` multiplies it: the objective's own weight of that loss.
+    The second weight is the sentence-pair loss's, under the name the family's row gives it
+    (``nsp_weight`` of BertForPreTraining, ``sop_weight`` of AlbertForPreTraining); any other
+    model takes ``mlm_weight`` only. ``pair_loss_weight`` multiplies it: the objective's own
+    weight of that loss.
     """
     mlm_weight, pair_weight = weights[0], weights[1] * pair_loss_weight
-    parameters = inspect.signature(model.backward).parameters
-    pair = next((name for name in ("nsp_weight", "sop_weight") if name in parameters), None)
+    family = family_of(model)
+    pair = family.pair_weight if type(model) is family.pretraining else None
     if pair is None:
         model.backward(mlm_weight=mlm_weight)
     else:
@@ -180,9 +180,7 @@ def backward_with(model, weights: tuple[float, float], pair_loss_weight: float =
 
 def shard_loss(out, weights: tuple[float, float]) -> float:
     """The shard's share of the batch loss: weight * mean, per part."""
-    mlm = getattr(out, "masked_lm_loss", out.loss)
-    nsp = getattr(out, "next_sentence_loss", None)
-    return weights[0] * (mlm or 0.0) + weights[1] * (nsp or 0.0)
+    return weights[0] * (out.masked_lm_loss or 0.0) + weights[1] * (out.next_sentence_loss or 0.0)
 
 
 def accumulate_gradients(model, shards: list[dict], reduction: str = "global",
