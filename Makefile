@@ -1,7 +1,7 @@
 # The two set-up commands (see README.md). Each creates the virtual environment it needs.
 #   make demo   pretrain the tiny BERT on the toy corpus; write metrics, fill-mask answers
 #               and attention heatmaps to out/demo
-#   make test   install the dev and parity extras and run the whole test suite
+#   make test   install the dev, parity and mpi extras and run the whole test suite
 #   make test-fast  the tests a contributor runs before each commit: no slow, parity or
 #               job tests (tests/conftest.py names the job files); CI runs everything
 #   make site   build the course site into site/ (the docs extra: Sphinx, MyST-NB)
@@ -25,8 +25,8 @@ $(VENV)/.runtime: $(VENV)/bin/python setup.cfg pyproject.toml
 	$(PIP) install --quiet -e .
 	touch $@
 
-# The dev extra (pytest, jupyter, nbclient, ruff, hypothesis) and the parity extra
-# (torch, transformers). The parity tests need PyTorch's CPU build only, but on Linux a
+# The dev extra (pytest, jupyter, nbclient, ruff, hypothesis), the parity extra
+# (torch, transformers) and the mpi extra (mpi4py and pip's MPICH: the MPI tests run). The parity tests need PyTorch's CPU build only, but on Linux a
 # plain "torch==2.13.0" from the default index is the CUDA build (gigabytes of GPU
 # libraries): the CPU build is asked for by its local version "+cpu" (macOS wheels are
 # CPU-only and carry no "+cpu"). PyTorch publishes the "+cpu" wheels on its own CPU wheel
@@ -49,6 +49,8 @@ $(VENV)/.dev: $(VENV)/.runtime
 	    echo "$(PIP) install -e .[dev]"; \
 	    $(PIP) install --quiet -e ".[dev]"; \
 	fi
+	@echo "$(PIP) install -e .[mpi]"; $(PIP) install --quiet -e ".[mpi]" || \
+	    echo "the MPI tests will be skipped: the mpi extra (mpi4py, mpich) did not install" >&2
 	touch $@
 
 # The demo trains on one worker process per core (at most 4), each with one BLAS thread;

@@ -82,6 +82,7 @@ def load_build_script():
 
 
 def test_plain_text_docstrings_read_as_meant():
+    pytest.importorskip("docutils", reason="the site's build needs the docs extra (make site)")
     from minibert_site import plain_text_habits
 
     lines = ["The norm ||a - b|| of ``x|y``, torch's clip_grad_norm_ and f(*args, **kwargs).",
@@ -126,6 +127,29 @@ def test_build_errors_are_one_line_naming_file_and_place(tmp_path, monkeypatch):
                and "literal" in line for line in lines), lines
     assert not any("broken_docstrings.fine" in line for line in lines), lines
     assert len(lines) == 4, lines
+
+
+@pytest.mark.slow
+def test_a_mention_of_a_page_the_site_lacks_stops_the_build(tmp_path):
+    """Mentions of pages become links by name; a name with no page is a dead link: one line."""
+    pytest.importorskip("sphinx",
+                        reason="the docs extra is not installed (pip install -e '.[docs]')")
+    site_build = load_build_script()
+    stage = tmp_path / "stage"
+    (stage / "_extra").mkdir(parents=True)
+    (stage / "docs").mkdir()
+    (stage / "docs" / "here.md").write_text("# Here\n\nA page.\n", encoding="utf-8")
+    (stage / "index.md").write_text(
+        "# A page\n\nSee `docs/here.md`, then `docs/gone.md`.\n\nAnd notebook 99.\n\n"
+        ":::{toctree}\ndocs/here.md\n:::\n", encoding="utf-8")
+    with pytest.raises(site_build.BuildError) as caught:
+        site_build.sphinx(stage, tmp_path / "out")
+    lines = str(caught.value).splitlines()
+    assert any(re.match(r"index\.md:3: WARNING: names the page docs/gone\.md", line)
+               for line in lines), lines
+    assert any(re.match(r"index\.md:5: WARNING: names notebook 99", line)
+               for line in lines), lines
+    assert len(lines) == 2, lines
 
 
 def _notebook(cells) -> str:
@@ -493,3 +517,345 @@ def test_screenshots(browser, server):
         path = SHOTS / f"site_{name}.png"
         assert browser.save_screenshot(str(path)), name
         assert path.stat().st_size > 20_000, name  # a drawn page, not a blank one
+
+
+# -- every screen, every role (round 2) -----------------------------------------------------
+
+SCREENS = [(390, 844), (1280, 720), (1920, 1080)]
+# Pages a reader meets first; the contrast and screen tests open each one.
+SCREEN_PAGES = ["index.html", "notebooks/08_attention_heatmaps.html", "docs/backprop.html",
+                "api/minibert.functional.html", "glossary.html", "lecture/index.html", EXPLORER]
+
+
+def open_as(browser, url: str, width: int, height: int, mode: str) -> None:
+    """Open url at a window size in light or dark mode (the theme's stored choice)."""
+    browser.set_window_size(width, height)
+    browser.get(url)
+    browser.execute_script("localStorage.setItem('mode', arguments[0]);"
+                           "localStorage.setItem('theme', arguments[0]);", mode)
+    browser.get(url)
+    browser.execute_async_script(SETTLE)
+    assert browser.execute_script("return document.documentElement.dataset.theme") == mode
+
+
+CONTRAST = """
+function parse(s) {
+  const m = /rgba?\\(([^)]+)\\)/.exec(s || "");
+  if (!m) return null;
+  const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+  return {rgb: p.slice(0, 3), a: p.length > 3 ? p[3] : 1};
+}
+function luminance(rgb) {
+  const c = rgb.map(function (v) { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+  return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+}
+function background(el) {
+  const layers = [];
+  for (let e = el; e; e = e.parentElement) {
+    const b = parse(getComputedStyle(e).backgroundColor);
+    if (b && b.a > 0) { layers.push(b); if (b.a >= 1) break; }
+  }
+  let rgb = [255, 255, 255];
+  for (let i = layers.length - 1; i >= 0; i--) {
+    const l = layers[i];
+    rgb = rgb.map(function (v, k) { return l.rgb[k] * l.a + v * (1 - l.a); });
+  }
+  return rgb;
+}
+const worst = [];
+document.querySelectorAll("body *").forEach(function (el) {
+  if (el.closest("svg, mjx-container, .MathJax, script, style, noscript, dialog:not([open])"))
+    return;
+  const text = Array.from(el.childNodes).filter(function (n) {
+    return n.nodeType === 3 && n.textContent.trim(); }).map(function (n) {
+    return n.textContent.trim(); }).join(" ");
+  if (!text) return;
+  const style = getComputedStyle(el);
+  const box = el.getBoundingClientRect();
+  if (style.visibility !== "visible" || box.width === 0 || box.height === 0 ||
+      +style.opacity < 0.5 || el.closest("[hidden], [aria-hidden=true]")) return;
+  let hiddenAncestor = false;
+  for (let e = el; e; e = e.parentElement) {
+    const s = getComputedStyle(e);
+    if (s.display === "none" || +s.opacity === 0) { hiddenAncestor = true; break; }
+  }
+  if (hiddenAncestor) return;
+  const bg = background(el);
+  const fg = parse(style.color);
+  const rgb = fg.rgb.map(function (v, k) { return v * fg.a + bg[k] * (1 - fg.a); });
+  const a = luminance(rgb), b = luminance(bg);
+  const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  if (ratio < 4.5) worst.push([Math.round(ratio * 100) / 100, el.tagName + "." +
+    el.className, text.slice(0, 40)]);
+});
+return worst.slice(0, 5);
+"""
+
+
+def low_contrast(browser) -> list:
+    """Text below 4.5:1 against its background, in the page and in its explorer frames."""
+    found = browser.execute_script(CONTRAST)
+    for index in range(len(browser.find_elements("css selector", "iframe.mb-explorer"))):
+        browser.switch_to.frame(browser.find_elements("css selector", "iframe.mb-explorer")[index])
+        try:
+            for _ in range(100):
+                if browser.find_elements("css selector", "[data-ready='1']"):
+                    break
+                time.sleep(0.05)
+            found += [["frame"] + row for row in browser.execute_script(CONTRAST)]
+        finally:
+            browser.switch_to.default_content()
+    return found
+
+
+@needs_site
+@pytest.mark.parametrize("mode", ["light", "dark"])
+@pytest.mark.parametrize("width,height", SCREENS)
+def test_every_text_reads_and_every_page_fits(browser, server, mode, width, height):
+    """Contrast >= 4.5:1 for every text (the embedded explorers too) and no page wider than
+    the window, at a phone, a 1280 x 720 projector and a 1920 x 1080 screen."""
+    problems = []
+    try:
+        for page in SCREEN_PAGES:
+            open_as(browser, server + page, width, height, mode)
+            problems += [f"{page}: contrast {row}" for row in low_contrast(browser)]
+            wide = browser.execute_script("return document.documentElement.scrollWidth")
+            if wide > width:
+                problems.append(f"{page}: {wide} px wide in a {width} px window")
+    finally:
+        browser.set_window_size(1280, 900)
+    assert not problems, "\n".join(problems)
+
+
+@needs_site
+@pytest.mark.slow
+def test_no_page_is_wider_than_a_phone(browser):
+    browser.set_window_size(390, 844)
+    wide = {}
+    try:
+        for page in site_pages():
+            browser.get((SITE / page).as_uri())
+            width = browser.execute_script("return document.documentElement.scrollWidth")
+            if width > 390:
+                wide[page] = width
+    finally:
+        browser.set_window_size(1280, 900)
+    assert not wide, wide
+
+
+def _visible(browser, selector: str) -> bool:
+    return browser.execute_script(
+        "const e = document.querySelector(arguments[0]);"
+        "return !!e && getComputedStyle(e).display !== 'none'"
+        " && e.getBoundingClientRect().width > 0;",
+        selector)
+
+
+def _tap(browser, selector: str) -> None:
+    buttons = [b for b in browser.find_elements("css selector", selector) if b.is_displayed()]
+    assert buttons, f"no visible {selector}"
+    buttons[0].click()
+    time.sleep(0.4)
+
+
+@needs_site
+def test_menu_and_contents_buttons_open_and_collapse(browser, server):
+    """pydata-sphinx-theme #2451: the visible buttons did nothing. On a phone they open the
+    navigation and the page's contents; on a projector they collapse and restore them."""
+    try:
+        open_as(browser, server + "docs/backprop.html", 390, 844, "light")
+        _tap(browser, ".bd-header-article .primary-toggle")
+        assert browser.execute_script("return document.getElementById("
+                                      "'pst-primary-sidebar-modal').open")
+        links = browser.execute_script(
+            "return document.querySelectorAll('#pst-primary-sidebar-modal a.reference').length")
+        assert links > 20
+        browser.execute_script("document.getElementById('pst-primary-sidebar-modal').close()")
+        _tap(browser, ".bd-header-article .secondary-toggle")
+        assert browser.execute_script("return document.getElementById("
+                                      "'pst-secondary-sidebar-modal').open")
+        browser.execute_script("document.getElementById('pst-secondary-sidebar-modal').close()")
+
+        open_as(browser, server + "docs/backprop.html", 1280, 720, "light")
+        assert _visible(browser, "#pst-primary-sidebar")
+        _tap(browser, ".bd-header-article .primary-toggle")
+        assert not _visible(browser, "#pst-primary-sidebar")
+        browser.get(server + "docs/optim.html")  # the choice holds on the next page
+        assert not _visible(browser, "#pst-primary-sidebar")
+        _tap(browser, ".bd-header-article .primary-toggle")
+        assert _visible(browser, "#pst-primary-sidebar")
+
+        open_as(browser, server + "docs/backprop.html", 1920, 1080, "light")
+        assert _visible(browser, "#pst-secondary-sidebar")
+        _tap(browser, ".bd-header-article .secondary-toggle")
+        assert not _visible(browser, "#pst-secondary-sidebar")
+        _tap(browser, ".bd-header-article .secondary-toggle")
+        assert _visible(browser, "#pst-secondary-sidebar")
+    finally:
+        browser.execute_script("localStorage.clear()")
+        browser.set_window_size(1280, 900)
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+@needs_site
+def test_printed_code_wraps_at_the_page_edge(browser, server):
+    browser.get(server + "docs/parallel.html")
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        cut = browser.execute_script(
+            "return Array.from(document.querySelectorAll('pre')).filter(function (p) {"
+            " return p.scrollWidth > p.clientWidth + 1; }).length")
+        wrapping = browser.execute_script(
+            "return getComputedStyle(document.querySelector('div.highlight pre')).whiteSpace")
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+    assert wrapping == "pre-wrap" and cut == 0
+
+
+FILE_NAME = re.compile(r"(^|/)[\w.-]+\.(png|jpe?g|svg|gif)$|^[0-9a-f]{20,}", re.I)
+
+
+@needs_site
+def test_every_image_says_what_it_shows():
+    missing = []
+    for page in site_pages():
+        for tag in re.findall(r"<img\b[^>]*>", (SITE / page).read_text(encoding="utf-8")):
+            alt = re.search(r'\balt="([^"]*)"', tag)
+            if alt is None or not alt.group(1).strip() or FILE_NAME.search(alt.group(1)):
+                missing.append(f"{page}: {tag[:120]}")
+    assert not missing, "\n".join(missing[:20])
+
+
+@needs_fresh_site
+def test_notebooks_link_the_docs_and_docs_link_the_api():
+    """Every page that mentions a docs page links one; every docs page that names an API
+    object in code links the API reference."""
+    unlinked = []
+    for source in sorted((ROOT / "notebooks").glob("[0-9]*.ipynb")):
+        cells = json.loads(source.read_text(encoding="utf-8"))["cells"]
+        prose = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        mentioned = set(re.findall(r"docs/(\w+)\.md", prose))
+        if not mentioned:
+            continue
+        html_text = (SITE / "notebooks" / f"{source.stem}.html").read_text(encoding="utf-8")
+        linked = set(re.findall(r'href="\.\./docs/(\w+)\.html', html_text))
+        if not mentioned & linked:
+            unlinked.append(f"{source.name}: mentions {sorted(mentioned)}, links none")
+    for source in sorted((ROOT / "docs").glob("*.md")):
+        if not re.search(r"`(minibert\.[\w.]+|F\.\w+)(\(\))?`", source.read_text("utf-8")):
+            continue
+        html_text = (SITE / "docs" / f"{source.stem}.html").read_text(encoding="utf-8")
+        if 'href="../api/' not in html_text:
+            unlinked.append(f"docs/{source.name}: names the API, links none")
+    assert not unlinked, "\n".join(unlinked)
+    handout = (SITE / "assignment" / "workspace" / "README.html").read_text(encoding="utf-8")
+    assert re.search(r'href="\.\./\.\./docs/\w+\.html', handout)
+
+
+@needs_site
+def test_the_site_is_organised_by_role():
+    nav = (SITE / "index.html").read_text(encoding="utf-8")
+    captions = re.findall(r'<p aria-level="2" class="caption" role="heading">'
+                          r'<span class="caption-text">([^<]+)</span>', nav)
+    assert captions[:2] == ["Course", "Teaching"], captions
+    course = nav.split("Course</span>", 1)[1].split("caption-text", 1)[0]
+    hrefs = re.findall(r'href="(notebooks/[^"#]+)"', course)
+    assert hrefs[0] == "notebooks/README.html"  # the syllabus, then the notebooks in order
+    numbered = [h for h in hrefs if h[10:12].isdigit()]
+    assert numbered == sorted(numbered) and len(numbered) >= 14
+    teaching = nav.split("Teaching</span>", 1)[1].split("caption-text", 1)[0]
+    for page in ("lecture/index.html", "docs/lecture_50min.html", "docs/lecture_guide.html",
+                 "assignment/index.html", "docs/assignments.html"):
+        assert f'href="{page}"' in teaching, page
+    assert not (SITE / "api" / "minibert.assignment.solutions.html").exists()
+    assert "minibert.assignment.solutions" not in (SITE / "searchindex.js").read_text("utf-8")
+    assert (SITE / "_modules" / "minibert" / "functional.html").is_file()  # [source] pages
+    api = (SITE / "api" / "index.html").read_text(encoding="utf-8")
+    assert api.count('class="caption-text"') >= 5  # the API's navigation, grouped
+    assert "viewcode-link" in (SITE / "api" / "minibert.functional.html").read_text("utf-8")
+    assert re.search(r"minibert \d+\.\d+\.\d+", nav)  # the version stamp
+    titles = [re.search(r"<title>([^<]+)</title>", (SITE / p).read_text("utf-8")).group(1)
+              for p in site_pages() if p.startswith("explorer/") and "pages/" not in p]
+    assert len(titles) == len(set(titles)), titles
+    size = sum(p.stat().st_size for p in SITE.rglob("*") if p.is_file())
+    assert size <= 40e6, f"the site takes {size / 1e6:.1f} MB"
+    mathjax = [p.name for p in (SITE / "_static" / "mathjax").glob("*.js")]
+    assert mathjax == ["tex-svg.js"], mathjax
+
+
+@needs_site
+def test_exercises_are_boxed_with_their_answers_folded():
+    page = (SITE / "notebooks" / "02_embeddings_layernorm.html").read_text(encoding="utf-8")
+    assert page.count('class="section mb-exercise"') + page.count('mb-exercise"') >= 2
+    assert page.count('<details class="mb-answer">') >= 2
+    assert "def my_layernorm_backward" in page.split('<details class="mb-answer">', 1)[1]
+
+
+# The right first hit for each query: the page (or glossary entry) that explains it.
+SEARCHES = {
+    "layernorm backward": ("docs/backprop.html", "notebooks/02_embeddings_layernorm.html"),
+    "why 80/10/10": ("glossary.html#why-80-10-10", "docs/data.html",
+                     "notebooks/06_pretraining_data.html"),
+    "NSP": ("glossary.html#nsp", "notebooks/06_pretraining_data.html", "docs/data.html"),
+    "gradient check": ("glossary.html#gradient-check", "docs/backprop.html"),
+    "attention mask": ("glossary.html#attention-mask", "notebooks/03_attention.html"),
+    "GELU": ("glossary.html#gelu", "notebooks/04_feedforward_block.html"),
+    "AdamW": ("glossary.html#adamw", "docs/optim.html"),
+    "MPI": ("glossary.html#mpi", "docs/parallel.html"),
+}
+
+
+@needs_site
+@pytest.mark.parametrize("query", sorted(SEARCHES))
+def test_search_puts_the_explaining_page_first(browser, server, query):
+    from urllib.parse import quote_plus
+
+    browser.get(server + "search.html?q=" + quote_plus(query))
+    results = []
+    for _ in range(200):
+        results = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#search-results ul.search li a'))"
+            ".map(function (a) { return a.getAttribute('href'); })")
+        if results:
+            break
+        time.sleep(0.05)
+    assert results, query
+    assert results[0].startswith(SEARCHES[query]), (query, results[:5])
+
+
+@needs_site
+def test_every_explorer_tab_has_content_and_the_timeline_is_the_models_history(browser,
+                                                                                server):
+    browser.set_window_size(1280, 720)
+    browser.get(server + EXPLORER)
+    browser.switch_to.frame(browser.find_element("css selector", "iframe.mb-explorer"))
+    try:
+        for _ in range(100):
+            if browser.find_elements("css selector", "[data-ready='1']"):
+                break
+            time.sleep(0.05)
+        empty = []
+        for view in ("head", "model", "neuron", "backward", "aggregate", "timeline"):
+            browser.find_element("css selector", f"button[data-view={view}]").click()
+            drawn = browser.execute_script(
+                "const p = document.querySelector('[data-view=' + arguments[0] + ']:not(button)');"
+                "return p ? p.querySelectorAll('svg, canvas').length : 0;", view)
+            if not drawn:
+                empty.append(view)
+        browser.find_element("css selector", "button[data-view=timeline]").click()
+        points = browser.execute_script(
+            "return Array.from(document.querySelectorAll('svg.mbx-history polyline'))"
+            ".map(function (l) { return l.getAttribute('points').split(' ').length; })")
+        browser.find_element("css selector", "button[data-view=model]").click()
+        sizes = browser.execute_script(
+            "return Array.from(document.querySelectorAll('.mbx-job')).map(function (e) {"
+            " return parseFloat(getComputedStyle(e).fontSize); })")
+    finally:
+        browser.switch_to.default_content()
+        browser.set_window_size(1280, 900)
+    assert not empty, f"empty tabs: {empty}"
+    history = json.loads((minibert.reference_path("tiny-toy") / "history.json").read_text())
+    held = [row for row in history if row.get("split") == "heldout"]
+    assert points == [len(held), len(held)]
+    assert sizes and min(sizes) >= 12  # readable on a 1280 x 720 projector
