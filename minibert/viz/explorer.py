@@ -38,7 +38,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import inspect
 import io
 import itertools
 import json
@@ -209,9 +208,10 @@ def _projection(module, index: int, hidden_states: np.ndarray) -> np.ndarray:
 
 def _model_inputs(model, encoding: dict) -> dict:
     """The encoding's arrays that the model's forward takes (DistilBERT reads no segments)."""
-    accepted = inspect.signature(model.forward).parameters
-    return {key: encoding[key] for key in ("input_ids", "token_type_ids", "attention_mask")
-            if key in accepted and key in encoding}
+    from minibert.family.registry import forward_inputs
+
+    return forward_inputs(model, {key: encoding[key] for key in (
+        "input_ids", "token_type_ids", "attention_mask") if key in encoding})
 
 
 def query_key_scores(model, encoding: dict) -> dict[str, np.ndarray]:
@@ -581,8 +581,7 @@ def load_model(folder):
     family = family_of_folder(folder)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # heads the explorer does not read are left out
-        if family.model_type == "bert" and {"cls.predictions", "cls.seq_relationship"} <= \
-                set(checkpoint_summary(folder)["heads"]):
+        if {"cls.predictions", "cls.seq_relationship"} <= set(checkpoint_summary(folder)["heads"]):
             model = family.pretraining.from_pretrained(folder)
         else:
             model = family.base_model.from_pretrained(folder, **family.base_model_options)
