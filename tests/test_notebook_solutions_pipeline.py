@@ -104,11 +104,14 @@ def test_replace_targets_notebook_check_passes_solution_and_catches_mistakes(cap
                         np.resize(random_ids, 1000))
 
     cases = [
+        (eighty_twenty_zero, "likely mistake: no kept branch"),
         (eighty_twenty_zero, "branch counts [800, 200, 0]"),
         (seventy_twenty_ten, "branch counts [700, 200, 100]"),
         (always_mask, "branch counts [1000, 0, 0]"),
         (closed_boundaries, "the draw 0.8 gave"),
+        (closed_boundaries, "likely mistake: closed boundaries"),
         (random_ids_packed, "targets differ from the rule"),
+        (random_ids_packed, "likely mistake: target k takes random_ids[k]"),
         (in_place, "tokens was modified in place"),
         (returns_int64, "keep the dtype of tokens, int32"),
         (returns_a_row, "got ndarray (1, 1000)"),
@@ -207,6 +210,7 @@ def test_nsp_pair_notebook_check_passes_solution_and_catches_mistakes(capsys):
 
     cases = [
         (flipped_label, "1000 of 1000 results are wrong"),  # the counts agree
+        (flipped_label, "likely mistake: the labels inverted"),
         (closed_boundary, "label counts [501, 499]"),
         (always_is_next, "label counts [0, 1000]"),
         (next_sentence_only, "expected the continuation"),
