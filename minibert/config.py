@@ -49,6 +49,8 @@ def preset_sizes(name: str) -> dict[str, int]:
 class BertFields:
     """The fields of ``BertConfig``, checked on construction (see ``BertConfig`` below)."""
 
+    unties_decoder = False  # a config class whose models may untie the MLM decoder says so
+
     vocab_size: int = 30522  # V: rows of the word-embedding table
     hidden_size: int = 768  # H: width of every token vector
     num_hidden_layers: int = 12  # L: transformer blocks in the encoder
@@ -92,10 +94,9 @@ class BertFields:
         hf_config.positive_real_fields(self, ("initializer_range", "layer_norm_eps"))
         hf_config.check_pad_token_id(self)
         hf_config.check_extra(self)
-        model_type = getattr(self, "model_type", "bert")
-        if not self.tie_word_embeddings and model_type != "bert":
-            raise ValueError(f"tie_word_embeddings must be true for {model_type} (minibert ties "
-                             f"its masked-LM decoder to the word embeddings), got false")
+        if not self.tie_word_embeddings and not self.unties_decoder:
+            raise ValueError(f"tie_word_embeddings must be true for {self.model_type} (minibert "
+                             f"ties its masked-LM decoder to the word embeddings), got false")
         embedding_type = self.extra.get("position_embedding_type", "absolute")
         if embedding_type != "absolute":
             raise ValueError(f"position_embedding_type must be 'absolute' (the only kind "
@@ -128,6 +129,7 @@ class BertConfig(HFConfigFile, ClassifierLabels, BertFields):
     """
 
     model_type = "bert"
+    unties_decoder = True  # its MLM decoder may keep its own table ("tie_word_embeddings": false)
 
     # -- presets ---------------------------------------------------------------------------
     @classmethod
