@@ -22,6 +22,7 @@ var minibertExplore = (function () {
     ".mbx-note{color:#555;font-size:0.92em;margin:4px 0}",
     ".mbx svg text{font-family:system-ui,sans-serif}",
     ".mbx-token{cursor:pointer}",
+    ".mbx-unknown{text-decoration:underline dotted #b03030}",
     ".mbx-grid{display:flex;flex-direction:column;gap:6px}",
     ".mbx-row{display:flex;gap:6px}",
     ".mbx-cellbox{border:1px solid #ddd;padding:2px;cursor:pointer;font-size:10px;line-height:1.2}",
@@ -230,6 +231,10 @@ var minibertExplore = (function () {
     var decimals = data.attentions.decimals;
     root.textContent = "";
     el("h3", {}, root, data.title);
+    if (data.unknown_line) {
+      el("p", {"class": "mbx-note mbx-unknown-line"}, root, "Unknown to this model (underlined " +
+        "dotted below): " + data.unknown_line);
+    }
     if (data.opening) {
       el("p", {"class": "mbx-note mbx-opening"}, root, "Opened on layer " + opening.layer + " \u00b7 head " +
         opening.head + ": the head with the highest job score (" + opening.job + ", " +
@@ -343,10 +348,12 @@ var minibertExplore = (function () {
       }
       shown.labels.forEach(function (label, i) {
         var selected = state.selected.indexOf(i) >= 0;
-        var left = svgEl("text", {"class": "mbx-token mbx-query", x: xl - 8, y: top + i * step + 4,
+        var unknown = (data.unknown || []).length && shown.positions[i].some(function (p) { return data.unknown[p]; });
+        var marked = unknown ? " mbx-unknown" : "";
+        var left = svgEl("text", {"class": "mbx-token mbx-query" + marked, x: xl - 8, y: top + i * step + 4,
           "text-anchor": "end", "font-size": 12, "data-index": i,
           "font-weight": selected ? "bold" : "normal", fill: shown.segments[i] ? "#7a3b00" : "#1f3a60"}, svg, label);
-        var right = svgEl("text", {"class": "mbx-token mbx-key", x: xr + 8, y: top + i * step + 4,
+        var right = svgEl("text", {"class": "mbx-token mbx-key" + marked, x: xr + 8, y: top + i * step + 4,
           "font-size": 12, "data-index": i, fill: shown.segments[i] ? "#7a3b00" : "#1f3a60"}, svg, label);
         left.addEventListener("mouseenter", function () { draw({side: "q", index: i}); });
         right.addEventListener("mouseenter", function () { draw({side: "k", index: i}); });

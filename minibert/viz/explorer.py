@@ -398,6 +398,21 @@ def _encode(model, tokenizer, text: str, text_pair: str | None) -> dict:
     return encoding
 
 
+def _unknown_line(tokenizer, text: str, text_pair: str | None) -> str:
+    """The words of the texts the vocabulary lacks, in one line for the page ("" if none)."""
+    from minibert.tokenization.unknown import unknown_words
+
+    lines = [unknown_words(tokenizer, t).line() for t in (text, text_pair) if t]
+    return "; ".join(line for line in lines if line)
+
+
+def _unknown_tokens(tokens: list[str], unk_token: str) -> list[bool]:
+    """Per token: is it [UNK], or a piece of a word the vocabulary holds only in pieces?"""
+    return [token == unk_token or token.startswith("##")
+            or (i + 1 < len(tokens) and tokens[i + 1].startswith("##"))
+            for i, token in enumerate(tokens)]
+
+
 def _architecture(model) -> str:
     """BERT, ALBERT, DistilBERT or ELECTRA: the model's family (else its class name)."""
     from minibert.family.registry import family_of
@@ -507,6 +522,7 @@ def explore(model, tokenizer, text: str, text_pair: str | None = None, *,
     encoding = _encode(model, tokenizer, text, text_pair)
     ids = encoding["input_ids"][0]
     tokens = tokenizer.convert_ids_to_tokens(ids.tolist())
+    unknown_line = _unknown_line(tokenizer, text, text_pair)
     with eval_mode(model):
         neuron = query_key_scores(model, encoding)
         backward = _backward_target(model, tokenizer, ids, backward, text_pair is not None)
@@ -524,6 +540,7 @@ def explore(model, tokenizer, text: str, text_pair: str | None = None, *,
                   "hidden_size": config.hidden_size},
         "tokens": tokens, "segments": [int(s) for s in segments],
         "special": [t in SPECIAL_TOKENS for t in tokens],
+        "unknown": _unknown_tokens(tokens, tokenizer.unk_token), "unknown_line": unknown_line,
         "pair": text_pair is not None,
         "attentions": _on_grid(attentions, PROBABILITY_DECIMALS),
         "rollout": _on_grid(attention_rollout(attentions), PROBABILITY_DECIMALS),
