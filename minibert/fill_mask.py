@@ -6,8 +6,9 @@ import numpy as np
 
 from minibert import functional as F
 from minibert.family.registry import forward_inputs
+from minibert.tokenization.unknown import UnknownWords, lowercase_mask, unknown_words
 
-__all__ = ["fill_mask"]
+__all__ = ["FillMaskResult", "fill_mask"]
 
 EXCERPT_CHARS = 60  # the most of a user's text an error message repeats
 
@@ -23,6 +24,21 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return f"{head!r} ... {tail!r} ({len(text):,} characters)"
 
 
+class FillMaskResult(list):
+    """fill_mask's answers (a list, as HF's pipeline gives them) that also say what the model
+    did not know: ``unknown`` (an ``UnknownWords``) and ``unknown_line`` (its one line, or "")."""
+
+    unknown: UnknownWords
+
+    def __init__(self, answers, unknown: UnknownWords) -> None:
+        super().__init__(answers)
+        self.unknown = unknown
+
+    @property
+    def unknown_line(self) -> str:
+        return self.unknown.line()
+
+
 def fill_mask(model, tokenizer, text: str, top_k: int = 5):
     """Predict each [MASK] of ``text``.
 
@@ -35,6 +51,10 @@ def fill_mask(model, tokenizer, text: str, top_k: int = 5):
     A text longer than the model reads (``max_position_embeddings`` tokens, [CLS] and
     [SEP] included) is refused with its token count, never cut: a cut could drop the
     [MASK] or the context that decides it.
+
+    The answers come as a ``FillMaskResult``, a list that also names the words of the text
+    that the vocabulary lacks as whole words (read as [UNK] or split into pieces) and the
+    characters read as [UNK]: ``result.unknown_line`` says them in one line ("" if none).
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a string, got {type(text).__name__}")
@@ -43,6 +63,11 @@ def fill_mask(model, tokenizer, text: str, top_k: int = 5):
     encoding = tokenizer(text, return_tensors="np")
     input_ids = encoding["input_ids"]  # (1, T)
     mask_positions = np.flatnonzero(input_ids[0] == tokenizer.mask_token_id)
+    written = lowercase_mask(tokenizer, text)
+    if written is not None:
+        raise ValueError(f"text holds {written!r}: the tokenizer knows the mask only as "
+                         f"{tokenizer.mask_token!r}, in capitals (it reads {written!r} as three "
+                         f"words); write {tokenizer.mask_token}")
     if mask_positions.size == 0:
         raise ValueError(f"text must contain {tokenizer.mask_token!r} at least once, "
                          f"got {excerpt(text)}")
@@ -80,4 +105,5 @@ def fill_mask(model, tokenizer, text: str, top_k: int = 5):
                 "sequence": tokenizer.decode(filled.tolist(), skip_special_tokens=True),
             })
         results.append(answers)
-    return results[0] if len(results) == 1 else results
+    return FillMaskResult(results[0] if len(results) == 1 else results,
+                          unknown_words(tokenizer, text))

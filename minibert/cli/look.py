@@ -27,6 +27,27 @@ from minibert.cli.common import (
 )
 
 
+def _say_unknown(tokenizer, *texts) -> None:
+    """Print, in one line, the words and characters of ``texts`` the vocabulary lacks."""
+    from minibert.tokenization.unknown import unknown_words
+
+    lines = [unknown_words(tokenizer, text).line() for text in texts if text]
+    line = "; ".join(line for line in lines if line)
+    if line:
+        print(f"note: {line}", flush=True)
+
+
+def _refuse_lowercase_mask(tokenizer, text: str | None, name: str) -> None:
+    """Exit 2 when ``text`` writes the mask token in lower case (``[mask]``)."""
+    from minibert.tokenization.unknown import lowercase_mask
+
+    written = lowercase_mask(tokenizer, text) if text else None
+    if written is not None:
+        raise CommandError(f"{name} holds {written!r}: the tokenizer knows the mask only as "
+                           f"{tokenizer.mask_token} in capitals ({written!r} reads as three "
+                           f"words); write {tokenizer.mask_token}")
+
+
 def add_fill_mask(subparsers) -> None:
     parser = add_command(subparsers, "fill-mask", _run_fill_mask,
                          "predict the [MASK] tokens of a text with a pretrained model")
@@ -67,10 +88,16 @@ def _run_fill_mask(args) -> int:
         raise CommandError(f"{args.model!r} has no MLM head (missing "
                            f"{model.loading_info['missing_keys'][0]}); fill-mask needs one")
     bounded(args.top_k, "--top-k", 1, model.config.vocab_size)  # the answers there are
+    _refuse_lowercase_mask(tokenizer, args.text, "TEXT")
     results = fill_mask(model, tokenizer, args.text, top_k=args.top_k)
     per_mask = results if isinstance(results[0], list) else [results]
     finite_output((answer["score"] for answers in per_mask for answer in answers),
                    "its scores", args.model)
+    if results.unknown_line:
+        import sys
+
+        print(f"note: {results.unknown_line}", file=sys.stderr if args.json else sys.stdout,
+              flush=True)
     lines = []
     for index, answers in enumerate(per_mask, 1):
         if len(per_mask) > 1:
@@ -159,6 +186,8 @@ def _run_attention(args) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pretraining heads are not needed for attention
             model = family.base_model.from_pretrained(folder, **family.base_model_options)
+    _refuse_lowercase_mask(tokenizer, args.text, "TEXT")
+    _refuse_lowercase_mask(tokenizer, args.pair, "--pair")
     encoding = tokenizer(args.text, args.pair, return_tensors="np")
     limit = min(args.max_seq_length, model.config.max_position_embeddings)
     length = encoding["input_ids"].shape[1]
@@ -188,6 +217,7 @@ def _run_attention(args) -> int:
         token_type_ids=encoding["token_type_ids"][0],
         attention_mask=encoding["attention_mask"][0], hide_special=args.hide_special,
         merge_pieces=args.merge_pieces, annotate=args.annotate)
+    _say_unknown(tokenizer, args.text, args.pair)
     with file_access("-o must name a file in a folder you can write to"):
         path = viz.save_figure(fig, args.out, dpi=args.dpi)
     print(f"wrote {path} ({view} view, {len(tokens)} tokens)")
@@ -259,6 +289,9 @@ def _run_saliency(args) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the next-sentence head is not needed
             model = BertForMaskedLM.from_pretrained(folder)
+    _refuse_lowercase_mask(tokenizer, args.text, "TEXT")
+    _refuse_lowercase_mask(tokenizer, args.pair, "--pair")
+    _say_unknown(tokenizer, args.text, args.pair)
     fig = viz.fill_mask_saliency_figure(model.eval(), tokenizer, args.text, args.pair,
                                         word=args.token)
     with file_access("-o must name a file in a folder you can write to"):
@@ -310,6 +343,8 @@ def _run_explore(args) -> int:
     folder = model_folder(args.model, "--model")
     with reading_model(args, folder):
         model, tokenizer = load_model(folder)
+    _refuse_lowercase_mask(tokenizer, args.text, "TEXT")
+    _refuse_lowercase_mask(tokenizer, args.pair, "PAIR")
     length, limit = len(tokenizer(args.text, args.pair)["input_ids"]), \
         model.config.max_position_embeddings
     if length > limit:
@@ -319,8 +354,10 @@ def _run_explore(args) -> int:
         raise CommandError(f"{what} {length:,} tokens long ([CLS] and [SEP] included), more "
                            f"than the {limit} the model reads (max_position_embeddings); "
                            f"shorten {them}: got {excerpt(args.text)}")
+    _say_unknown(tokenizer, args.text, args.pair)
     page = explore(model, tokenizer, args.text, args.pair, backward=args.backward,
-                   timeline=folder if args.timeline else None, neuron_layers=neuron_layers)
+                   timeline=folder if args.timeline else None, neuron_layers=neuron_layers,
+                   history=folder)
     with file_access("-o must name a file in a folder you can write to"):
         path = page.save(args.out)
     print(f"wrote {path} ({path.stat().st_size:,} bytes, {len(page.data['tokens'])} tokens; "

@@ -4,7 +4,8 @@
 ``wordpiece`` splits words into vocabulary pieces, longest match first; ``tokenizer``
 is the ``BertTokenizer`` that joins them with the special tokens, pairs, truncation and
 padding (``load_tokenizer`` reads a model folder's); ``trainer`` learns a WordPiece
-vocabulary from text.
+vocabulary from text; ``unknown`` names the words and characters of a text that a
+vocabulary lacks.
 """
 
 from minibert.tokenization.basic import BasicTokenizer
@@ -15,9 +16,15 @@ from minibert.tokenization.tokenizer import (
     load_vocab,
 )
 from minibert.tokenization.trainer import WordPieceTrainer
+from minibert.tokenization.unknown import (
+    UnknownWords,
+    lowercase_mask,
+    unknown_words,
+)
 from minibert.tokenization.wordpiece import WordpieceTokenizer
 
 __all__ = [
-    "BasicTokenizer", "BertTokenizer", "WordPieceTrainer", "WordpieceTokenizer",
-    "clean_up_tokenization", "load_tokenizer", "load_vocab",
+    "BasicTokenizer", "BertTokenizer", "UnknownWords",
+    "WordPieceTrainer", "WordpieceTokenizer", "clean_up_tokenization", "load_tokenizer",
+    "load_vocab", "lowercase_mask", "unknown_words",
 ]

@@ -1,0 +1,85 @@
+"""The room sentences on a model: its top 3 for each, whether a sensible word is among them,
+and the words of the sentence that its vocabulary lacks.
+
+    python benchmarks/room_sentences.py                  # the shipped tiny-toy
+    python benchmarks/room_sentences.py --model DIR      # any folder with an MLM head
+    python benchmarks/room_sentences.py --model DIR --json room.json
+
+The sentences and their sensible answers are ``minibert.data.room.ROOM_SENTENCES``, written
+before the everyday corpus and held out of it. Prints one row per sentence, then the score
+(sentences with a sensible word in the top 3) and how many misses name an unknown word.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from minibert.data.room import ROOM_SENTENCES  # noqa: E402
+from minibert.fill_mask import fill_mask  # noqa: E402
+from minibert.heads import BertForMaskedLM  # noqa: E402
+from minibert.io.fileio import atomic_write_text  # noqa: E402
+from minibert.reference import REFERENCES, reference_path  # noqa: E402
+from minibert.tokenization import load_tokenizer  # noqa: E402
+
+TOP = 3
+
+
+def room_table(model, tokenizer) -> list[dict]:
+    """One row per room sentence: text, top 3, sensible or not, the unknown-words line."""
+    rows = []
+    for room in ROOM_SENTENCES:
+        answers = fill_mask(model, tokenizer, room.text, top_k=TOP)
+        top = [answer["token_str"] for answer in answers]
+        rows.append({"text": room.text, "top": top,
+                     "sensible": any(word in room.sensible for word in top),
+                     "unknown": answers.unknown_line})
+    return rows
+
+
+def score(rows: list[dict]) -> dict:
+    """Sentences answered sensibly, and the misses that name at least one unknown word."""
+    misses = [row for row in rows if not row["sensible"]]
+    return {"sentences": len(rows), "sensible": len(rows) - len(misses),
+            "share": (len(rows) - len(misses)) / len(rows),
+            "misses_naming_unknown": sum(bool(row["unknown"]) for row in misses),
+            "misses": len(misses)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="tiny-toy",
+                        help="a model folder with an MLM head, or tiny-toy (default)")
+    parser.add_argument("--json", metavar="FILE", help="also write the rows and score as JSON")
+    args = parser.parse_args(argv)
+    folder = reference_path(args.model) if args.model in REFERENCES else Path(args.model)
+    if not (folder / "config.json").is_file():
+        print(f"--model {args.model!r}: not a model folder (no config.json)", file=sys.stderr)
+        return 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the NSP head is not needed
+        model = BertForMaskedLM.from_pretrained(folder).eval()
+    tokenizer = load_tokenizer(folder)
+    rows = room_table(model, tokenizer)
+    width = max(len(row["text"]) for row in rows)
+    print(f"{'sentence':<{width}}  {'top 3':<30} ok  unknown words")
+    for row in rows:
+        print(f"{row['text']:<{width}}  {', '.join(row['top']):<30} "
+              f"{'yes' if row['sensible'] else 'no ':<3} {row['unknown']}")
+    result = score(rows)
+    print(f"\n{args.model}: {result['sensible']}/{result['sentences']} sentences with a sensible "
+          f"word in the top {TOP} ({result['share']:.0%}); {result['misses_naming_unknown']} of "
+          f"{result['misses']} misses name an unknown word")
+    if args.json:
+        atomic_write_text(args.json, json.dumps({"model": args.model, "score": result,
+                                                 "rows": rows}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
