@@ -221,14 +221,6 @@ class MaskedLMOutput:
 
 
 @dataclass
-class NextSentencePredictorOutput:
-    loss: float | None
-    logits: np.ndarray  # (B, 2)
-    hidden_states: tuple | None = None
-    attentions: tuple | None = None
-
-
-@dataclass
 class SequenceClassifierOutput:
     """Outputs of a sequence classifier (HF field names)."""
 
@@ -238,14 +230,12 @@ class SequenceClassifierOutput:
     attentions: tuple | None = None  # L arrays (B, N, T, T)
 
 
-@dataclass
-class TokenClassifierOutput:
-    """Outputs of BertForTokenClassification (HF field names)."""
+class NextSentencePredictorOutput(SequenceClassifierOutput):
+    """Outputs of BertForNextSentencePrediction: a sequence classifier's, logits (B, 2)."""
 
-    loss: float | None
-    logits: np.ndarray  # (B, T, C)
-    hidden_states: tuple | None = None
-    attentions: tuple | None = None
+
+class TokenClassifierOutput(SequenceClassifierOutput):
+    """Outputs of BertForTokenClassification: a classifier's fields, logits (B, T, C)."""
 
 
 @dataclass

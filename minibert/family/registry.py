@@ -18,34 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from minibert.config import BertConfig
-from minibert.family.albert import (
-    AlbertConfig,
-    AlbertForMaskedLM,
-    AlbertForPreTraining,
-    AlbertForSequenceClassification,
-    AlbertModel,
-)
-from minibert.family.distilbert import (
-    DistilBertConfig,
-    DistilBertForMaskedLM,
-    DistilBertForSequenceClassification,
-    DistilBertModel,
-)
-from minibert.family.electra import (
-    GENERATOR_FOLDER,
-    ElectraConfig,
-    ElectraForMaskedLM,
-    ElectraForPreTraining,
-    ElectraForSequenceClassification,
-    ElectraModel,
-    ElectraPreTrainer,
-)
-from minibert.family.roberta import (
-    RobertaConfig,
-    RobertaForMaskedLM,
-    RobertaForSequenceClassification,
-    RobertaModel,
-)
+from minibert.family import albert, distilbert, electra, roberta
 from minibert.heads import (
     BertForMaskedLM,
     BertForPreTraining,
@@ -71,11 +44,11 @@ class Family:
     base_model: type  # the bare encoder (attention views, the explorer, embeddings)
     masked_lm: type | None  # the encoder with its MLM head (fill-mask), None if none
     pretraining: type | None  # what `minibert pretrain --architecture` trains, or None
-    objective: str | None  # pretraining objective by default: "nsp", "sop" or "mlm"
     tasks: dict[str, type]  # fine-tuning task -> head model class
     base_model_options: dict = field(default_factory=dict)  # keywords to load base_model
     other_models: tuple[type, ...] = ()  # further classes of the family (no command picks)
-    # The pretraining objectives it trains with (`pretrain --objective`), the default first.
+    # The pretraining objectives it trains with (`pretrain --objective`), the default first:
+    # "nsp", "sop" or "mlm".
     objectives: tuple[str, ...] = ("mlm",)
     # The pretraining model's sentence-pair label: its forward's keyword (the batches call
     # it next_sentence_label whatever the objective) and its backward's weight; None: none.
@@ -95,6 +68,11 @@ class Family:
         return f"{'an' if self.name[0] in 'AEIOU' else 'a'} {self.name} model"
 
     @property
+    def objective(self) -> str | None:
+        """The pretraining objective by default (None for a family that does not pretrain)."""
+        return self.objectives[0] if self.objectives else None
+
+    @property
     def model_classes(self) -> tuple[type, ...]:
         listed = (self.base_model, self.masked_lm, self.pretraining, *self.tasks.values(),
                   *self.other_models)
@@ -102,33 +80,35 @@ class Family:
 
 
 FAMILIES: dict[str, Family] = {family.model_type: family for family in (
-    Family("bert", "BERT", BertConfig, BertModel, BertForMaskedLM, BertForPreTraining, "nsp",
+    Family("bert", "BERT", BertConfig, BertModel, BertForMaskedLM, BertForPreTraining,
            {"classify": BertForSequenceClassification, "tag": BertForTokenClassification,
             "qa": BertForQuestionAnswering},
            objectives=("nsp", "sop", "mlm"), pair_label="next_sentence_label",
            pair_weight="nsp_weight"),
     # ALBERT's MLM folders have no pooler: its encoder is loaded without one. It replaces
     # next-sentence prediction by sentence-order prediction.
-    Family("albert", "ALBERT", AlbertConfig, AlbertModel, AlbertForMaskedLM,
-           AlbertForPreTraining, "sop", {"classify": AlbertForSequenceClassification},
+    Family("albert", "ALBERT", albert.AlbertConfig, albert.AlbertModel,
+           albert.AlbertForMaskedLM, albert.AlbertForPreTraining,
+           {"classify": albert.AlbertForSequenceClassification},
            base_model_options={"add_pooling_layer": False}, objectives=("sop", "mlm"),
            pair_label="sentence_order_label", pair_weight="sop_weight",
            embedding_width="embedding_size", encoder="albert",
            pair_head_dropout="classifier_dropout_prob"),
-    Family("distilbert", "DistilBERT", DistilBertConfig, DistilBertModel,
-           DistilBertForMaskedLM, None, None,
-           {"classify": DistilBertForSequenceClassification}, objectives=(),
+    Family("distilbert", "DistilBERT", distilbert.DistilBertConfig, distilbert.DistilBertModel,
+           distilbert.DistilBertForMaskedLM, None,
+           {"classify": distilbert.DistilBertForSequenceClassification}, objectives=(),
            encoder="distilbert", token_types=False),
     # The discriminator is ELECTRA's model; the generator (ElectraForMaskedLM) trains beside
     # it and is dropped after pretraining, so fill-mask and the views do not read ELECTRA.
-    Family("electra", "ELECTRA", ElectraConfig, ElectraModel, None, ElectraPreTrainer, "mlm",
-           {"classify": ElectraForSequenceClassification},
-           other_models=(ElectraForPreTraining, ElectraForMaskedLM), workers=False,
-           generator_folder=GENERATOR_FOLDER, embedding_width="embedding_size",
-           encoder="electra"),
+    Family("electra", "ELECTRA", electra.ElectraConfig, electra.ElectraModel, None,
+           electra.ElectraPreTrainer, {"classify": electra.ElectraForSequenceClassification},
+           other_models=(electra.ElectraForPreTraining, electra.ElectraForMaskedLM),
+           workers=False, generator_folder=electra.GENERATOR_FOLDER,
+           embedding_width="embedding_size", encoder="electra"),
     # RoBERTa's recipe on BERT's layers: masked LM only, no sentence-pair task, no pooler.
-    Family("roberta", "RoBERTa", RobertaConfig, RobertaModel, RobertaForMaskedLM,
-           RobertaForMaskedLM, "mlm", {"classify": RobertaForSequenceClassification},
+    Family("roberta", "RoBERTa", roberta.RobertaConfig, roberta.RobertaModel,
+           roberta.RobertaForMaskedLM, roberta.RobertaForMaskedLM,
+           {"classify": roberta.RobertaForSequenceClassification},
            base_model_options={"add_pooling_layer": False}),
 )}
 
