@@ -96,7 +96,7 @@ def _medians(results) -> dict:
 
 
 def run_parallel(args, workers: int) -> dict:
-    from minibert.training.parallel import DataParallel
+    from minibert.training.workers import DataParallel
 
     model, optimizer = build(args.vocab)
     batches = make_batches(args.steps + 3, args.batch_size, args.seq_len, args.vocab)
@@ -117,12 +117,12 @@ def run_mpi(args) -> dict | None:
     model, optimizer = build(args.vocab)
     batches = make_batches(args.steps + 3, args.batch_size, args.seq_len, args.vocab)
     results = []
-    parallel = MPIDataParallel(model, optimizer, mpi_world, clip=1.0)
-    for index, batch in enumerate(batches):
-        mpi_world.barrier()  # every step starts together, as the workers' steps do
-        result = parallel.step(batch)
-        if index >= 3:
-            results.append(result)
+    with MPIDataParallel(model, optimizer, mpi_world, clip=1.0) as parallel:
+        for index, batch in enumerate(batches):
+            mpi_world.comm.Barrier()  # every step starts together, as the workers' steps do
+            result = parallel.step(batch)
+            if index >= 3:
+                results.append(result)
     return {**_medians(results), "gradient_bytes": optimizer.flat_grads.nbytes} \
         if mpi_world.rank == 0 else None
 

@@ -108,6 +108,8 @@ class MPIWorld:
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
         self.blas_threads: int | None = None  # set by world() when it limited them
         self.started = False  # past the meeting before the first step (``start``)
+        # past the last step: no collective is left, so a failure needs no abort
+        self.finished = False
 
     def start(self) -> None:
         """Meet the other ranks before the first step: each says whether it is ready.

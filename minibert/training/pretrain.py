@@ -510,7 +510,7 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
     except BaseException as error:
         if world is not None and not world.started:
             world.fail(error)  # the other ranks, waiting to start, stop with this one
-        elif world is not None and not getattr(error, "agreed", False):
+        elif world is not None and not world.finished and not getattr(error, "agreed", False):
             # Only this rank failed: the others would wait for it for ever in the next
             # all-reduce. One line, then MPI_Abort ends every rank.
             world.abort(error)
@@ -581,6 +581,8 @@ def _pretrain_locked(config: TrainingConfig, out_dir: Path, resume: bool, overwr
             _deferred_stop_signals(world is None) as stop_signals:
         try:
             trainer.train(out_dir, step_hook, stop_signals)
+            if world is not None:
+                world.finished = True  # every rank left the loop at the same step
         except FloatingPointError as error:
             raise TrainingDiverged(f"numerical overflow at step {trainer.step + 1}: {error}; "
                                    f"the last checkpoint, if any, is intact") from None
@@ -625,6 +627,7 @@ def _pretrain_other_rank(config: TrainingConfig, out_dir: Path, resume: bool, wo
             _deferred_stop_signals(world is None) as stop_signals:
         try:
             trainer.train(None, None, stop_signals)
+            world.finished = True
         except FloatingPointError as error:
             raise TrainingDiverged(f"numerical overflow at step {trainer.step + 1}: "
                                    f"{error}") from None
