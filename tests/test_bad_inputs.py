@@ -303,8 +303,9 @@ def test_training_config_refuses_a_corpus_that_is_not_a_file_and_what_memory_can
         TrainingConfig(corpus="/dev/zero")
     if available_memory() is None:
         pytest.skip("this system says nothing of its free memory")
-    with pytest.raises(ValueError, match=r"^batch_size 4096 at max_seq_length 512.*need about "
-                                         r"[0-9.]+ TB of memory.*left"):
+    with pytest.raises(ValueError, match=r"^preset large with 24 layers, batch_size 4096, "
+                                         r"max_seq_length 512.*need about [0-9.]+ TB of "
+                                         r"memory.*left.*lower batch_size"):
         TrainingConfig(preset="large", batch_size=4096, max_seq_length=512)
 
 

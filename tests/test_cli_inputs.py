@@ -622,3 +622,14 @@ def test_deeply_nested_config_is_one_line(model_copy):
                                         encoding="utf-8")
     for args in (("fill-mask", "--model", folder, TEXT), ("info", folder)):
         refused(cli(*args, timeout=60), "nests lists and objects more than")
+
+
+def test_a_distillation_too_large_for_the_memory_is_refused_at_once(tmp_path):
+    """distil had no estimate: --batch-size 4096 --max-seq-length 128 grew to 24 GB and was
+    killed by the kernel. Now refused before the teacher is loaded, naming the estimate."""
+    start = time.perf_counter()
+    result = within_16_gb("distil", "--model", "tiny-toy", "-o", str(tmp_path / "student"),
+                          "--batch-size", "4096", "--max-seq-length", "128")
+    refused(result, "--batch-size 4096 at --max-seq-length 128 with a teacher of 4 layers",
+            "GB of memory", "lower --batch-size or --max-seq-length")
+    assert time.perf_counter() - start < 30 and not (tmp_path / "student").exists()

@@ -81,3 +81,17 @@ def test_available_memory_reads_a_bound_where_the_system_has_one():
     if found is not None:  # Linux: /proc/meminfo at least
         assert found[0] >= 0 and isinstance(found[1], str)
     assert M.format_bytes(3.2e9) == "3.2 GB" and M.format_bytes(410e6) == "410 MB"
+
+
+def test_distillation_memory_holds_the_soft_targets_of_every_token():
+    """Six (B, T, V) float32 arrays on top of the student's training and the teacher's
+    forward: doubling the batch or the vocabulary adds what they add."""
+    teacher = small_config(**SMALL)
+    base = M.distillation_memory(teacher, 1, 8, 16)
+    student = M.training_memory(small_config(**{**SMALL, "num_hidden_layers": 1}), 8, 16)
+    soft = 6 * 4 * 8 * 16 * teacher.vocab_size
+    teacher_only = 4 * M.pretraining_parameters(teacher) + int(
+        M.activation_estimate_per_token(teacher, 16) * 8 * 16)
+    assert base["total"] == student["total"] + soft + teacher_only
+    wider = small_config(**{**SMALL, "vocab_size": 2 * SMALL["vocab_size"]})
+    assert M.distillation_memory(wider, 1, 8, 16)["activations"] - base["activations"] >= soft

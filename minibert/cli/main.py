@@ -95,6 +95,13 @@ def _option_names(message: str, parser, command: str) -> str:
     return option + " " + message[found.end(1):].removeprefix("=").lstrip()
 
 
+def _option_of(name: str, parser, command: str) -> str:
+    """The option of ``command`` that sets the library argument ``name`` (``--batch-size``
+    for batch_size, ``--layers`` for num_layers), or ``name`` when it has none."""
+    option = _OPTION_OF_ARGUMENT.get(name, "--" + name.replace("_", "-"))
+    return option if option in command_options(parser, command) else name
+
+
 def _wrapped(message: str) -> str:
     """``message`` for stderr: wrapped at word breaks on a terminal, one line elsewhere."""
     from minibert.checks import wrap_for_terminal
@@ -161,5 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     except (CommandError, TrainingDiverged, MemoryError, *USER_ERRORS) as error:
         message = _option_names(one_line(error, command_options(parser, args.command)),
                                 parser, args.command)
+        if hasattr(error, "describe"):  # a memory refusal: every setting by its option
+            message = error.describe(lambda name: _option_of(name, parser, args.command))
         print(_wrapped(f"minibert {args.command}: error: {message}"), file=sys.stderr)
         return 2

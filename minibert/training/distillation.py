@@ -101,6 +101,34 @@ class DistillConfig:
         return data
 
 
+def check_memory(config: DistillConfig, teacher_dir) -> None:
+    """Refuse (``MemoryRefused``, naming the estimate) a run the machine cannot hold, before
+    anything is loaded: ``training.memory.distillation_memory`` of the teacher in
+    ``teacher_dir`` (a config.json that cannot be read is left to the loader)."""
+    from minibert.config import BertConfig
+    from minibert.training.memory import distillation_memory, refuse_beyond_memory
+
+    try:
+        teacher = BertConfig.from_json_file(Path(teacher_dir) / CONFIG_NAME)
+    except (OSError, ValueError, TypeError):
+        return
+    layers = config.student_layers or max(1, teacher.num_hidden_layers // 2)
+    need = distillation_memory(teacher, layers, config.batch_size, config.max_seq_length)
+
+    def settings(name):
+        return (f"{name('batch_size')} {config.batch_size} at {name('max_seq_length')} "
+                f"{config.max_seq_length} with a teacher of {teacher.num_hidden_layers} layers "
+                f"of width {teacher.hidden_size} and vocab_size {teacher.vocab_size:,} and a "
+                f"student of {layers}")
+
+    def advice(name):
+        return (f"lower {name('batch_size')} or {name('max_seq_length')} (the soft targets "
+                f"are {name('batch_size')} x {name('max_seq_length')} x vocab_size numbers, "
+                f"six times)")
+
+    refuse_beyond_memory(settings, need, advice)
+
+
 def _check_out_dir(out_dir: Path, overwrite: bool) -> None:
     if out_dir.exists() and not out_dir.is_dir():
         raise NotADirectoryError(f"--out {str(out_dir)!r} exists and is not a folder")
@@ -178,6 +206,7 @@ def distil(config: DistillConfig, teacher_dir: str | os.PathLike, out_dir: str |
     progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
     out_dir = Path(out_dir)
     _check_out_dir(out_dir, overwrite)
+    check_memory(config, teacher_dir)
     with run_folder(out_dir, notice=progress):
         return _distil_locked(config, teacher_dir, out_dir, overwrite, progress)
 

@@ -222,26 +222,25 @@ class TrainingConfig:
         return need
 
     def check_memory(self) -> None:
-        """Refuse, with a ValueError naming the estimate, a run that needs more memory than
-        this machine has left (``memory_estimate`` against ``available_memory``)."""
-        from minibert.training.memory import available_memory, format_bytes
+        """Refuse (``MemoryRefused``, a ValueError naming the estimate) a run that needs more
+        memory than this machine has left (``memory_estimate`` against what is free)."""
+        from minibert.training.memory import refuse_beyond_memory
 
         need = self.memory_estimate()
-        available = available_memory()
-        if available is None or need["total"] <= available[0]:
-            return
-        corpus = (f", corpus {self.corpus!r} ({format_bytes(need['corpus'])} in memory)"
-                  if need["corpus"] else "")
-        raise ValueError(
-            f"batch_size {self.batch_size} at max_seq_length {self.max_seq_length}, preset "
-            f"{self.preset!r} with {need['layers']} layers, vocab_size {self.vocab_size:,} and "
-            f"workers {self.workers}{corpus} need about {format_bytes(need['total'])} of "
-            f"memory ({format_bytes(need['weights_and_optimizer'] + need['worker_gradients'])}"
-            f" for {need['parameters']:,} parameters, their gradients and Adam's moments; "
-            f"{format_bytes(need['activations'])} of activations), more than the "
-            f"{format_bytes(available[0])} left ({available[1]}); lower batch_size or "
-            f"max_seq_length, or choose fewer num_layers, a smaller preset or a smaller corpus")
 
+        def settings(name):
+            corpus = f" and {name('corpus')} {self.corpus}" if self.corpus else ""
+            return (f"{name('preset')} {self.preset} with {need['layers']} layers, "
+                    f"{name('batch_size')} {self.batch_size}, {name('max_seq_length')} "
+                    f"{self.max_seq_length}, {name('vocab_size')} {self.vocab_size:,}, "
+                    f"{name('workers')} {self.workers}{corpus}")
+
+        def advice(name):
+            corpus = f", or a smaller {name('corpus')}" if self.corpus else ""
+            return (f"lower {name('batch_size')} or {name('max_seq_length')}, or choose fewer "
+                    f"{name('num_layers')} or a smaller {name('preset')}{corpus}")
+
+        refuse_beyond_memory(settings, need, advice)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
