@@ -158,7 +158,7 @@ def _check_pretraining_memory(config) -> None:
     this machine has left, before anything is allocated (training/memory.py's estimate, with
     the vocabulary at its cap --vocab-size)."""
     from minibert.config import BertConfig
-    from minibert.family.albert import AlbertConfig
+    from minibert.family.registry import FAMILIES
     from minibert.training.memory import (
         pretraining_parameters,
         training_memory,
@@ -169,9 +169,9 @@ def _check_pretraining_memory(config) -> None:
     if config.num_layers is not None:
         sizes["num_hidden_layers"] = config.num_layers
     model = BertConfig.preset(config.preset, **sizes)
-    parameters = pretraining_parameters(model)
-    if config.architecture == "albert":  # one block shared by every layer
-        parameters = AlbertConfig.preset(config.preset, **sizes).num_parameters_estimate()
+    # the family's own count (ALBERT: one block shared by every layer) and BERT's heads
+    family_config = FAMILIES[config.architecture].config_class.preset(config.preset, **sizes)
+    parameters = pretraining_parameters(family_config)
     need = training_memory(model, config.batch_size, config.max_seq_length, config.workers,
                            parameters=parameters)
     _refuse_beyond_memory(
@@ -247,13 +247,14 @@ def _pretrain_workers(args) -> int:
     """--workers, or its default: the cores (at most the batch), 1 with dropout or snapshots;
     under an MPI launcher, the number of ranks."""
     from minibert.bridges.mpi import launched_ranks
+    from minibert.family.registry import FAMILIES
     from minibert.training.pretrain_config import default_workers
 
     if args.workers is not None:
         return bounded(args.workers, "--workers", minimum=1)
     if launched_ranks() > 1:
         return launched_ranks()
-    if args.dropout or args.snapshot_every or args.architecture == "electra":
+    if args.dropout or args.snapshot_every or not FAMILIES[args.architecture].workers:
         return 1
     return max(1, min(default_workers(), args.batch_size))
 
