@@ -6,6 +6,7 @@ when one is missing. One browser serves the whole module.
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 import time
@@ -43,6 +44,8 @@ def browser():
     for flag in ("--headless", "--no-sandbox", "--disable-gpu",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--window-size=1200,1000",
+                 # one process: no renderer outlives a test (tests/conftest.py checks)
+                 "--single-process", "--no-zygote",
                  f"--user-data-dir={tempfile.mkdtemp(prefix='mbx-chromium-')}"):
         options.add_argument(flag)
     options.binary_location = CHROMIUM
@@ -176,6 +179,38 @@ def test_backward_and_aggregate_views(browser, toy_page):
     view(browser, "aggregate")
     choose(browser, "source", "rollout")
     assert "rollout up to layer" in browser.find_element(By.CSS_SELECTOR, "svg.mbx-heatmap").text
+    assert not errors(browser)
+
+
+def test_the_backward_view_says_why_it_is_empty_and_explains_itself(browser, toy,
+                                                                    tmp_path):
+    model, tokenizer = toy
+    sentence = "she deposited the money at the bank before noon."  # the checklist's
+    open_page(browser, explore(model, tokenizer, sentence), tmp_path / "plain.html")
+    view(browser, "backward")
+    note = browser.find_element(By.CSS_SELECTOR, ".mbx-note:last-of-type").text
+    assert "no [MASK] and no second sentence" in note and "needs a BERT" not in note
+    open_page(browser, explore(model, tokenizer, MASKED), tmp_path / "masked.html")
+    view(browser, "backward")
+    text = browser.find_element(By.CSS_SELECTOR, "[data-view=backward]:not(button)").text
+    assert "Left: where each query looks" in text and "gradient × input" in text
+    assert not errors(browser)
+
+
+def test_the_timeline_tab_draws_the_models_own_history(browser, toy, tmp_path):
+    model, tokenizer = toy
+    folder = mb.reference_path("tiny-toy")
+    page = explore(model, tokenizer, MASKED, history=folder)
+    open_page(browser, page, tmp_path / "history.html")
+    view(browser, "timeline")
+    history = json.loads((folder / "history.json").read_text(encoding="utf-8"))
+    held = [row for row in history if row.get("split") == "heldout"]
+    lengths = browser.execute_script(
+        "return Array.from(document.querySelectorAll('svg.mbx-history polyline'))"
+        ".map(function (l) { return l.getAttribute('points').split(' ').length; })")
+    assert lengths == [len(held), len(held)]
+    legend = browser.find_element(By.CSS_SELECTOR, "svg.mbx-history").text
+    assert f"{held[-1]['masked_lm_accuracy']:.2f} at step {held[-1]['step']}" in legend
     assert not errors(browser)
 
 

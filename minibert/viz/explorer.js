@@ -13,7 +13,10 @@ var minibertExplore = (function () {
 
   var CSS = [
     // The page fills its window: text and figures grow with it, for a projector.
-    ".mbx{font:clamp(13px,1.1vw,24px)/1.4 system-ui,sans-serif;color:#222}",
+    ".mbx{font:clamp(13px,1.1vw,24px)/1.4 system-ui,sans-serif;color:#222;background:#fff;color-scheme:light;padding:4px 8px;border-radius:4px}",
+    // a light card of its own: inside a dark page (a notebook's dark theme) the text stays readable
+    ".mbx button,.mbx select,.mbx input{color:#222;font:inherit}",
+    ".mbx h3{color:#222;margin:0.3em 0}",
     ".mbx svg.mbx-figure{height:auto}",
     ".mbx-tabs button{margin:0 2px 4px 0;padding:3px 9px;border:1px solid #aaa;background:#f4f4f4;border-radius:3px;cursor:pointer}",
     ".mbx-tabs button.mbx-on{background:#1f4e8c;color:#fff;border-color:#1f4e8c}",
@@ -25,7 +28,7 @@ var minibertExplore = (function () {
     ".mbx-unknown{text-decoration:underline dotted #b03030}",
     ".mbx-grid{display:flex;flex-direction:column;gap:6px}",
     ".mbx-row{display:flex;gap:6px}",
-    ".mbx-cellbox{border:1px solid #ddd;padding:2px;cursor:pointer;font-size:10px;line-height:1.2}",
+    ".mbx-cellbox{border:1px solid #ddd;padding:3px;cursor:pointer;font-size:1em;line-height:1.25}",
     ".mbx-cellbox:hover{border-color:#1f4e8c}",
     ".mbx-thumb{display:block;image-rendering:pixelated}",
     ".mbx-job{white-space:nowrap}",
@@ -407,7 +410,7 @@ var minibertExplore = (function () {
         for (var h = 0; h < N; h++) {
           (function (layer, head) {
             var box = el("div", {"class": "mbx-cellbox", "data-layer": layer, "data-head": head}, line);
-            box.style.width = Math.max(T * px, 74) + "px";
+            box.style.width = Math.max(T * px, 110) + "px";
             el("div", {}, box, "L" + layer + " \u00b7 H" + head);
             var canvas = el("canvas", {"class": "mbx-thumb", width: T, height: T}, box);
             canvas.style.width = canvas.style.height = T * px + "px";
@@ -503,10 +506,13 @@ var minibertExplore = (function () {
 
     // Backward view: d output / d attention probabilities beside the attention.
     function backwardView() {
-      var back = carried("backward", "No backward view in this page: it needs a BERT with its " +
-        "pretraining heads (an MLM logit at a [MASK], or the NSP logit of a sentence pair).");
+      var back = carried("backward", data.backward_why || "No backward view in this page: it needs " +
+        "an output to explain (a [MASK] in the text, or a sentence pair) and a BERT with its pretraining heads.");
       if (!back) return;
-      note("Output explained: " + back.label + " = " + back.value + ". Gradients by the hand-written backward.");
+      note("Output explained: " + back.label + " = " + back.value + ". Left: where each query looks (the " +
+        "attention). Right: how much that output would rise (red) or fall (blue) if one attention weight grew, " +
+        "computed by the hand-written backward. Below: gradient \u00d7 input, the same output's sensitivity " +
+        "to each input token's embedding times that embedding. Choose the layer and head above.");
       var side = el("div", {"class": "mbx-side"}, panel);
       var attention = matrix(data.attentions, [state.layer, state.head]);
       var gradient = matrix(back.gradients, [state.layer, state.head]);
@@ -532,7 +538,9 @@ var minibertExplore = (function () {
     }
 
     function timelineView() {
-      var timeline = carried("timeline", "No training timeline in this page: record one with " +
+      var timeline = data.timeline;
+      if (!timeline && data.history) { historyView(data.history); return; }
+      timeline = carried("timeline", "No training timeline in this page: record one with " +
         "`minibert pretrain --snapshot-every K` and pass the folder (explore --timeline).");
       if (!timeline) return;
       var steps = timeline.steps;
@@ -559,6 +567,40 @@ var minibertExplore = (function () {
         draw();
       });
       draw();
+    }
+
+    // The model's training record (history.json): its held-out accuracies by step.
+    function historyView(history) {
+      note("How this model learned: held-out accuracy by training step, from its own history.json. " +
+        "(Attention at each step needs snapshots: minibert pretrain --snapshot-every K, then explore --timeline.)");
+      var steps = history.steps, names = Object.keys(history.series);
+      var W = 640, H = 300, x0 = 56, y0 = 20, w = W - x0 - 20, h = H - y0 - 50;
+      var last = steps[steps.length - 1] || 1;
+      var svg = svgEl("svg", {"class": "mbx-figure mbx-history", width: W, height: H + 24 * names.length,
+        viewBox: "0 0 " + W + " " + (H + 24 * names.length)}, panel);
+      var colors = ["#0072b2", "#b34700"];
+      [0, 0.25, 0.5, 0.75, 1].forEach(function (v) {
+        var y = y0 + h * (1 - v);
+        svgEl("line", {x1: x0, x2: x0 + w, y1: y, y2: y, stroke: "#ccc"}, svg);
+        svgEl("text", {x: x0 - 6, y: y + 4, "text-anchor": "end", "font-size": 12, fill: "#222"}, svg, v.toFixed(2));
+      });
+      [0, 0.5, 1].forEach(function (f) {
+        svgEl("text", {x: x0 + w * f, y: y0 + h + 18, "text-anchor": "middle", "font-size": 12, fill: "#222"}, svg,
+          String(Math.round(last * f)));
+      });
+      svgEl("text", {x: x0 + w / 2, y: y0 + h + 36, "text-anchor": "middle", "font-size": 12, fill: "#222"}, svg, "training step");
+      names.forEach(function (name, k) {
+        var values = history.series[name];
+        var points = values.map(function (v, i) {
+          return (x0 + w * steps[i] / last).toFixed(1) + "," + (y0 + h * (1 - v)).toFixed(1);
+        }).join(" ");
+        svgEl("polyline", {points: points, fill: "none", stroke: colors[k % 2], "stroke-width": 2.5}, svg);
+        var y = H + 24 * k + 10;
+        svgEl("line", {x1: x0, x2: x0 + 24, y1: y - 4, y2: y - 4, stroke: colors[k % 2], "stroke-width": 3}, svg);
+        svgEl("text", {x: x0 + 30, y: y, "font-size": 13, fill: "#222"}, svg, name + ": " +
+          values[0].toFixed(2) + " at step " + steps[0] + ", " + values[values.length - 1].toFixed(2) +
+          " at step " + last);
+      });
     }
 
     function syncSelectors() {

@@ -485,9 +485,53 @@ def _timeline_data(timeline, model) -> dict | None:
             "attentions": _on_grid(attentions, PROBABILITY_DECIMALS), "jobs": jobs}
 
 
+# The held-out series of a history.json the timeline tab draws, by the name it shows.
+HISTORY_SERIES = {"masked_lm_accuracy": "masked LM accuracy",
+                  "next_sentence_accuracy": "next-sentence accuracy"}
+
+
+def _history_data(history) -> dict | None:
+    """The held-out rows of a training record (history.json's list, or its path) as the
+    timeline tab's curves: {"steps": [...], "series": {name: [...]}}; None without any."""
+    if history is None:
+        return None
+    if isinstance(history, (str, os.PathLike)):
+        path = Path(history)
+        path = path / "history.json" if path.is_dir() else path
+        if not path.is_file():
+            return None
+        history = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(history, list):
+        raise TypeError(f"history must be history.json's list of rows or its path, got "
+                        f"{type(history).__name__}")
+    held = [row for row in history if isinstance(row, dict) and row.get("split") == "heldout"
+            and all(isinstance(row.get(key), (int, float)) for key in HISTORY_SERIES)]
+    if not held:
+        return None
+    return {"steps": [int(row["step"]) for row in held],
+            "series": {name: [round(float(row[key]), 4) for row in held]
+                       for key, name in HISTORY_SERIES.items()}}
+
+
+def _no_backward_reason(model, tokenizer, ids: np.ndarray, pair: bool) -> str:
+    """Why ``backward="auto"`` found no output to explain, in the words the page shows."""
+    has_mask = bool((ids == tokenizer.mask_token_id).any())
+    if not has_mask and not pair:
+        return ("No output to explain: the text has no [MASK] and no second sentence. Put "
+                "[MASK] in place of a word (the view then explains the model's answer there), "
+                "or give a sentence pair (it explains the next-sentence logit).")
+    wanted = "mlm" if has_mask else "nsp"
+    try:
+        _backward_heads(model, wanted)
+    except ValueError as error:
+        return f"No backward view: {error}"
+    return "No backward view in this page (backward='none')."
+
+
 def explore(model, tokenizer, text: str, text_pair: str | None = None, *,
             backward: str = "auto", timeline=None, neuron_layers=None,
-            title: str | None = None, max_bytes: int = MAX_PAGE_BYTES) -> Explorer:
+            title: str | None = None, max_bytes: int = MAX_PAGE_BYTES,
+            history=None) -> Explorer:
     """Build the interactive page for one text (or sentence pair).
 
     Inputs:
@@ -504,6 +548,9 @@ def explore(model, tokenizer, text: str, text_pair: str | None = None, *,
             size budget allows, spread evenly (all of them for small models).
         title: the page title; default names the model and the text.
         max_bytes: size budget of the page.
+        history: the model's training record (``history.json``'s rows, or the path of
+            that file or of its folder); without attention snapshots the timeline tab
+            draws its held-out accuracies by step. None: no record.
     Returns:
         an :class:`Explorer`.
     """
@@ -549,7 +596,10 @@ def explore(model, tokenizer, text: str, text_pair: str | None = None, *,
         "opening": opening_head(scores),
         "colormap": _colormap_stops(),
         "neuron": None, "backward": None, "timeline": snapshots,
+        "history": _history_data(history),
     }
+    if gradients is None:
+        data["backward_why"] = _no_backward_reason(model, tokenizer, ids, text_pair is not None)
     if gradients is not None:
         data["backward"] = {
             "label": gradients.label, "value": round(gradients.value, 4),
