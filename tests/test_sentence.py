@@ -144,3 +144,23 @@ def test_cli_embed_and_search(capsys):
     assert ranked[0]["score"] >= ranked[1]["score"]
     assert main(["embed", "--model", "no/such/folder", "x"]) == 2
     assert "--model 'no/such/folder' does not exist" in capsys.readouterr().err
+
+
+def test_search_gives_no_score_to_a_text_the_model_reads_as_unk_alone(capsys):
+    """An emoji and a Chinese name were both read as [UNK] alone by tiny-toy and scored
+    +1.0000 against each other: now such a text is listed last with no score, and such a
+    query is refused; the unknown characters are named first."""
+    assert main(["search", "--model", "tiny-toy", "--query", "the goats 🙂", "東京", "🎉",
+                 "the goats"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("note: characters read as [UNK]:") and "東" in lines[0]
+    assert lines[1].split()[:1] == ["1"] and lines[1].endswith("the goats")
+    assert [line.split()[1] for line in lines[2:]] == ["n/a", "n/a"]
+    assert main(["search", "--model", "tiny-toy", "--query", "🙂", "--json", "🎉",
+                 "the goats"]) == 2
+    assert "--query '🙂' holds no word the model 'tiny-toy' knows" in capsys.readouterr().err
+    assert main(["search", "--model", "tiny-toy", "--query", "the goats", "--json", "🎉",
+                 "a goal"]) == 0
+    ranked = json.loads(capsys.readouterr().out)
+    assert ranked[-1] == {"rank": None, "score": None, "text": "🎉",
+                          "reason": "every token is [UNK]"}

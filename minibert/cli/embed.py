@@ -59,6 +59,25 @@ def _sentence_model(args, texts: list[str]):
     return model, tokenizer
 
 
+def _say_unknown(tokenizer, texts: list[str], as_json: bool) -> None:
+    """One line naming the words and characters of ``texts`` the vocabulary lacks (on
+    stderr under --json, so that stdout stays JSON)."""
+    import sys
+
+    from minibert.tokenization.unknown import unknown_words
+
+    line = unknown_words(tokenizer, "\n".join(texts)).line()  # each word named once
+    if line:
+        print(f"note: {line}", file=sys.stderr if as_json else sys.stdout, flush=True)
+
+
+def _nothing_known(tokenizer, text: str) -> bool:
+    """Whether every token of ``text`` is [UNK]: its vector is then that of any such text
+    of its length (an emoji and a Chinese name score +1.0000 against each other)."""
+    tokens = tokenizer.tokenize(text)
+    return all(token == tokenizer.unk_token for token in tokens)
+
+
 def _run_embed(args) -> int:
     """Embed each TEXT as all-MiniLM-L6-v2 does (the mean of the last hidden states over the
     real tokens, scaled to length 1) and print the vectors."""
@@ -67,6 +86,7 @@ def _run_embed(args) -> int:
     from minibert.sentence import sentence_embeddings
 
     model, tokenizer = _sentence_model(args, args.texts)
+    _say_unknown(tokenizer, args.texts, args.json)
     vectors = sentence_embeddings(model, tokenizer, args.texts, max_length=args.max_seq_length)
     finite_output(vectors.ravel(), "the embeddings", args.model)
     if args.json:
@@ -96,12 +116,27 @@ def _run_search(args) -> int:
 
     nonempty_text(args.query, "--query")
     model, tokenizer = _sentence_model(args, args.texts)
+    if _nothing_known(tokenizer, args.query):
+        raise CommandError(f"--query {args.query[:60]!r} holds no word the model {args.model!r} "
+                           f"knows (every token is [UNK]): its vector would be that of any "
+                           f"such text, and every score meaningless; write it with words of "
+                           f"the model's vocabulary")
+    _say_unknown(tokenizer, [args.query, *args.texts], args.json)
     vectors = sentence_embeddings(model, tokenizer, [args.query, *args.texts],
                                   max_length=args.max_seq_length)
     finite_output(vectors.ravel(), "the embeddings", args.model)
     order, scores = rank(vectors[0], vectors[1:])
+    # A text the model reads as [UNK] alone gets no score (it would be its [UNK]s' score,
+    # whatever it says): listed last, unranked.
+    blank = {index for index, text in enumerate(args.texts) if _nothing_known(tokenizer, text)}
     results = [{"rank": place, "score": round(float(score), 6), "text": args.texts[index]}
-               for place, (index, score) in enumerate(zip(order, scores, strict=True), 1)]
+               for place, (index, score) in enumerate(
+                   ((index, score) for index, score in zip(order, scores, strict=True)
+                    if index not in blank), 1)]
+    results += [{"rank": None, "score": None, "text": args.texts[index],
+                 "reason": "every token is [UNK]"} for index in sorted(blank)]
     lines = [f"{result['rank']:>3}  {result['score']:+.4f}  {result['text']}"
+             if result["rank"] is not None else
+             f"  -   n/a     {result['text']}  (every token is [UNK]: no score)"
              for result in results]
     return print_results(results, lines, args.json)
