@@ -33,10 +33,10 @@ def small():
 @pytest.fixture(scope="module")
 def training_text():
     """The training documents of the reference run: the corpus file less pretrain's 5%."""
-    from minibert.training.pretrain_data import _split_documents
+    from minibert.training.pretrain_data import split_documents
 
     corpus = ToyCorpus.generate(DOCUMENTS, 0, seed=0, world="everyday")
-    train, _ = _split_documents(corpus.train, seed=0)
+    train, _ = split_documents(corpus.train, seed=0)
     return [sentence for document in train for sentence in document]
 
 

@@ -133,7 +133,10 @@ def test_the_command_line_takes_the_reference_by_name(tmp_path, monkeypatch, cap
 def test_evaluate_pretrained_needs_a_pretrain_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match="training_config.json"):
         evaluate_pretrained(tmp_path)
+    (tmp_path / "training_config.json").write_text(json.dumps(TrainingConfig().to_dict()))
+    with pytest.raises(ValueError, match="corpus: .* toy corpus"):
+        evaluate_pretrained(tmp_path, corpus=tmp_path / "my_text.txt")
     (tmp_path / "training_config.json").write_text(
-        json.dumps({**TrainingConfig().to_dict(), "corpus": "my_text.txt"}))
-    with pytest.raises(ValueError, match="only toy-corpus runs"):
+        json.dumps({**TrainingConfig().to_dict(), "corpus": str(tmp_path / "my_text.txt")}))
+    with pytest.raises((FileNotFoundError, ValueError), match="my_text.txt"):
         evaluate_pretrained(tmp_path)

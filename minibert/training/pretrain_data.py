@@ -31,7 +31,8 @@ from minibert.tokenization import BertTokenizer
 if TYPE_CHECKING:
     from minibert.training.pretrain_config import TrainingConfig
 
-__all__ = ["PreparedData", "prepare_data", "data_config", "heldout_instances", "batches_of"]
+__all__ = ["PreparedData", "prepare_data", "data_config", "heldout_instances", "batches_of",
+           "split_documents"]
 
 
 @dataclass
@@ -63,7 +64,7 @@ def batches_of(instances: list, tokenizer: BertTokenizer, batch_size: int,
                                 max_predictions_per_seq=max_predictions_per_seq)
 
 
-def _split_documents(documents: list, seed: int) -> tuple[list, list]:
+def split_documents(documents: list, seed: int) -> tuple[list, list]:
     """Hold out ~5% of a text file's documents (at least two, for NotNext) for evaluation.
 
     A corpus of fewer than 6 documents is too small to split: it is evaluated on its
@@ -111,7 +112,7 @@ def prepare_data(config: TrainingConfig, progress: Callable[[str], None] = print
         if len(documents) < 2 and config.objective != "mlm":
             raise ValueError(f"corpus {config.corpus!r} has {len(documents)} document; "
                              f"next-sentence objectives need at least 2 (or use --objective mlm)")
-        train_docs, heldout_docs = _split_documents(documents, config.seed)
+        train_docs, heldout_docs = split_documents(documents, config.seed)
     words = count_words(train_docs)
     progress(f"corpus: {len(train_docs)} training documents ({words:,} words), "
              f"{len(heldout_docs)} held out")

@@ -14,13 +14,18 @@ import warnings
 from pathlib import Path
 
 from minibert.checks import IGNORE_INDEX
-from minibert.data import ToyCorpus
+from minibert.data import ToyCorpus, read_corpus
 from minibert.family.registry import FAMILIES, family_of
 from minibert.heads import BertForPreTraining
 from minibert.tokenization import BertTokenizer
 from minibert.training.loop import eval_mode
 from minibert.training.pretrain_config import TrainingConfig
-from minibert.training.pretrain_data import batches_of, data_config, heldout_instances
+from minibert.training.pretrain_data import (
+    batches_of,
+    data_config,
+    heldout_instances,
+    split_documents,
+)
 
 __all__ = ["evaluate", "unigram_baseline_accuracy", "evaluate_pretrained", "model_inputs"]
 
@@ -86,13 +91,16 @@ def unigram_baseline_accuracy(train_instances, heldout_batches) -> float:
     return correct / max(total, 1)
 
 
-def evaluate_pretrained(model_dir: str | os.PathLike) -> dict[str, float]:
+def evaluate_pretrained(model_dir: str | os.PathLike,
+                        corpus: str | os.PathLike | None = None) -> dict[str, float]:
     """Evaluate a folder written by ``pretrain`` again, on the held-out data of its run.
 
-    The held-out documents are regenerated from the folder's training_config.json (toy
-    corpus only) and cut into instances with the folder's own vocabulary, so the result
-    repeats metrics.json's held-out figures up to the rounding of this machine's BLAS.
-    Returns masked_lm_accuracy/loss and next_sentence_accuracy/loss (for "nsp"/"sop").
+    The held-out documents are regenerated from the folder's training_config.json (the toy
+    corpus), or, for a run on a text file, read from that file (``corpus``, default the path
+    the run named) and held out as the run held them out; they are cut into instances with
+    the folder's own vocabulary, so the result repeats metrics.json's held-out figures up to
+    the rounding of this machine's BLAS. Returns masked_lm_accuracy/loss and
+    next_sentence_accuracy/loss (for "nsp"/"sop").
     """
     model_dir = Path(model_dir)
     settings = model_dir / "training_config.json"
@@ -100,18 +108,21 @@ def evaluate_pretrained(model_dir: str | os.PathLike) -> dict[str, float]:
         raise FileNotFoundError(f"model_dir {str(model_dir)!r} has no training_config.json: "
                                 f"only a folder written by pretrain can be evaluated again")
     config = TrainingConfig.from_dict(json.loads(settings.read_text(encoding="utf-8")))
-    if config.corpus is not None:
-        raise ValueError(f"model_dir {str(model_dir)!r} was trained on the text file "
-                         f"{config.corpus!r}; only toy-corpus runs can be evaluated again")
+    if config.corpus is None and corpus is not None:
+        raise ValueError(f"corpus: model_dir {str(model_dir)!r} was trained on the toy corpus, "
+                         f"not on a text file; got corpus={str(corpus)!r}")
     family = FAMILIES[config.architecture]
     if family.generator_folder:  # ELECTRA's generator and discriminator
         raise ValueError(f"model_dir {str(model_dir)!r} holds a {config.architecture} run, two "
                          f"models; only runs of one model can be evaluated again")
     model_class = family.pretraining  # the class the run trained
-    corpus = ToyCorpus.generate(config.num_documents, config.num_heldout_documents,
-                                seed=config.seed)
+    if config.corpus is None:
+        heldout = ToyCorpus.generate(config.num_documents, config.num_heldout_documents,
+                                     seed=config.seed).heldout
+    else:
+        _, heldout = split_documents(read_corpus(corpus or config.corpus), config.seed)
     tokenizer = BertTokenizer.from_pretrained(model_dir)
-    instances = heldout_instances(corpus.heldout, tokenizer, data_config(config))
+    instances = heldout_instances(heldout, tokenizer, data_config(config))
     with warnings.catch_warnings():
         # The pretraining heads are all there; nothing to report about unused weights.
         warnings.simplefilter("ignore")
