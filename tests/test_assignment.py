@@ -317,7 +317,8 @@ def test_the_student_s_backward_trains_bert(tree, tmp_path):
     assert np.allclose(_train_losses(), losses, rtol=1e-9, atol=0.0)
     assert losses[-1] < 0.7 * losses[0]
     solutions = tree / "solutions"
-    unscaled = (solutions / "dropout.py").read_text().replace("dout * cache.scale, 0.0", "dout * 1.0, 0.0")
+    unscaled = (solutions / "dropout.py").read_text().replace("dout * cache.scale, 0.0",
+                                                              "dout * 1.0, 0.0")
     mutant = _copy(solutions, tmp_path / "unscaled", **{"dropout.py": unscaled})
     with mb.use_implementation(mutant, names=["dropout_backward"]):
         assert not np.allclose(_train_losses()[1:], losses[1:], rtol=1e-6, atol=0.0)

@@ -144,8 +144,10 @@ def prove_writable(path) -> None:
     if target is None:
         return
     folder = target.parent
+    while not folder.exists() and folder != folder.parent:  # the write makes the folders
+        folder = folder.parent
     if not folder.is_dir():
-        raise FileNotFoundError(errno.ENOENT, "its folder does not exist", str(path))
+        raise NotADirectoryError(errno.ENOTDIR, f"{folder} is not a folder", str(path))
     try:
         handle, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".probe",
                                          dir=folder)

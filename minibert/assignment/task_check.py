@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from minibert.assignment.checks import CheckFailed, run_checks
-from minibert.assignment.integrity import autodiff_loaded, scan_file, watch_reference
+from minibert.assignment.integrity import (
+    AuditWatch,
+    GraderSnapshot,
+    autodiff_loaded,
+    foreign_library_modules,
+    library_flags,
+    scan_file,
+    watch_reference,
+    watch_threads,
+)
 from minibert.assignment.tasks import task_by_name
 from minibert.assignment.workspace import (
     TaskLoadError,
@@ -25,6 +34,10 @@ from minibert.assignment.workspace import (
 )
 
 __all__ = ["TaskResult", "check_task", "grade_task"]
+
+
+class _Tampered(Exception):
+    """The task's file changed the grader's own functions."""
 
 
 @dataclass
@@ -64,9 +77,11 @@ def check_task(workspace, task: str, hidden_seed: int | None = None, kind: str |
         return TaskResult(*grade_bug(folder, task))
     spec = task_by_name(task)
     path = folder / spec.file
-    flags = scan_file(path, spec) if path.is_file() else []
+    flags = scan_file(path, spec) + library_flags(path, spec) if path.is_file() else []
     calls: list[str] = []
     before = set(sys.modules)
+    foreign_before = set(foreign_library_modules())
+    audit = AuditWatch.install()
     loaded = False
 
     def signal_loaded() -> None:
@@ -76,15 +91,24 @@ def check_task(workspace, task: str, hidden_seed: int | None = None, kind: str |
         loaded = True
 
     try:
-        with isolated_imports(folder, spec), watch_reference(spec, folder, calls):
+        with isolated_imports(folder, spec), watch_reference(spec, folder, calls), \
+                watch_threads(spec.file, calls):
+            snapshot = GraderSnapshot()
+            audit.start(folder, spec.file)
             try:
                 functions = load_task_functions(folder, spec)
             finally:
                 signal_loaded()
+            _verify(snapshot)
             run_checks(task, functions, "public")
             if hidden_seed is not None:
                 run_checks(task, functions, "hidden", hidden_seed)
+            _verify(snapshot)
         passed, message = True, "ok"
+    except _Tampered as error:
+        passed, message = False, _one_line(f"{spec.file} changed the grader's own {error} "
+                                           f"(the task scores 0)")
+        flags.append(message)
     except (TaskLoadError, CheckFailed) as error:
         passed, message = False, _one_line(str(error))
     except NotImplementedError as error:
@@ -98,12 +122,23 @@ def check_task(workspace, task: str, hidden_seed: int | None = None, kind: str |
     except Exception as error:  # the student's code may raise anything: report it, go on
         passed, message = False, _one_line(f"{spec.function} raised {type(error).__name__}: "
                                            f"{error}{_location(error, folder)}")
+    finally:
+        calls += audit.stop()
     flags += [c for c in calls if c not in flags]
+    flags += [f"{spec.file}: {line}" for line in foreign_library_modules()
+              if line not in foreign_before]
     flags += [f"{spec.file}: {name} was imported while the task ran (automatic "
               f"differentiation; the task asks for the gradient by hand)"
               for name in autodiff_loaded(before)
               if not any(f" {name}" in flag for flag in flags)]
     return TaskResult(passed, message, flags)
+
+
+def _verify(snapshot: GraderSnapshot) -> None:
+    changed = snapshot.changed()
+    if changed:
+        snapshot.restore()
+        raise _Tampered(", ".join(changed[:3]) + (" ..." if len(changed) > 3 else ""))
 
 
 def grade_task(workspace, task: str, hidden_seed: int | None = None) -> tuple[bool, str]:

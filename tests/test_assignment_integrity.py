@@ -1,0 +1,208 @@
+"""Integrity: each shortcut planted into the solutions is flagged or scores zero for its task;
+the solutions and honest work with a renamed variable carry no flag; the grader survives a
+task that kills its parent or leaves a process behind; submissions alike are reported."""
+
+import inspect
+import os
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from minibert import functional as F
+from minibert.assignment import check_task, create_workspace, grade, grade_all
+from minibert.assignment.mistakes import write_submission
+from minibert.assignment.similarity import fingerprint, similarity, tokens
+
+SEED = 97
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> Path:
+    return create_workspace(tmp_path_factory.mktemp("course") / "hw", instructor=True, seed=SEED)
+
+
+def _plant(tree: Path, target: Path, files: dict[str, str]) -> Path:
+    return write_submission(target, tree / "solutions",
+                            {name: textwrap.dedent(text) for name, text in files.items()})
+
+
+def _renamed_copy_of_layernorm() -> str:
+    source = textwrap.dedent(inspect.getsource(F.layernorm_backward))
+    for old, new in (("dx_hat", "grad_normed"), ("projection", "proj"), ("width", "h"),
+                     ("dweight", "gamma_grad"), ("dbias", "beta_grad")):
+        source = source.replace(old, new)
+    return "import numpy as np\nfrom minibert.functional import column_sum, row_mean\n\n" + source
+
+
+# task, file, text, the words of the flag (or None: the task scores zero)
+SHORTCUTS = [
+    ("linear", "linear.py", """
+        import minibert.assignment.task_check as grader
+        grader.run_checks = lambda *args, **kwargs: None
+
+        def linear_backward(dout, cache):
+            return None
+        """, None),
+    ("encoder_block", "encoder_block.py", """
+        from minibert import flat_layer
+
+        def encoder_block_backward(dout, cache):
+            return flat_layer.bert_layer_backward(dout, cache)
+        """, "bert_layer_backward"),
+    ("encoder_block", "encoder_block.py", """
+        import importlib
+
+        def encoder_block_backward(dout, cache):
+            library = importlib.import_module("minibert." + "flat" + "_layer")
+            return getattr(library, "bert_layer_" + "backward")(dout, cache)
+        """, "calls minibert's own bert_layer_backward"),
+    ("layernorm", "layernorm.py", """
+        import inspect
+        from minibert import functional as library
+
+        namespace = dict(vars(library))
+        exec(compile(inspect.getsource(library.layernorm_backward), "my_helpers.py", "exec"),
+             namespace)
+        layernorm_backward = namespace["layernorm_backward"]
+        """, "exec/compile"),
+    ("layernorm", "layernorm.py", """
+        import importlib.util
+        from minibert import functional as library
+
+        spec = importlib.util.spec_from_file_location("my_layers", library.__file__)
+        mine = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mine)
+        layernorm_backward = mine.layernorm_backward
+        """, "loads minibert's functional.py as module 'my_layers'"),
+    ("softmax", "softmax.py", """
+        import threading
+
+        def softmax_backward(dout, cache):
+            box = {}
+
+            def work():
+                probs = cache.probs
+                box["dx"] = probs * (dout - (dout * probs).sum(axis=cache.axis, keepdims=True))
+
+            worker = threading.Thread(target=work)
+            worker.start()
+            worker.join()
+            return box["dx"]
+        """, "starts a thread"),
+    ("gelu", "gelu.py", """
+        from minibert import functional as F
+
+        def gelu_backward(dout, cache):
+            h = 1e-6
+            plus = F.gelu_forward(cache.x + h, cache.approximate)[0]
+            minus = F.gelu_forward(cache.x - h, cache.approximate)[0]
+            return dout * (plus - minus) / (2 * h)
+        """, "calls minibert's own gelu_forward"),
+    ("layernorm", "layernorm.py", _renamed_copy_of_layernorm(),
+     "of minibert's layernorm_backward (minibert.functional) is in this file"),
+    ("layernorm", "layernorm.py", """
+        from minibert import functional
+
+        def layernorm_backward(dout, cache):
+            return getattr(functional, "layernorm" + "_backward")(dout, cache)
+        """, "calls minibert's own layernorm_backward (this task's answer)"),
+]
+
+
+@pytest.mark.parametrize("task,file,text,said", SHORTCUTS,
+                         ids=[f"{s[0]}-{i}" for i, s in enumerate(SHORTCUTS)])
+def test_each_shortcut_is_flagged_or_scores_zero(tree, tmp_path, task, file, text, said):
+    student = _plant(tree, tmp_path / "s", {file: text})
+    result = check_task(student, task, hidden_seed=SEED)
+    if said is None:
+        assert not result.passed, result
+        assert "changed the grader's own" in result.message, result
+    else:
+        assert any(said in flag for flag in result.flags), result
+    other = check_task(student, "dropout")  # another task of the same folder: untouched
+    assert other.passed and other.flags == [], other
+
+
+def test_a_replaced_grader_scores_zero_in_the_grader_s_processes(tree, tmp_path):
+    student = _plant(tree, tmp_path / "s", {"linear.py": SHORTCUTS[0][2]})
+    rows = {row.task: row for row in grade(student, jobs=2).rows}
+    assert rows["linear"].points == 0 and "changed the grader's own" in rows["linear"].message
+    assert rows["layernorm"].passed and not rows["layernorm"].flags
+
+
+def test_honest_work_with_a_renamed_variable_is_not_flagged(tree, tmp_path):
+    files = {}
+    for name, old, new in (("layernorm.py", "dx_hat", "d_normed"), ("linear.py", "rows_x", "xs"),
+                           ("attention.py", "d_scores", "grad_scores"),
+                           ("encoder_block.py", "d_sum", "grad_total"),
+                           ("cross_entropy.py", "one_hot", "target")):
+        text = (tree / "solutions" / name).read_text()
+        assert old in text, name
+        files[name] = text.replace(old, new)
+    student = _plant(tree, tmp_path / "s", files)
+    report = grade(student, jobs=2)
+    assert report.total == 100 and report.flags == [], report.table()
+
+
+def test_the_similarity_ignores_names_comments_and_strings():
+    source = textwrap.dedent(inspect.getsource(F.softmax_backward))
+    renamed = source.replace("dx", "result").replace("dout", "g") + "\n# a comment\n"
+    assert tokens(source) == tokens(renamed)
+    assert similarity(fingerprint(source), fingerprint(renamed)) == 1.0
+    other = textwrap.dedent(inspect.getsource(F.layernorm_backward))
+    assert similarity(fingerprint(source), fingerprint(other)) < 0.5
+
+
+KILLS_PARENT = """
+import os
+import signal
+
+os.kill(os.getppid(), signal.SIGKILL)
+"""
+
+LEAVES_A_PROCESS = """
+import subprocess
+import sys
+
+subprocess.Popen([sys.executable, "-c", "import time\\nwhile True: time.sleep(0.01)",
+                  "{marker}"], start_new_session=True, stdout=subprocess.DEVNULL,
+                 stderr=subprocess.DEVNULL)
+"""
+
+
+def _running(marker: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(entry.name)
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_grader_survives_a_task_that_kills_it_or_leaves_a_process(tree, tmp_path):
+    marker = f"minibert-test-leftover-{os.getpid()}-{time.time_ns()}"
+    solutions = tree / "solutions"
+    killer = _plant(tree, tmp_path / "class" / "killer", {
+        "gelu.py": (solutions / "gelu.py").read_text() + KILLS_PARENT})
+    _plant(tree, tmp_path / "class" / "spawner", {
+        "softmax.py": (solutions / "softmax.py").read_text()
+        + LEAVES_A_PROCESS.replace("{marker}", marker)})
+    _plant(tree, tmp_path / "class" / "honest", {})
+    graded = {name: report for name, report, _ in
+              grade_all(tmp_path / "class", out=tmp_path / "grades.csv", jobs=2)}
+    assert (tmp_path / "grades.csv").is_file()
+    assert graded["honest"].total == 100 and not graded["honest"].flags
+    rows = {row.task: row for row in graded["killer"].rows}
+    assert rows["gelu"].points == 0 and "killed" in rows["gelu"].message
+    assert graded["killer"].total == 100 - rows["gelu"].max_points
+    spawner = {row.task: row for row in graded["spawner"].rows}
+    assert any("starts a process" in flag for flag in spawner["softmax"].flags)
+    assert _running(marker) == []
+    assert killer.is_dir()
