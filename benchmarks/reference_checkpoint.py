@@ -12,6 +12,10 @@ differences grow over thousands of steps: so this compares metrics, not bytes. I
 the shipped and the retrained held-out figures and probes side by side, and fails when an
 accuracy moves by more than ``--tolerance`` (default 0.02) or the probes by more than one.
 
+A run on the everyday world (``--corpus everyday.txt`` in its recipe) first writes that file
+with ``python -m minibert.data.make_corpus -o everyday.txt`` (12,000 documents, seed 0); the
+shipped folder names the file without a folder, and command.txt says how to make it.
+
 ``--write`` is how the shipped folder was made: it keeps config.json, model.safetensors,
 vocab.txt, tokenizer_config.json, metrics.json, training_config.json, history.json, the
 fill-mask answers to the 12 ambiguity probes (fill_mask.json), to the 45 paraphrases of
@@ -23,6 +27,7 @@ and to the README's two examples (readme_examples.json), and command.txt; nothin
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shutil
 import sys
@@ -47,6 +52,9 @@ README_EXAMPLES = (
 )
 PROBE_FILES = {"fill_mask.json": None, "paraphrases.json": PARAPHRASE_PROBES,
                "readme_examples.json": README_EXAMPLES}
+# The file name a corpus run's recipe gives its text (made by minibert.data.make_corpus).
+CORPUS_FILE = "everyday.txt"
+CORPUS_COMMAND = f"python -m minibert.data.make_corpus -o {CORPUS_FILE}"
 COMPARED = ("masked_lm_accuracy", "next_sentence_accuracy", "masked_lm_loss",
             "next_sentence_loss", "unigram_baseline_accuracy")
 
@@ -64,6 +72,8 @@ def pretrain_command(config: TrainingConfig) -> str:
              "balance_next_sentence": "--balance-next-sentence",
              "next_sentence_weight": "--next-sentence-weight"}
     parts = ["minibert pretrain --out DIR"]
+    if config.corpus is not None:
+        parts.append(f"--corpus {Path(config.corpus).name}")
     for field, flag in flags.items():
         value = getattr(config, field)
         # Every recipe field is written out, even at its default, so the command stays true
@@ -90,10 +100,17 @@ def write_reference(run: Path, destination: Path, config: TrainingConfig) -> Non
     staging.mkdir(parents=True)
     for name in KEPT_FILES:
         shutil.copy2(run / name, staging / name)
+    first = ""
+    if config.corpus is not None:
+        # The shipped recipe names the file as make_corpus writes it, in the current folder.
+        saved = json.loads((run / "training_config.json").read_text(encoding="utf-8"))
+        atomic_write_json(staging / "training_config.json",
+                          {**saved, "corpus": Path(config.corpus).name})
+        first = f"# first: {CORPUS_COMMAND} (12,000 documents, seed 0)\n"
     for name, results in probe_results(run).items():
         atomic_write_json(staging / name, results)
     atomic_write_text(staging / "command.txt",
-                      f"{pretrain_command(config)}\n"
+                      f"{pretrain_command(config)}\n{first}"
                       f"# then keep: {', '.join(KEPT_FILES)}; {', '.join(PROBE_FILES)} from "
                       f"minibert.demo.run_probes (benchmarks/reference_checkpoint.py --write)\n")
     shutil.rmtree(destination, ignore_errors=True)
@@ -152,6 +169,12 @@ def main() -> int:
             run = Path(args.existing)
         else:
             run = Path(args.out) if args.out else Path(scratch) / NAME
+            if config.corpus is not None and not Path(config.corpus).is_file():
+                from minibert.data.make_corpus import main as make_corpus
+
+                corpus = Path(scratch) / CORPUS_FILE
+                make_corpus(["-o", str(corpus)])
+                config = dataclasses.replace(config, corpus=str(corpus))
             pretrain(config, run, overwrite=True)
         if args.write:
             write_reference(run, shipped, config)

@@ -65,15 +65,30 @@ def test_command_txt_runs_the_recipe_of_the_run(folder, tmp_path, monkeypatch, c
         return {"steps": config.steps}
 
     monkeypatch.setattr(pretraining, "pretrain", record)
+    if saved.corpus is not None:  # a run on the everyday world: its file, as command.txt says
+        monkeypatch.chdir(tmp_path)
+        _make_corpus(saved.corpus)
     assert main(argv[1:]) == 0, capsys.readouterr().err
     assert given == [saved]
     assert reference_metrics(NAME)["steps"] == saved.steps
 
 
+def _make_corpus(path) -> None:
+    """Write the everyday world's text where a corpus run's recipe expects it."""
+    from minibert.data.make_corpus import main as make_corpus
+
+    assert make_corpus(["-o", str(path)]) == 0
+
+
 @pytest.mark.slow
-def test_evaluating_again_repeats_metrics_json(folder):
+def test_evaluating_again_repeats_metrics_json(folder, tmp_path):
     recorded = reference_metrics(NAME)
-    again = evaluate_pretrained(folder)
+    saved = TrainingConfig.from_dict(json.loads((folder / "training_config.json").read_text()))
+    corpus = None
+    if saved.corpus is not None:
+        corpus = tmp_path / saved.corpus
+        _make_corpus(corpus)
+    again = evaluate_pretrained(folder, corpus=corpus)
     assert again["heldout_sequences"] == recorded["heldout_sequences"]
     # One prediction in a thousand may flip where two logits tie within BLAS rounding.
     for key in ("masked_lm_accuracy", "next_sentence_accuracy"):
