@@ -633,3 +633,15 @@ def test_a_distillation_too_large_for_the_memory_is_refused_at_once(tmp_path):
     refused(result, "--batch-size 4096 at --max-seq-length 128 with a teacher of 4 layers",
             "GB of memory", "lower --batch-size or --max-seq-length")
     assert time.perf_counter() - start < 30 and not (tmp_path / "student").exists()
+
+
+def test_a_diverging_run_with_workers_says_it_diverged_not_labels(tmp_path):
+    """A worker's NaN loss was reported as "worker 0 ValueError: ... every shard needs
+    labels", with a --resume command that diverges again; now it is the run's divergence,
+    named as the single process names it, with no resume advice."""
+    result = cli("pretrain", "-o", tmp_path / "run", "--workers", "2", "--lr", "1e4",
+                 "--steps", "40", "--num-documents", "100", "--save-every", "5", timeout=300)
+    refused(result, "the loss became nan at step", "the run diverged; try a smaller "
+            "learning rate (resuming with the same settings diverges again)",
+            command="pretrain")
+    assert "labels" not in result.stderr and "resume with:" not in result.stderr

@@ -74,9 +74,10 @@ def _build(meta: dict, shared: W.SharedBuffers):
 def _forward_backward(model, meta: dict, arrays: dict) -> float:
     weights = tuple(meta["weights"])
     out = model(**arrays)
-    if out.loss is None or not math.isfinite(out.loss):
-        raise ValueError(f"the shard's loss is {out.loss}; every shard needs labels and a "
-                         "finite loss")
+    if out.loss is None:
+        raise ValueError("the shard's forward computed no loss; every shard needs labels")
+    if not math.isfinite(out.loss):  # the run diverged: the parent raises TrainingDiverged
+        raise ArithmeticError(f"{W.DIVERGED} {out.loss}")
     P.backward_with(model, weights, meta["pair_loss_weight"])
     return P.shard_loss(out, weights)
 

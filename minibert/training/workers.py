@@ -82,6 +82,11 @@ def recv_message(conn: Connection) -> tuple[str, dict, dict]:
     return header["kind"], header["meta"], arrays
 
 
+# How a worker reports a loss that is NaN or infinite: not a failure of the worker, but of
+# the run (too large a learning rate), which the parent raises as TrainingDiverged.
+DIVERGED = "the loss of the shard became"
+
+
 class WorkerError(RuntimeError):
     """A worker process failed or died; all workers have been stopped.
 
@@ -429,6 +434,15 @@ class DataParallel(Transport):
             others = sorted(set(errors) - {rank})
             also = f" (then worker(s) {others} stopped too)" if others else ""
             message, how, _ = errors[rank]
+            if DIVERGED in message:
+                from minibert.training.loop import TrainingDiverged
+
+                self.close(force=True)
+                loss = message.split(DIVERGED, 1)[1].split()[0]
+                raise TrainingDiverged(
+                    f"the loss became {loss} at step {self.optimizer.step_count + 1} (in "
+                    f"worker {rank}'s shard): the run diverged; try a smaller learning rate "
+                    f"(resuming with the same settings diverges again)")
             self._fail(f"worker {rank} failed during {what!r}: {message}{also}; "
                        "all workers are stopped", rank, how)
         return [replies[rank] for rank in range(self.num_workers)]
