@@ -222,6 +222,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=default_workers(), metavar="N",
                         help="data-parallel worker processes (default: the cores there are, "
                              "at most 8: %(default)s here; 1 trains in this process)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the demo interrupted in --out from its checkpoint "
+                             "(with the same --steps, --seed and --workers; an interrupted "
+                             "demo prints this command)")
     args = parser.parse_args(argv)
 
     progress = _DemoProgress()
@@ -240,16 +244,31 @@ def main(argv: list[str] | None = None) -> int:
         print(wrap_for_terminal(f"demo: error: {reason}", sys.stderr), file=sys.stderr)
         return 2
     except KeyboardInterrupt as interruption:
-        # The demo always starts afresh; `minibert pretrain --resume` continues the run.
-        print(f"demo: interrupted ({interruption}); run it again to start over",
+        print(f"demo: interrupted ({interruption}); {_how_to_go_on(args, out)}",
               file=sys.stderr)
         return 128 + getattr(interruption, "signum", 2)
+
+
+def _how_to_go_on(args, out: Path) -> str:
+    """The command that resumes an interrupted demo from its checkpoint, if it wrote one."""
+    import shlex
+
+    from minibert.training.pretrain import checkpoint_step
+
+    step = checkpoint_step(out)
+    if step is None:
+        return "no checkpoint was written yet; run it again to start over"
+    command = shlex.join(["python", "-m", "minibert.demo", "--out", str(out), "--steps",
+                          str(args.steps), "--seed", str(args.seed), "--workers",
+                          str(args.workers), "--resume"])
+    return f"the checkpoint holds step {step}; resume with: {command}"
 
 
 def _run(args, out: Path, progress) -> int:
     """Train, probe, draw and summarise (main holds --out's lock meanwhile)."""
     config = TrainingConfig(steps=args.steps, seed=args.seed, workers=args.workers)
-    metrics = pretrain(config, out, overwrite=True, progress=progress)
+    metrics = pretrain(config, out, resume=args.resume, overwrite=not args.resume,
+                       progress=progress)
     results = run_probes(out)
     atomic_write_json(out / "fill_mask.json", results)
     report = _probe_report(results)
