@@ -16,7 +16,7 @@ notebook's own work.
 The checks on a committed file: the cells were executed once, in order; no output is an
 error, a write to stderr or an absolute path of the machine that executed them; every code
 cell shows an output unless it only imports and defines functions or classes; prose comes
-before every code cell; a notebook's exercises are committed unsolved.
+before every code cell; a notebook's exercises are committed unsolved and end it.
 """
 
 from __future__ import annotations
@@ -230,6 +230,19 @@ def check_exercises_committed_unsolved(name: str) -> None:
     assert solution.name in "".join(source(cell) for cell in cells), (
         f"{name} does not point the reader to {solution.name}"
     )
+
+
+def check_exercises_come_last(name: str) -> None:
+    """The exercises sit in one place, at the end: after the first exercise stub, every code
+    cell is a stub or its check."""
+    cells = [cell for cell in load(name)["cells"] if cell["cell_type"] == "code"]
+    first = next(index for index, cell in enumerate(cells) if STUB_MARKER in source(cell))
+    for number, cell in enumerate(cells[first:], start=first + 1):
+        assert (STUB_MARKER in source(cell)
+                or EXERCISE_TAG in cell.get("metadata", {}).get("tags", [])), (
+            f"{name}: code cell {number} comes after the first exercise; the exercises end "
+            f"the notebook"
+        )
 
 
 def check_runs_within_budget(name: str) -> None:

@@ -24,6 +24,7 @@ import pytest
 from notebook_runner import (
     NOTEBOOK_DIR,
     check_committed_outputs,
+    check_exercises_come_last,
     check_exercises_committed_unsolved,
     check_prose_before_code,
     check_runs_within_budget,
@@ -71,6 +72,11 @@ def test_figures_are_modest_pngs(name):
 @pytest.mark.parametrize("name", EXERCISE_NOTEBOOKS)
 def test_exercise_is_committed_unsolved(name):
     check_exercises_committed_unsolved(name)
+
+
+@pytest.mark.parametrize("name", EXERCISE_NOTEBOOKS)
+def test_exercises_end_the_notebook(name):
+    check_exercises_come_last(name)
 
 
 AUTOGRAD_TAG = "autograd-comparison"

@@ -22,6 +22,7 @@ import sys
 import pytest
 from notebook_runner import (
     check_committed_outputs,
+    check_exercises_come_last,
     check_exercises_committed_unsolved,
     check_prose_before_code,
     check_runs_within_budget,
@@ -57,6 +58,11 @@ def test_committed_notebook_alternates_prose_and_code(name):
 @pytest.mark.parametrize("name", EXERCISE_NOTEBOOKS)
 def test_exercise_is_committed_unsolved(name):
     check_exercises_committed_unsolved(name)
+
+
+@pytest.mark.parametrize("name", EXERCISE_NOTEBOOKS)
+def test_exercises_end_the_notebook(name):
+    check_exercises_come_last(name)
 
 
 @pytest.mark.slow

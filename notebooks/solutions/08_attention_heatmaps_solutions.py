@@ -1,7 +1,7 @@
 """Solution to the exercise of notebooks/08_attention_heatmaps.ipynb: attention rollout
-(section 7).
+(section 8, at the end).
 
-Try the exercise first. The rule is in the notebook (sections 3 and 7) and in
+Try the exercise first. The rule is in the notebook (sections 3 and 8) and in
 ``minibert.viz.attention_rollout`` (Abnar & Zuidema 2020).
 """
 
