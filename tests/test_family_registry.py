@@ -161,6 +161,13 @@ FAMILY_DISPATCH = re.compile(
     r"|\{\s*(?:mb\.)?(?:Albert|DistilBert|Electra)Config\s*:"  # {AlbertConfig: ...}
     r"|import_module\(\s*[\"'f]+minibert\.(?:family|heads|model)"  # importlib strings
     r"|\bregister_config_class\b|\bCONFIG_CLASSES\b")
+# Family facts asked for outside the family folder instead of read from a Family row.
+FAMILY_FACT_ASKED = re.compile(
+    r"[=!]=\s*[\"'](?:bert|albert|distilbert|electra|roberta)[\"']"  # == "albert"
+    r"|isinstance\([^)]*\b(?:Albert|DistilBert|Electra|Roberta)\w*"  # isinstance(m, AlbertX)
+    r"|inspect\.signature\(model\.")  # what a model takes, read from its signature
+# The commands that read BERT itself (its classes load the folder) say so by its name.
+BERT_ONLY_COMMANDS = {"minibert/cli/common.py", "minibert/cli/look.py"}
 
 
 def test_no_family_is_told_apart_outside_the_registry():
@@ -171,6 +178,21 @@ def test_no_family_is_told_apart_outside_the_registry():
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if FAMILY_DISPATCH.search(line)]
     assert not found, "\n".join(found)
+
+
+def test_no_family_fact_is_asked_for_outside_the_family_folder():
+    sources = [path for path in sorted((ROOT / "minibert").rglob("*.py"))
+               if "family" not in path.relative_to(ROOT / "minibert").parts]
+    found = [f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+             for path in sources
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if FAMILY_FACT_ASKED.search(line) and not (
+                 str(path.relative_to(ROOT)) in BERT_ONLY_COMMANDS
+                 and 'family.model_type != "bert"' in line)]
+    assert not found, "\n".join(found)
+    for line in ('if config.architecture == "albert":', "isinstance(model, AlbertForPreTraining)",
+                 "inspect.signature(model.backward).parameters"):
+        assert FAMILY_FACT_ASKED.search(line), line
 
 
 def test_the_dispatch_pattern_catches_what_it_names():
