@@ -182,3 +182,17 @@ def test_the_command_line_changes_only_its_output(odd_folder):
     assert changed == {"real.html"}, changed
     assert os.readlink(odd_folder / "link.html") == "real.html"
     assert (odd_folder / "real.html").read_bytes().startswith(b"<!DOCTYPE html")
+
+
+def test_output_lock_of_a_folder_is_taken_beside_it(tmp_path):
+    """figures -o DIR writes into an existing folder: its lock sits beside the folder, and
+    a stream such as /dev/stdout takes none."""
+    from minibert.io.fileio import output_lock
+
+    folder = tmp_path / "figures"
+    folder.mkdir()
+    with output_lock(folder):
+        assert (tmp_path / ".figures.lock").exists()
+    assert not (tmp_path / ".figures.lock").exists()
+    with output_lock("/dev/stdout") as held:
+        assert str(held) == "/dev/stdout"

@@ -385,7 +385,8 @@ def output_lock(path: str | os.PathLike, argument: str = "-o") -> Iterator[Path]
     kernel if the holder dies) and removed at the end.
     """
     named = Path(path)
-    path = writable_destination(named)
+    # a folder of outputs (figures -o DIR) is locked beside it, as a file is
+    path = named if named.is_dir() else writable_destination(named)
     if path is None:  # a stream (/dev/stdout, a pipe) is written into, not made: no lock
         yield named
         return
