@@ -112,7 +112,17 @@ def complete(transport: str, out: Path, mpiexec: str) -> tuple[str | None, str]:
 
 
 def target_pids(transport: str, launcher: int, target: str, rng) -> list[int]:
-    """The process(es) a fault goes to: one rank (MPI) or one worker, chosen at random."""
+    """The process(es) a fault goes to: one rank (MPI) or one worker, chosen at random
+    (waiting up to 20 s for the workers to start)."""
+    deadline = time.monotonic() + 20
+    while True:
+        found = _candidates(transport, launcher)
+        if found or time.monotonic() > deadline:
+            return [rng.choice(sorted(found))] if found else []
+        time.sleep(0.05)
+
+
+def _candidates(transport: str, launcher: int) -> list[int]:
     below = descendants(launcher)
     if transport == "mpi":
         ranks = []
@@ -123,9 +133,7 @@ def target_pids(transport: str, launcher: int, target: str, rng) -> list[int]:
         candidates = ranks
     else:
         candidates = [pid for pid in below if alive(pid)]
-    if not candidates:
-        return []
-    return [rng.choice(sorted(candidates))]
+    return candidates
 
 
 def wait_for(lines: list[str], done: threading.Event, text: str, limit: float) -> bool:

@@ -23,13 +23,14 @@ from pathlib import Path
 from minibert.assignment.runner import DEFAULT_IMPORT_LIMIT, Job, check_limit, run_jobs
 from minibert.assignment.task_check import TaskResult, check_task, grade_task
 from minibert.assignment.tasks import TASKS, task_by_name
-from minibert.assignment.workspace import MARKER, read_hidden_seed, read_marker
+from minibert.assignment.workspace import MARKER, NotAWorkspace, read_hidden_seed, read_marker
 
 __all__ = ["GradeRow", "GradeReport", "TaskResult", "grade", "grade_all", "grade_task",
            "check_task", "prove_writable", "DEFAULT_TIME_LIMIT", "DEFAULT_IMPORT_LIMIT"]
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds of checks per task; a correct task takes well under 5 s
 _FLAG_NOTE = "flagged for the lecturer (the score stands; the lecturer decides)"
+GRADESCOPE_VISIBILITY = ("hidden", "after_due_date", "after_published", "visible")
 
 
 @dataclass
@@ -40,6 +41,7 @@ class GradeRow:
     passed: bool
     message: str  # "ok", or the first failing check in one line
     flags: list = field(default_factory=list)  # integrity flags (the score is not changed)
+    public_passed: bool | None = None  # the public checks alone passed
 
 
 @dataclass
@@ -86,27 +88,48 @@ class GradeReport:
             lines.extend(f"  {flag}" for flag in self.flags)
         return "\n".join(lines)
 
-    def to_gradescope(self) -> dict:
+    def to_gradescope(self, hidden_visibility: str = "after_published") -> dict:
         """Gradescope's autograder results.json: one test per task, its points and its line.
 
-        Flags go into the task's output and ``extra_data`` (Gradescope shows the output to
-        the student; the lecturer reads the flags there and in the table).
+        Without hidden tests each task is one visible test. With them, each task is two:
+        its public checks, visible at once (no points), and the task with the hidden
+        checks, which carries the points and shows with ``hidden_visibility`` ("hidden",
+        "after_due_date", "after_published" or "visible"); the total is then left for
+        Gradescope to add up, so it shows no sooner than the hidden tests. Flags go into
+        the task's output and ``extra_data``.
         """
+        if hidden_visibility not in GRADESCOPE_VISIBILITY:
+            raise ValueError(f"hidden_visibility must be one of {list(GRADESCOPE_VISIBILITY)}, "
+                             f"got {hidden_visibility!r}")
+        hidden = "hidden" in self.levels
         tests = []
-        for number, row in enumerate(self.rows, 1):
+        for row in self.rows:
             spec = _spec(row.task) if self.kind != "bugs" else None
             name = f"{row.task} ({spec.file}: {spec.function})" if spec else row.task
             output = row.message + "".join(f"\n{_FLAG_NOTE}: {flag}" for flag in row.flags)
-            tests.append({"name": name, "number": str(number), "score": row.points,
-                          "max_score": row.max_points,
-                          "status": "passed" if row.passed else "failed",
-                          "output": output, "visibility": "visible"})
+            if hidden:
+                public = bool(row.public_passed)
+                tests.append({"name": f"{name}: public tests", "score": 0, "max_score": 0,
+                              "status": "passed" if public else "failed",
+                              "output": output if not public else "ok",
+                              "visibility": "visible"})
+                name = f"{name}: all tests (hidden included)"
+            tests.append({"name": name, "score": row.points, "max_score": row.max_points,
+                          "status": "passed" if row.passed else "failed", "output": output,
+                          "visibility": hidden_visibility if hidden else "visible"})
+        for number, test in enumerate(tests, 1):
+            test["number"] = str(number)
         summary = f"{self.total}/{self.max_total} points ({' + '.join(self.levels)} tests)"
         if self.flags:
             summary += f"; {_FLAG_NOTE}: " + "; ".join(self.flags)
-        return {"score": self.total, "output": summary, "visibility": "visible",
-                "stdout_visibility": "hidden", "tests": tests,
-                "extra_data": {"flags": self.flags, "levels": self.levels}}
+        results = {"output": summary if not hidden else "the public tests' results are "
+                   "below; the points show when the hidden tests do",
+                   "visibility": "visible", "stdout_visibility": "hidden", "tests": tests,
+                   "extra_data": {"flags": self.flags, "levels": self.levels,
+                                  "total": self.total, "summary": summary}}
+        if not hidden or hidden_visibility == "visible":
+            results["score"] = self.total
+        return results
 
 
 def _spec(name: str):
@@ -166,17 +189,37 @@ def grade(workspace, hidden=None, time_limit: float = DEFAULT_TIME_LIMIT, jobs: 
     counted after the task's file has loaded; import_limit, seconds to load the file;
     jobs, how many tasks run at once. Output: GradeReport (rows in teaching order).
     """
-    marker = read_marker(workspace)
-    if marker["kind"] == "hidden":
+    folder, kind = _workspace(workspace)
+    if kind == "hidden":
         raise ValueError(f"workspace {str(workspace)!r} is the hidden tests' folder; pass it "
                          f"as hidden= (--hidden) and grade the student's folder")
     _check_limits(time_limit, import_limit, jobs)
-    folder = Path(workspace).resolve()
+    folder = folder.resolve()
     seed = None if hidden is None else read_hidden_seed(hidden)
-    tasks = _tasks_of(marker["kind"])
-    results = run_jobs([Job(str(folder), name, seed, marker["kind"]) for name, _, _ in tasks],
+    tasks = _tasks_of(kind)
+    results = run_jobs([Job(str(folder), name, seed, kind) for name, _, _ in tasks],
                        time_limit, import_limit, int(jobs))
-    return _report(folder, marker["kind"], seed, tasks, results)
+    return _report(folder, kind, seed, tasks, results)
+
+
+def _workspace(workspace) -> tuple[Path, str]:
+    """(the folder of the task files, its kind): a workspace with its marker, or an upload
+    without one (Gradescope's submission folder) whose task files sit at its top or in
+    its one subfolder, as grade_all reads a submission."""
+    try:
+        return Path(workspace), read_marker(workspace)["kind"]
+    except NotAWorkspace:
+        folder = Path(workspace)
+        root = _task_root(folder) if folder.is_dir() else None
+        if root is None:
+            raise
+    if (root / MARKER).is_file():
+        try:
+            kind = read_marker(root).get("kind", "backprop")
+        except NotAWorkspace:
+            kind = "backprop"
+        return root, kind if kind in ("backprop", "bugs") else "backprop"
+    return root, "bugs" if (root / "buggy_bert.py").is_file() else "backprop"
 
 
 def _report(folder: Path, kind: str, seed, tasks, results) -> GradeReport:
@@ -184,7 +227,8 @@ def _report(folder: Path, kind: str, seed, tasks, results) -> GradeReport:
     report = GradeReport(str(folder), levels, kind=kind)
     for (_, row_name, points), result in zip(tasks, results):
         report.rows.append(GradeRow(row_name, points if result.passed else 0, points,
-                                    result.passed, result.message, list(result.flags)))
+                                    result.passed, result.message, list(result.flags),
+                                    getattr(result, "public_passed", None)))
     return report
 
 

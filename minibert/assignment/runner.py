@@ -68,6 +68,7 @@ class JobResult:
     flags: list
     load_seconds: float | None  # None when loading did not finish
     check_seconds: float | None
+    public_passed: bool | None = None  # the public checks alone passed
 
 
 def check_limit(value, name: str) -> float:
@@ -389,7 +390,7 @@ def _job_main(job: Job, fd: int, secret: str) -> None:
 
     result = check_task(folder, job.task, job.hidden_seed, kind=job.kind, on_loaded=loaded)
     line = json.dumps({"passed": result.passed, "message": result.message,
-                       "flags": result.flags})
+                       "flags": result.flags, "public_passed": result.public_passed})
     os.write(fd, f"R {secret} {line}\n".encode())
 
 

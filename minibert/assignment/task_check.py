@@ -45,6 +45,7 @@ class TaskResult:
     passed: bool
     message: str  # "ok", or the first failing check in one line
     flags: list = field(default_factory=list)  # integrity flags, one line each
+    public_passed: bool | None = None  # the public checks alone passed
 
 
 def _location(error: BaseException, folder: Path) -> str:
@@ -83,6 +84,7 @@ def check_task(workspace, task: str, hidden_seed: int | None = None, kind: str |
     foreign_before = set(foreign_library_modules())
     audit = AuditWatch.install()
     loaded = False
+    public_passed = False  # True once the public checks passed
 
     def signal_loaded() -> None:
         nonlocal loaded
@@ -101,6 +103,8 @@ def check_task(workspace, task: str, hidden_seed: int | None = None, kind: str |
                 signal_loaded()
             _verify(snapshot)
             run_checks(task, functions, "public")
+            _verify(snapshot)
+            public_passed = True
             if hidden_seed is not None:
                 run_checks(task, functions, "hidden", hidden_seed)
             _verify(snapshot)
@@ -131,7 +135,7 @@ def check_task(workspace, task: str, hidden_seed: int | None = None, kind: str |
               f"differentiation; the task asks for the gradient by hand)"
               for name in autodiff_loaded(before)
               if not any(f" {name}" in flag for flag in flags)]
-    return TaskResult(passed, message, flags)
+    return TaskResult(passed, message, flags, public_passed)
 
 
 def _verify(snapshot: GraderSnapshot) -> None:

@@ -36,6 +36,7 @@ loads this module, and ``mpi4py`` is imported only when a launcher started sever
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 import time
@@ -94,7 +95,7 @@ def mpi_available() -> str | None:
     return None
 
 
-class RankFailed(RuntimeError):
+class RankFailed(ChildProcessError):
     """Another rank failed before training (it printed why); this one stops too."""
 
     agreed = True  # every rank learns it at the same meeting: no rank is left waiting
@@ -120,9 +121,15 @@ class MPIWorld:
         """
         failures = self.comm.allgather(None)
         self.started = True
-        failed = [(rank, message) for rank, message in enumerate(failures) if message]
+        failed = [(rank, failure) for rank, failure in enumerate(failures) if failure]
         if failed:
-            rank, message = failed[0]
+            rank, (message, signum) = failed[0]
+            if signum:  # a signal stopped it: every rank stops as that signal asks
+                from minibert.training.pretrain import RunInterrupted
+
+                interrupted = RunInterrupted(signum, None, f"rank {rank}")
+                interrupted.agreed = True
+                raise interrupted
             raise RankFailed(f"rank {rank} failed before training: {message}")
 
     def fail(self, error: BaseException) -> None:
@@ -130,7 +137,9 @@ class MPIWorld:
         if not self.started:
             self.started = True
             line = str(error).strip().splitlines()
-            self.comm.allgather(f"{type(error).__name__}: {line[0] if line else ''}")
+            signum = int(getattr(error, "signum", signal.SIGINT)) \
+                if isinstance(error, KeyboardInterrupt) else 0
+            self.comm.allgather([f"{type(error).__name__}: {line[0] if line else ''}", signum])
 
     def abort(self, error: BaseException, status: int = ABORT_STATUS) -> None:
         """End every rank of the run now, after one line naming this rank and ``error``.

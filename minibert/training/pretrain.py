@@ -289,7 +289,10 @@ class Trainer:
         """
         try:
             self._train(out_dir, step_hook, stop_signals)
-        except WorkerError:
+        except WorkerError as error:
+            if error.signum in STOP_SIGNALS:  # a stop signal reached a worker before it
+                # could catch it (while starting): the run stops as that signal asks
+                raise RunInterrupted(error.signum, None, f"worker {error.rank}") from None
             if not stop_signals:
                 raise
             # The signal reached a worker before it could catch it (while starting): the

@@ -92,12 +92,13 @@ class WorkerError(RuntimeError):
 
     ``rank`` is the worker that failed first and ``exit`` how it ended, in words ("killed
     by SIGKILL (killed: out of memory?)", "exited with code 1"), or None when it reported
-    an error and exited by itself.
+    an error and exited by itself. ``signum``: the signal that ended it, else None.
     """
 
-    def __init__(self, message: str, rank: int | None = None, exit: str | None = None) -> None:
+    def __init__(self, message: str, rank: int | None = None, exit: str | None = None,
+                 signum: int | None = None) -> None:
         super().__init__(message)
-        self.rank, self.exit = rank, exit
+        self.rank, self.exit, self.signum = rank, exit, signum
 
 
 def describe_exit(code: int | None) -> str:
@@ -350,9 +351,7 @@ class DataParallel(Transport):
                     "dtype": np.dtype(model.dtype).str, "optimizer": spec,
                     "step_count": optimizer.step_count, "clip": self.clip, "seed": seed,
                     "training": bool(model.training), "size": optimizer.flat_params.size}
-            for rank, control in enumerate(self.controls):
-                send_message(control.writer, "init", dict(init, rank=rank))
-            self._replies("init")
+            self._broadcast("init", [dict(init, rank=rank) for rank in range(self.num_workers)])
         except BaseException:
             self.close(force=True)
             raise
@@ -468,8 +467,9 @@ class DataParallel(Transport):
                 errors[rank] = (f"{how} (pid {self.processes[rank].pid})", how, False)
 
     def _fail(self, message: str, rank: int | None = None, how: str | None = None):
+        code = None if rank is None else self.processes[rank].poll()
         self.close(force=True)
-        raise WorkerError(message, rank, how)
+        raise WorkerError(message, rank, how, -code if code is not None and code < 0 else None)
 
     def _broadcast(self, kind: str, metas: list[dict], arrays: list[dict] | None = None):
         if self._closed:
