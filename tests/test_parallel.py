@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy as np
@@ -405,3 +406,59 @@ def test_albert_shards_accumulate_to_the_full_batch():
     with P.DataParallel(model, AdamW(model, lr=1e-2), 2) as parallel:
         sharded = np.concatenate([g.ravel() for g in parallel.gradients(batch).values()])
     assert relative_difference(sharded, grads[0]) < 1e-13
+
+
+# -- stopping and failing: the transport's agreement, and naming the worker that failed ----
+
+
+def test_a_stop_request_and_a_workers_signal_become_the_steps_agreed_stop():
+    model = make_model()
+    batch = uneven_batch(0)
+    with P.DataParallel(model, AdamW(model, lr=1e-2), 2) as parallel:
+        assert parallel.step(batch).stop == 0
+        result = parallel.step(batch, lambda: signal.SIGHUP)  # read after the replies
+        assert (result.stop, result.source) == (signal.SIGHUP, None)
+        os.kill(parallel.processes[1].pid, signal.SIGTERM)  # recorded, sent with the reply
+        deadline = time.monotonic() + 20
+        while (result := parallel.step(batch)).stop == 0 and time.monotonic() < deadline:
+            pass
+        assert (result.stop, result.source) == (signal.SIGTERM, "worker 1")
+        assert result.signals == {1: signal.SIGTERM}
+
+
+def test_a_stopped_worker_is_named_by_its_heartbeat():
+    """SIGSTOP: the worker neither dies nor answers; its heartbeat ages and names it."""
+    model = make_model()
+    parallel = P.DataParallel(model, AdamW(model, lr=1e-2), 2, heartbeat_timeout=2.0)
+    try:
+        os.kill(parallel.processes[1].pid, signal.SIGSTOP)
+        start = time.monotonic()
+        with pytest.raises(P.WorkerError, match=r"worker 1 failed during 'step': stopped "
+                                                r"answering \(no heartbeat") as caught:
+            parallel.step(uneven_batch(0))
+        assert caught.value.rank == 1
+        assert time.monotonic() - start < 30
+        assert all(process.poll() is not None for process in parallel.processes)
+    finally:
+        parallel.close(force=True)
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.05, 0.2])
+def test_kill_9_of_worker_1_names_worker_1_not_the_worker_that_lost_its_peer(delay):
+    """Worker 0 fails too (its peer is gone) and may report first; the cause is named."""
+    model = make_model()
+    batch = uneven_batch(0, size=6)
+    parallel = P.DataParallel(model, AdamW(model, lr=1e-2), 2)
+    try:
+        parallel.step(batch)
+        killer = threading.Timer(delay, os.kill, (parallel.processes[1].pid, signal.SIGKILL))
+        killer.start()
+        with pytest.raises(P.WorkerError) as caught:
+            for _ in range(200):
+                parallel.step(batch)
+        killer.join()
+        assert caught.value.rank == 1, str(caught.value)
+        assert caught.value.exit.startswith("killed by SIGKILL"), str(caught.value)
+        assert caught.value.signum == signal.SIGKILL
+    finally:
+        parallel.close(force=True)
