@@ -645,3 +645,35 @@ def test_a_diverging_run_with_workers_says_it_diverged_not_labels(tmp_path):
             "learning rate (resuming with the same settings diverges again)",
             command="pretrain")
     assert "labels" not in result.stderr and "resume with:" not in result.stderr
+
+
+@pytest.mark.slow  # a demo interrupted, then resumed to its end: 30-90 s
+def test_an_interrupted_demo_resumes_from_its_checkpoint(tmp_path):
+    """Ctrl-C used to say "run it again to start over", losing the run; now it prints the
+    command that resumes it, and that command finishes the demo."""
+    import shlex
+
+    out = tmp_path / "demo"
+    process = subprocess.Popen([sys.executable, "-m", "minibert.demo", "--steps", "30",
+                                "--workers", "1", "--out", str(out)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while not (out / "checkpoint").is_dir() and time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read()
+            time.sleep(0.2)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, stderr
+    last = stderr.strip().splitlines()[-1]
+    assert "demo: interrupted" in last and "resume with: python -m minibert.demo" in last, last
+    command = shlex.split(last.split("resume with: ", 1)[1])
+    assert command[-1] == "--resume"
+    result = subprocess.run([sys.executable, *command[1:]], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert (out / "model.safetensors").exists() and not (out / "checkpoint").exists()
