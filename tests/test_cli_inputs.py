@@ -677,3 +677,16 @@ def test_an_interrupted_demo_resumes_from_its_checkpoint(tmp_path):
                             timeout=300)
     assert result.returncode == 0, result.stderr
     assert (out / "model.safetensors").exists() and not (out / "checkpoint").exists()
+
+
+def test_messages_name_the_option_the_user_typed(classifier, tmp_path):
+    """'needs head=...; got head=None' and 'num_labels=13 disagrees ...; pass num_labels=2'
+    spoke of library arguments the user never typed: now of --head and --task."""
+    result = cli("attention", "--model", "tiny-toy", "the bank", "-o", tmp_path / "a.png",
+                 "--view", "head")
+    refused(result, "--view 'head' needs --head; got no --head", command="attention")
+    assert "=None" not in result.stderr
+    result = cli("finetune", "--task", "classify", "--model", classifier, "-o", tmp_path / "ft")
+    refused(result, "--task classify has 13 labels, which disagrees with the checkpoint",
+            "start from a checkpoint without a classifier head", command="finetune")
+    assert "num_labels" not in result.stderr

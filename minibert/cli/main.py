@@ -95,6 +95,29 @@ def _option_names(message: str, parser, command: str) -> str:
     return option + " " + message[found.end(1):].removeprefix("=").lstrip()
 
 
+def _options_in_place_of_arguments(message: str, args, parser) -> str:
+    """A message that speaks of library arguments the user set by an option names the
+    option: "needs head=...; got head=None" -> "needs --head; got no --head", and a
+    finetune's "num_labels=13" is the label count of --task."""
+    import re
+
+    if args.command == "finetune" and getattr(args, "task", None):
+        message = re.sub(r"^num_labels=(\d+) disagrees with",
+                         lambda found: f"--task {args.task} has {found.group(1)} labels, "
+                                       f"which disagrees with", message)
+        message = re.sub(r"; pass num_labels=\d+ or start from", "; start from", message)
+
+    def by_option(found):
+        name, value = found.group(1), found.group(2)
+        option = _option_of(name, parser, args.command)
+        if option == name:
+            return found.group(0)
+        return {"None": f"no {option}", "...": option}.get(value, f"{option} {value}")
+
+    return re.sub(r"(?<![\w.-])([a-z][a-z0-9_]*)=(None|\.\.\.|[^\s;,)]+)", by_option,
+                  message)
+
+
 def _option_of(name: str, parser, command: str) -> str:
     """The option of ``command`` that sets the library argument ``name`` (``--batch-size``
     for batch_size, ``--layers`` for num_layers), or ``name`` when it has none."""
@@ -166,8 +189,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"minibert {args.command}: {how_stopped(interruption)}", file=sys.stderr)
         return exit_status(interruption)
     except (CommandError, TrainingDiverged, MemoryError, *USER_ERRORS) as error:
-        message = _option_names(one_line(error, command_options(parser, args.command)),
-                                parser, args.command)
+        message = _options_in_place_of_arguments(_option_names(
+            one_line(error, command_options(parser, args.command)), parser, args.command),
+            args, parser)
         if hasattr(error, "describe"):  # a memory refusal: every setting by its option
             message = error.describe(lambda name: _option_of(name, parser, args.command))
         print(_wrapped(f"minibert {args.command}: error: {message}"), file=sys.stderr)
