@@ -281,6 +281,20 @@ ADAMW_PLANTED = [
 ]
 
 
+PAPER_FORM = [("    m_hat = m / (1.0 - beta1**step)", "    m_hat = m"),
+              ("    v_hat = v / (1.0 - beta2**step)", "    v_hat = v"),
+              ("param -= lr * m_hat / (np.sqrt(v_hat) + eps)",
+               "param -= lr * np.sqrt(1.0 - beta2**step) / (1.0 - beta1**step) * m_hat / (\n"
+               "        np.sqrt(v_hat) + eps)")]
+
+
+def test_adamw_check_accepts_the_papers_efficient_form(capsys):
+    """Kingma & Ba's Algorithm 1, efficient version: eps meets the uncorrected sqrt(v)."""
+    paper = solution_module(PAPER_FORM)
+    assert run_check("check_adamw_step", my_adamw_step=paper.my_adamw_step) == "pass"
+    assert "Kingma & Ba's efficient form" in capsys.readouterr().out
+
+
 def test_adamw_check_waits_for_the_stub():
     assert run_check("check_adamw_step", my_adamw_step=stub) == "not implemented yet"
 
