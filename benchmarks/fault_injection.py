@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import json
 import os
 import random
 import shutil
@@ -128,7 +129,8 @@ def _candidates(transport: str, launcher: int) -> list[int]:
         ranks = []
         for pid in below:
             with contextlib.suppress(OSError), open(f"/proc/{pid}/environ", "rb") as handle:
-                if any(item.startswith(b"PMI_RANK=") for item in handle.read().split(b"\0")):
+                if any(item.startswith((b"PMI_RANK=", b"OMPI_COMM_WORLD_RANK="))
+                       for item in handle.read().split(b"\0")):
                     ranks.append(pid)
         candidates = ranks
     else:
@@ -234,21 +236,27 @@ def main(argv=None) -> int:
         "mpiexec", path=os.pathsep.join([str(Path(sys.executable).parent),
                                          os.environ.get("PATH", "")])))
     parser.add_argument("--verbose", action="store_true", help="print every case")
+    parser.add_argument("--log", help="append each case's record to this file (JSON lines)")
+    parser.add_argument("--table", help="print the table of a --log file and exit")
     args = parser.parse_args(argv)
+    if args.table:
+        with open(args.table, encoding="utf-8") as handle:
+            print(table([json.loads(line) for line in handle if line.strip()]))
+        return 0
     transports = [t for t in args.transports.split(",") if t]
     bad = [t for t in transports if t not in FAULTS]
     if bad or not transports:
         parser.error(f"--transports must name mpi and/or workers, got {args.transports!r}")
     if "mpi" in transports and not args.mpiexec:
         parser.error("--transports mpi needs mpiexec (the mpi extra); none found on PATH")
-    records = run(args.cases, args.seed, transports, args.mpiexec, args.verbose)
+    records = run(args.cases, args.seed, transports, args.mpiexec, args.verbose, args.log)
     print(table(records))
     failed = [r for r in records if r["hang"] or r["traceback"] or r["lost"] or not r["equal"]]
     return 1 if failed else 0
 
 
 def run(cases: int, seed: int, transports: list[str], mpiexec: str | None,
-        verbose: bool = False) -> list[dict]:
+        verbose: bool = False, log: str | None = None) -> list[dict]:
     """``cases`` interruptions spread over the transports, faults and moments."""
     rng = random.Random(seed)
     plan = []
@@ -281,6 +289,9 @@ def run(cases: int, seed: int, transports: list[str], mpiexec: str | None,
             record = one_case(transport, fault, fault_target, moment, rng, work, mpiexec,
                               references[transport])
             records.append(record)
+            if log:
+                with open(log, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(record) + "\n")
             if verbose:
                 print(f"{index + 1:3d} {transport:7s} {fault:9s} {fault_target:8s} "
                       f"{moment:22s} exit {record['status']:4} {record['seconds']:5.1f} s "

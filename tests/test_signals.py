@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from small_models import sha256, start_pretrain
@@ -159,3 +161,31 @@ def _gone(pid: int) -> bool:
     except ProcessLookupError:
         return True
     return False
+
+
+@pytest.mark.slow
+@needs_proc
+@pytest.mark.parametrize("transport", ["workers", "mpi"])
+def test_random_interruptions_leave_no_process_and_resume_exactly(transport):
+    """A few cases of benchmarks/fault_injection.py (the benchmark runs 60): each run ends
+    within 30 s, prints no traceback, leaves a whole checkpoint that resumes to the
+    uninterrupted run's weights, bit for bit."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import fault_injection
+
+    from minibert.bridges import mpi
+
+    mpiexec = shutil.which("mpiexec", path=os.pathsep.join(
+        [str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    if transport == "mpi" and (mpi.mpi_available() or not mpiexec):
+        if os.environ.get("MINIBERT_REQUIRE_MPI") == "1":
+            pytest.fail(f"MINIBERT_REQUIRE_MPI=1 but MPI cannot run: "
+                        f"{mpi.mpi_available() or 'no mpiexec'}")
+        pytest.skip(f"MPI: {mpi.mpi_available() or 'no mpiexec on PATH'}")
+    records = fault_injection.run(4, seed=7, transports=[transport], mpiexec=mpiexec)
+    assert len(records) == 4
+    for record in records:
+        assert not record["hang"], record
+        assert not record["traceback"], record
+        assert not record["lost"], record
+        assert record["equal"], record

@@ -634,4 +634,8 @@ def _pretrain_other_rank(config: TrainingConfig, out_dir: Path, resume: bool, wo
         except FloatingPointError as error:
             raise TrainingDiverged(f"numerical overflow at step {trainer.step + 1}: "
                                    f"{error}") from None
+    # Its part is done (rank 0 alone evaluates and writes now): a signal to this rank has
+    # nothing left to stop, and dying of it would make the launcher end rank 0's writing.
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
     return {}
