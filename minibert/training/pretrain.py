@@ -636,6 +636,7 @@ def _pretrain_other_rank(config: TrainingConfig, out_dir: Path, resume: bool, wo
                                    f"{error}") from None
     # Its part is done (rank 0 alone evaluates and writes now): a signal to this rank has
     # nothing left to stop, and dying of it would make the launcher end rank 0's writing.
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, signal.SIG_IGN)
+    if threading.current_thread() is threading.main_thread():
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
     return {}
