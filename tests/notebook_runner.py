@@ -123,15 +123,21 @@ def execute_notebook(path: Path, merge_streams: bool = False):
     import nbformat
 
     notebook = nbformat.read(path, as_version=4)
+    manager = _kernel_manager()
     client = nbclient.NotebookClient(
         notebook,
-        km=_kernel_manager(),
+        km=manager,
         timeout=CELL_TIMEOUT_SECONDS,
         resources={"metadata": {"path": str(path.parent)}},
     )
     start = time.perf_counter()
-    client.execute(env=kernel_environment())
-    seconds = time.perf_counter() - start
+    try:
+        client.execute(env=kernel_environment())
+        seconds = time.perf_counter() - start
+    finally:
+        # nbclient shuts down only a kernel whose manager it created; this one is ours.
+        if manager.has_kernel:
+            manager.shutdown_kernel(now=True)
     for cell in notebook.cells:
         # Timestamps of the run would change every file on every execution.
         cell.metadata.pop("execution", None)
