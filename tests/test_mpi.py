@@ -71,7 +71,7 @@ def end(process: subprocess.Popen) -> None:
     process.wait(timeout=60)
 
 
-def start(out, *args, step: int = 10):
+def start_ranks(out, *args, step: int = 10):
     """``mpiexec -n 2 ... pretrain`` in a session of its own, once rank 0 printed ``step``."""
     process = subprocess.Popen(mpiexec("pretrain", "--out", str(out), *args),
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -133,7 +133,7 @@ def test_sigterm_to_mpiexec_saves_the_step_and_the_command_resumes_exactly(tmp_p
                                capture_output=True, text=True, timeout=600)
     assert reference.returncode == 0, reference.stderr
     out = tmp_path / "run"
-    process, seen = start(out, *longer)
+    process, seen = start_ranks(out, *longer)
     try:
         os.killpg(process.pid, signal.SIGTERM)  # as scancel or timeout stop a job
         _, rest = process.communicate(timeout=120)
@@ -193,7 +193,7 @@ def test_sigterm_to_one_rank_alone_stops_every_rank_at_the_same_step(tmp_path):
                                capture_output=True, text=True, timeout=600)
     assert reference.returncode == 0, reference.stderr
     out = tmp_path / "run"
-    process, seen = start(out, *longer, step=10)
+    process, seen = start_ranks(out, *longer, step=10)
     try:
         ranks = rank_pids(process)
         assert sorted(ranks) == [0, 1]
@@ -223,17 +223,17 @@ def test_a_rank_killed_or_stopped_ends_the_run_within_seconds(tmp_path, how):
     answering): rank 0's watchdog names it and aborts. Either way every process is gone
     within 30 s and the last checkpoint is whole."""
     out = tmp_path / "run"
-    process, seen = start(out, *RUN, "--save-every", "5", step=10)
+    process, seen = start_ranks(out, *RUN, "--save-every", "5", step=10)
     try:
         ranks = rank_pids(process)
         below = descendants(process.pid)
         os.kill(ranks[1], getattr(signal, how))
         began = time.monotonic()
         _, rest = process.communicate(timeout=30)
-        while any(os.path.exists(f"/proc/{pid}") and _alive(pid) for pid in below) \
+        while any(os.path.exists(f"/proc/{pid}") and running(pid) for pid in below) \
                 and time.monotonic() - began < 30:
             time.sleep(0.2)
-        assert not [pid for pid in below if _alive(pid)]
+        assert not [pid for pid in below if running(pid)]
     finally:
         end(process)
     stderr = "".join(seen) + rest
@@ -248,7 +248,7 @@ def test_a_rank_killed_or_stopped_ends_the_run_within_seconds(tmp_path, how):
     assert checkpoint_step(out) is not None and checkpoint_step(out) % 5 == 0
 
 
-def _alive(pid: int) -> bool:
+def running(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as handle:
             return handle.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")

@@ -46,7 +46,12 @@ import numpy as np
 from minibert.training.loop import TrainingDiverged
 from minibert.training.optim import AdamW, clip_grad_norm, flatten_parameters
 from minibert.training.parallel import backward_with, shard_batch, shard_loss, shard_weights
-from minibert.training.transport import StepResult, Transport, requested_stop
+from minibert.training.transport import (
+    RunInterrupted,
+    StepResult,
+    Transport,
+    requested_stop,
+)
 
 __all__ = ["HEARTBEAT_TIMEOUT", "MPIDataParallel", "MPIWorld", "RankFailed", "Watchdog",
            "launched_rank", "launched_ranks", "limit_blas_threads", "mpi_available", "world"]
@@ -125,8 +130,6 @@ class MPIWorld:
         if failed:
             rank, (message, signum) = failed[0]
             if signum:  # a signal stopped it: every rank stops as that signal asks
-                from minibert.training.pretrain import RunInterrupted
-
                 interrupted = RunInterrupted(signum, None, f"rank {rank}")
                 interrupted.agreed = True
                 raise interrupted

@@ -52,7 +52,7 @@ from minibert.training.pretrain_eval import (
 )
 from minibert.training.schedules import make_schedule
 from minibert.training.snapshots import snapshot_hook
-from minibert.training.transport import STOP_SIGNALS, OneProcess, Transport
+from minibert.training.transport import STOP_SIGNALS, OneProcess, RunInterrupted, Transport
 from minibert.training.workers import DataParallel, WorkerError
 
 __all__ = ["TrainingConfig", "TrainingDiverged", "RunInterrupted", "StopSignals", "Trainer",
@@ -63,18 +63,6 @@ __all__ = ["TrainingConfig", "TrainingDiverged", "RunInterrupted", "StopSignals"
 CHECKPOINT_DIR = "checkpoint"
 OPTIMIZER_NAME = "optimizer.safetensors"  # in the checkpoint folder, beside the model's files
 STATE_NAME = "trainer_state.json"
-
-
-class RunInterrupted(KeyboardInterrupt):
-    """A run stopped by a signal after saving a checkpoint at ``step`` (None: no checkpoint).
-
-    ``source``: which process received the signal when it was not this one ("worker 1",
-    "rank 2"), else None.
-    """
-
-    def __init__(self, signum: int, step: int | None, source: str | None = None) -> None:
-        super().__init__(f"{signal.Signals(signum).name} at step {step}")
-        self.signum, self.step, self.source = signum, step, source
 
 
 class StopSignals(list):

@@ -34,11 +34,24 @@ from dataclasses import dataclass, field
 
 from minibert.training.loop import train_step
 
-__all__ = ["STOP_SIGNALS", "OneProcess", "StepResult", "Transport", "requested_stop"]
+__all__ = ["STOP_SIGNALS", "OneProcess", "RunInterrupted", "StepResult", "Transport",
+           "requested_stop"]
 
 # The signals that stop a run cleanly: the step under way finishes, a checkpoint is written.
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                      if hasattr(signal, name))
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by a signal after saving a checkpoint at ``step`` (None: no checkpoint).
+
+    ``source``: which process received the signal when it was not this one ("worker 1",
+    "rank 2"), else None.
+    """
+
+    def __init__(self, signum: int, step: int | None, source: str | None = None) -> None:
+        super().__init__(f"{signal.Signals(signum).name} at step {step}")
+        self.signum, self.step, self.source = signum, step, source
 
 
 def requested_stop(requested: Callable[[], int] | int) -> int:
