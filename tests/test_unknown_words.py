@@ -99,6 +99,7 @@ def test_cli_names_unknown_words_in_one_line_before_its_answers(command, tmp_pat
     ("", "empty"),
     ("the [mask] sat", "[mask]"),
     (" ".join(["word"] * 10_000) + " [MASK]", "tokens long"),
+    ("\x07\x00\x1b", "no word"),
 ])
 def test_cli_refuses_bad_input_in_one_line_and_writes_nothing(command, text, expected, tmp_path,
                                                              capsys):

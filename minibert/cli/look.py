@@ -38,9 +38,14 @@ def _say_unknown(tokenizer, *texts) -> None:
 
 
 def _refuse_lowercase_mask(tokenizer, text: str | None, name: str) -> None:
-    """Exit 2 when ``text`` writes the mask token in lower case (``[mask]``)."""
+    """Exit 2 when ``text`` writes the mask token in lower case (``[mask]``), or holds nothing
+    the tokenizer reads (control characters only)."""
+    from minibert.fill_mask import excerpt
     from minibert.tokenization.unknown import lowercase_mask
 
+    if text and not tokenizer.tokenize(text):
+        raise CommandError(f"{name} {excerpt(text)} holds no word the tokenizer reads (control "
+                           f"characters are dropped); give a sentence")
     written = lowercase_mask(tokenizer, text) if text else None
     if written is not None:
         raise CommandError(f"{name} holds {written!r}: the tokenizer knows the mask only as "
