@@ -331,16 +331,39 @@ def test_gradescope_results_json(tree, tmp_path):
                            str(out)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     results = json.loads(out.read_text())
-    assert results["score"] == 100 - task_by_name("softmax").points
-    assert [t["name"] for t in results["tests"]] == [
-        f"{t.name} ({t.file}: {t.function})" for t in TASKS]
-    tests = {t["name"].split()[0]: t for t in results["tests"]}
-    assert (tests["softmax"]["score"], tests["softmax"]["max_score"],
-            tests["softmax"]["status"]) == (0, 6, "failed")
-    assert "only the Jacobian's diagonal" in tests["softmax"]["output"]
-    assert "flagged for the lecturer" in tests["layernorm"]["output"]
-    assert tests["layernorm"]["status"] == "passed"
+    assert "score" not in results  # Gradescope adds the tests up: no total before publishing
+    tests = results["tests"]
+    assert [t["name"] for t in tests] == [
+        f"{t.name} ({t.file}: {t.function}): {part}" for t in TASKS
+        for part in ("public tests", "all tests (hidden included)")]
+    assert sum(t["score"] for t in tests) == 100 - task_by_name("softmax").points
+    public = {t["name"].split()[0]: t for t in tests if t["name"].endswith("public tests")}
+    full = {t["name"].split()[0]: t for t in tests if not t["name"].endswith("public tests")}
+    assert all(t["visibility"] == "visible" and t["max_score"] == 0 for t in public.values())
+    assert all(t["visibility"] == "after_published" for t in full.values())
+    assert (full["softmax"]["score"], full["softmax"]["max_score"],
+            full["softmax"]["status"]) == (0, 6, "failed")
+    assert public["softmax"]["status"] == "failed"
+    assert "only the Jacobian's diagonal" in full["softmax"]["output"]
+    assert "flagged for the lecturer" in full["layernorm"]["output"]
+    assert full["layernorm"]["status"] == "passed"
     assert results["extra_data"]["flags"] and results["visibility"] == "visible"
+
+
+def test_gradescope_without_hidden_tests_and_a_folder_upload(tree, tmp_path):
+    """An upload of the folder itself (task files one level down, no marker) is graded as
+    grade-all grades a submission; without hidden tests every test is visible."""
+    upload = tmp_path / "submission"
+    _student(tree, upload / "my-homework", **{"softmax.py": MISTAKES[5][2]})
+    (upload / "my-homework" / ".minibert-assignment.json").unlink()
+    report = grade(upload, jobs=2)
+    assert report.total == 100 - task_by_name("softmax").points
+    results = report.to_gradescope()
+    assert results["score"] == report.total
+    assert all(t["visibility"] == "visible" for t in results["tests"])
+    assert len(results["tests"]) == len(TASKS)
+    with pytest.raises(ValueError, match="hidden_visibility must be one of"):
+        report.to_gradescope("soon")
 
 
 @pytest.mark.slow
@@ -366,7 +389,8 @@ def test_grade_all_writes_one_csv_for_a_class(tree, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "wrote" in done.stdout and f"{count + 1} submissions graded" in done.stdout
     rows = {row["submission"]: row for row in csv.DictReader(out.open())}
-    assert rows["student099"]["notes"] == "no task files found"
+    assert rows["student099"]["notes"].startswith("no task files found")
+    assert rows["student099"]["max_total"] == "100"  # an empty submission: 0 of 100
     by_case = {c[0]: c for c in MISTAKES + BROKEN}
     for name, case in cases.items():
         row = rows[name]

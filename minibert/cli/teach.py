@@ -45,6 +45,9 @@ def add_assignment(subparsers) -> None:
     grade.add_argument("--json", action="store_true", help="print the report as JSON")
     grade.add_argument("--gradescope", metavar="FILE", default=None,
                        help="also write Gradescope's results.json to FILE")
+    grade.add_argument("--hidden-visibility", default="after_published",
+                       choices=["hidden", "after_due_date", "after_published", "visible"],
+                       help="when Gradescope shows the hidden tests' results and the points")
     grade.set_defaults(handler=_run_assignment)
     grade_all = actions.add_parser(
         "grade-all", help="grade a folder of submissions (one subfolder or .zip per student) "
@@ -55,6 +58,17 @@ def add_assignment(subparsers) -> None:
     grade_all.add_argument("-o", "--out", default="grades.csv", metavar="FILE.csv",
                            help="the CSV to write: one row per submission")
     grade_all.add_argument("--overwrite", action="store_true", help="replace an existing CSV")
+    grade_all.add_argument("--late-days", metavar="FILE.csv", default=None,
+                           help="a CSV of 'submission,days' late (Canvas's LATE mark counts "
+                                "one day where it says nothing)")
+    grade_all.add_argument("--late-penalty", type=float, default=0.0, metavar="PERCENT",
+                           help="percent of the total taken off per day late")
+    grade_all.add_argument("--regrade", action="append", metavar="NAME", default=None,
+                           help="grade this submission again and replace its row of the "
+                                "existing CSV (repeat for several)")
+    grade_all.add_argument("--no-similarity", action="store_true",
+                           help="skip comparing the submissions' files with each other and "
+                                "with the answer key")
     grade_all.set_defaults(handler=_run_assignment)
 
 
@@ -106,12 +120,15 @@ def _run_assignment(args) -> int:
             from minibert.io.fileio import atomic_write_json
 
             with file_access("--gradescope must name a file in a folder you can write to"):
-                atomic_write_json(args.gradescope, report.to_gradescope())
+                atomic_write_json(args.gradescope, report.to_gradescope(args.hidden_visibility))
         print(report.to_json() if args.json else report.table())
         return 0
     out_path(args.out, "-o")
-    if Path(args.out).exists() and not args.overwrite:
+    if Path(args.out).exists() and not args.overwrite and not args.regrade:
         raise CommandError(f"-o {args.out!r} exists; pass --overwrite to replace it")
+    if not (0 <= args.late_penalty <= 100):
+        raise CommandError(f"--late-penalty {args.late_penalty:g} must be a percent in "
+                           f"[0, 100]")
     with file_access("-o must name a file in a folder you can write to"):
         prove_writable(args.out)  # before grading the class, not after
     started = time.monotonic()
@@ -122,9 +139,15 @@ def _run_assignment(args) -> int:
     with file_access("-o must name a file in a folder you can write to"):
         graded = grade_all(args.submissions, hidden=args.hidden, out=args.out,
                            time_limit=args.time_limit, jobs=args.jobs,
-                           import_limit=args.import_limit, progress=progress)
+                           import_limit=args.import_limit, progress=progress,
+                           late_days=args.late_days, late_penalty=args.late_penalty,
+                           only=args.regrade, similarity=not args.no_similarity)
     flagged = sum(1 for _, report, _ in graded if report is not None and report.flags)
     unusable = sum(1 for _, report, _ in graded if report is None)
+    alike = [(name, note.split("alike: ", 1)[1]) for name, _, note in graded
+             if "alike: " in note]
+    for name, pairs in alike[:10]:
+        print(f"alike: {name}: {pairs}")
     print(f"wrote {args.out}: {len(graded)} submissions graded in "
           f"{time.monotonic() - started:.1f} s ({flagged} flagged, {unusable} without task "
           f"files)")
