@@ -85,9 +85,10 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _live_descendants() -> dict[int, str]:
-    """pid -> command line of every process below this one that is not a zombie."""
-    live, queue = {}, _children(os.getpid())
+def _live_descendants(keep: frozenset = frozenset()) -> dict[int, str]:
+    """pid -> command line of every process below this one that is not a zombie, leaving
+    out ``keep`` and everything below a process of ``keep`` (a browser's new tabs)."""
+    live, queue = {}, [pid for pid in _children(os.getpid()) if pid not in keep]
     while queue:
         pid = queue.pop()
         try:
@@ -99,7 +100,7 @@ def _live_descendants() -> dict[int, str]:
             continue
         if state not in ("Z", "X"):
             live[pid] = command[:200]
-        queue += _children(pid)
+        queue += [child for child in _children(pid) if child not in keep]
     return live
 
 
@@ -139,15 +140,15 @@ def no_process_outlives(request, no_process_outlives_the_suite):
     if not os.path.isdir(f"/proc/{os.getpid()}/task"):
         yield
         return
-    before = set(_live_descendants()) if _children(os.getpid()) else set()
+    before = frozenset(_live_descendants()) if _children(os.getpid()) else frozenset()
     yield
     if not _children(os.getpid()):
         return
     deadline = time.monotonic() + 10.0
-    left = {pid: c for pid, c in _live_descendants().items() if pid not in before}
+    left = _live_descendants(before)
     while left and time.monotonic() < deadline:
         time.sleep(0.1)
-        left = {pid: c for pid, c in _live_descendants().items() if pid not in before}
+        left = _live_descendants(before)
     if not left:
         return
     for pid in left:
