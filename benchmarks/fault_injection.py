@@ -235,13 +235,16 @@ def main(argv=None) -> int:
     parser.add_argument("--mpiexec", default=shutil.which(
         "mpiexec", path=os.pathsep.join([str(Path(sys.executable).parent),
                                          os.environ.get("PATH", "")])))
+    parser.add_argument("--mpi-name", default="MPICH",
+                        help="the MPI library, for the table (MPICH, Open MPI)")
     parser.add_argument("--verbose", action="store_true", help="print every case")
     parser.add_argument("--log", help="append each case's record to this file (JSON lines)")
     parser.add_argument("--table", help="print the table of a --log file and exit")
     args = parser.parse_args(argv)
     if args.table:
         with open(args.table, encoding="utf-8") as handle:
-            print(table([json.loads(line) for line in handle if line.strip()]))
+            print(table([json.loads(line) for line in handle if line.strip()],
+                        args.mpi_name))
         return 0
     transports = [t for t in args.transports.split(",") if t]
     bad = [t for t in transports if t not in FAULTS]
@@ -250,7 +253,7 @@ def main(argv=None) -> int:
     if "mpi" in transports and not args.mpiexec:
         parser.error("--transports mpi needs mpiexec (the mpi extra); none found on PATH")
     records = run(args.cases, args.seed, transports, args.mpiexec, args.verbose, args.log)
-    print(table(records))
+    print(table(records, args.mpi_name))
     failed = [r for r in records if r["hang"] or r["traceback"] or r["lost"] or not r["equal"]]
     return 1 if failed else 0
 
@@ -303,7 +306,7 @@ def run(cases: int, seed: int, transports: list[str], mpiexec: str | None,
     return records
 
 
-def table(records: list[dict]) -> str:
+def table(records: list[dict], mpi_name: str = "MPICH") -> str:
     rows = defaultdict(list)
     for record in records:
         target = {"launcher": "mpiexec" if record["transport"] == "mpi" else "parent",
@@ -316,7 +319,7 @@ def table(records: list[dict]) -> str:
     for (transport, fault, target), group in sorted(rows.items()):
         statuses = ", ".join(str(s) for s in sorted({r["status"] for r in group}))
         lines.append(
-            f"| {'MPICH, 2 ranks' if transport == 'mpi' else '--workers 2'} | {fault} | "
+            f"| {f'{mpi_name}, 2 ranks' if transport == 'mpi' else '--workers 2'} | {fault} | "
             f"{target} | {len(group)} | {statuses} | "
             f"{max(r['seconds'] for r in group):.1f} | {sum(r['hang'] for r in group)} | "
             f"{sum(r['traceback'] for r in group)} | {sum(r['lost'] for r in group)} | "

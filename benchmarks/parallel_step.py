@@ -8,7 +8,7 @@ targets, NSP labels), float32, with AdamW and clipping at 1.0. Rows:
 
 - one process with 1 BLAS thread, and with as many threads as workers (the fair
   comparison: the same cores, used by BLAS instead of by processes);
-- ``minibert.training.parallel.DataParallel`` with each worker count (1 .. --workers, or
+- ``minibert.training.workers.DataParallel`` with each worker count (1 .. --workers, or
   --counts), one BLAS thread per worker: the step's median, and each worker's
   forward + backward, waiting for the slowest worker, shared-memory all-reduce (its chunk
   summed over the slots, the clipping norm's shares exchanged) and update (its chunk);
