@@ -206,3 +206,93 @@ def test_the_grader_survives_a_task_that_kills_it_or_leaves_a_process(tree, tmp_
     assert any("starts a process" in flag for flag in spawner["softmax"].flags)
     assert _running(marker) == []
     assert killer.is_dir()
+
+
+# -- a class folder's bad input, Canvas, late work, regrades -----------------------------------
+
+def _zip_bomb(path: Path) -> None:
+    """A zip whose one member unpacks to 200 MB of zeros (a few hundred KB on disk)."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("linear.py", "w", force_zip64=True) as member:
+            block = b"\0" * 2**20
+            for _ in range(200):
+                member.write(block)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="non-UTF-8 file names")
+def test_bad_input_in_a_class_folder_is_one_row_each_and_nothing_outside_is_read(tree,
+                                                                                 tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "linear.py"
+    secret.write_text((tree / "solutions" / "linear.py").read_text())
+    before = {p.name: p.stat().st_mtime_ns for p in outside.iterdir()}
+    klass = tmp_path / "class"
+    klass.mkdir()
+    _zip_bomb(klass / "bomb.zip")
+    (klass / "linked").symlink_to(outside, target_is_directory=True)  # the whole folder
+    inside = _plant(tree, klass / "link-inside", {})
+    (inside / "linear.py").unlink()
+    (inside / "linear.py").symlink_to(secret)  # one file
+    big = _plant(tree, klass / "big", {})
+    with open(big / "linear.py", "ab") as handle:
+        handle.truncate(50 * 2**20)
+    (klass / "nothing").mkdir()
+    (klass / "nothing" / "notes.txt").write_text("no code")
+    odd = os.fsdecode(b"caf\xe9-\xff")  # not UTF-8
+    _plant(tree, klass / odd, {})
+    out = tmp_path / "grades.csv"
+    graded = grade_all(klass, out=out, jobs=2)
+    import csv
+
+    rows = {row["submission"]: row for row in csv.DictReader(out.open(encoding="utf-8"))}
+    assert len(rows) == len(graded) == 6
+    assert "more than 5 MB: left out" in rows["bomb"]["notes"]
+    assert rows["bomb"]["total"] == "0" and rows["bomb"]["max_total"] == "100"
+    assert "symbolic link" in rows["linked"]["notes"] and rows["linked"]["total"] == "0"
+    assert "linear.py: a symbolic link, not followed" in rows["link-inside"]["notes"]
+    assert rows["link-inside"]["linear"] == "0"
+    assert rows["link-inside"]["total"] == str(100 - 5)
+    assert "linear.py: 50 MB, more than 5 MB: left out" in rows["big"]["notes"]
+    assert rows["big"]["total"] == str(100 - 5)
+    assert rows["nothing"]["notes"].startswith("no task files found")
+    odd_row = next(name for name in rows if name.startswith("caf"))
+    assert rows[odd_row]["total"] == "100" and "\ufffd" in odd_row
+    assert {p.name: p.stat().st_mtime_ns for p in outside.iterdir()} == before
+
+
+def test_canvas_files_late_work_duplicates_and_a_regrade(tree, tmp_path):
+    klass = tmp_path / "class"
+    klass.mkdir()
+    for task_file in ("linear.py", "layernorm.py"):  # Canvas's flat download, one late
+        text = (tree / "solutions" / task_file).read_text()
+        (klass / f"smithjane_LATE_1234_5678_{task_file[:-3]}-1.py").write_text(text)
+    _plant(tree, klass / "alice", {})
+    import zipfile
+
+    with zipfile.ZipFile(klass / "alice.zip", "w") as archive:
+        for path in (tree / "solutions").glob("*.py"):
+            if path.name != "test_public.py":
+                archive.write(path, f"hw/{path.name}")
+    late = tmp_path / "late.csv"
+    late.write_text("submission,days\nalice,2\n")
+    out = tmp_path / "grades.csv"
+    graded = grade_all(klass, out=out, late_days=late, late_penalty=10, jobs=2)
+    names = [name for name, _, _ in graded]
+    assert names == ["alice", "alice.zip", "smithjane"]
+    import csv
+
+    rows = {row["submission"]: row for row in csv.DictReader(out.open())}
+    assert rows["smithjane"]["linear"] == "5" and rows["smithjane"]["layernorm"] == "8"
+    assert rows["smithjane"]["late_penalty"] == "10%"  # LATE: one day
+    assert rows["alice"]["total"] == "80.0" and rows["alice"]["late_penalty"] == "20%"
+    assert rows["alice.zip"]["total"] == "100" and "alike: " in rows["alice.zip"]["notes"]
+    # a regrade of one submission replaces its row and keeps the others
+    (klass / "alice" / "softmax.py").write_text("def softmax_backward(dout, cache):\n"
+                                                "    return dout\n")
+    grade_all(klass, out=out, only=["alice"], jobs=2)
+    again = {row["submission"]: row for row in csv.DictReader(out.open())}
+    assert again["alice"]["softmax"] == "0" and again["alice"]["late_penalty"] == ""
+    assert again["smithjane"] == rows["smithjane"] and again["alice.zip"] == rows["alice.zip"]
