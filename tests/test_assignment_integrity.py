@@ -249,7 +249,7 @@ def test_bad_input_in_a_class_folder_is_one_row_each_and_nothing_outside_is_read
 
     rows = {row["submission"]: row for row in csv.DictReader(out.open(encoding="utf-8"))}
     assert len(rows) == len(graded) == 6
-    assert "more than 5 MB: left out" in rows["bomb"]["notes"]
+    assert rows["bomb"]["notes"] == "bomb.zip holds more than 50 MB"
     assert rows["bomb"]["total"] == "0" and rows["bomb"]["max_total"] == "100"
     assert "symbolic link" in rows["linked"]["notes"] and rows["linked"]["total"] == "0"
     assert "linear.py: a symbolic link, not followed" in rows["link-inside"]["notes"]
