@@ -42,8 +42,27 @@ NOT_LINKED = {".git", ".venv", "build", "site", "out", "runs", ".pytest_cache",
 # Docs pages in the order a reader meets them; a page not named here follows, by name.
 DOCS_ORDER = ["architecture", "backprop", "cli", "tokenization", "data", "optim",
               "checkpoints", "visualization", "finetuning", "results", "performance",
-              "parallel", "family", "distillation", "descendants", "lecture_50min",
-              "lecture_guide", "common_bugs", "assignments"]
+              "parallel", "family", "distillation", "descendants", "common_bugs"]
+# Docs pages for the one who teaches: under Teaching, not Docs.
+TEACHING_DOCS = ["lecture_50min", "lecture_guide", "assignments"]
+# Modules left off the student site: the assignment's answers.
+PRIVATE_MODULES = ("minibert.assignment.solutions",)
+# The API's groups in the navigation: (caption, module-name prefixes), first match wins.
+API_GROUPS = [
+    ("The model and its layers", ("minibert.functional", "minibert.flat_layer",
+                                  "minibert.model", "minibert.base", "minibert.heads",
+                                  "minibert.layers",
+                                  "minibert.modules", "minibert.config", "minibert.hf_config",
+                                  "minibert.sentence", "minibert.fill_mask")),
+    ("Gradients and their checks", ("minibert.gradcheck", "minibert.attribution")),
+    ("Text and data", ("minibert.tokenization", "minibert.data")),
+    ("Training", ("minibert.training", "minibert.bridges")),
+    ("Checkpoints and files", ("minibert.io", "minibert.reference")),
+    ("BERT's family", ("minibert.family", "minibert.lora")),
+    ("Pictures and the explorer", ("minibert.viz",)),
+    ("The command line", ("minibert.cli",)),
+    ("The assignment", ("minibert.assignment",)),
+]
 # The explorer's sentences: tiny-toy's probes of these ambiguous words.
 EXPLORER_WORDS = ("bank", "bat", "pitch")
 MINILM_TEXT = "She fished from the muddy bank of the river."
@@ -112,7 +131,7 @@ def listing(parent: Path, folder: Path) -> None:
 
 
 def docs_pages() -> list[str]:
-    names = sorted(p.stem for p in (ROOT / "docs").glob("*.md"))
+    names = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if p.stem not in TEACHING_DOCS)
     ordered = [n for n in DOCS_ORDER if n in names]
     return ordered + [n for n in names if n not in ordered]
 
@@ -153,6 +172,25 @@ def toctree(caption: str, entries: list[str], maxdepth: int = 1) -> str:
     return f":::{{toctree}}\n:caption: {caption}\n:maxdepth: {maxdepth}\n\n{lines}\n:::\n"
 
 
+def version_stamp() -> str:
+    """minibert's version and the commit the site was built from (git, when there is one)."""
+    import minibert
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                                capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"minibert {minibert.__version__}" + (f", commit {commit}" if commit else "")
+
+
+def where_the_code_lives() -> str:
+    return ("The package is the `minibert/` folder of the repository (`pip install -e .` "
+            "there); the notebooks are in `notebooks/`, these pages' sources in `docs/`, and "
+            "every entry of the [API reference](api/index.md) links to its code (`[source]`). "
+            f"This site: {version_stamp()}, built {time.strftime('%Y-%m-%d')}.")
+
+
 def home_page(stage: Path, notebooks: list[str], docs: list[str]) -> None:
     listings = sorted((stage / "notebooks").glob("*/index.md"))
     first = notebooks[0] if notebooks else None
@@ -172,7 +210,8 @@ NumPy and the chain rule; nothing else.
 
 **Where to start.**
 
-- *Studying on your own:* read {start}, then the notebooks in order. Each one is shown
+- *Studying on your own:* read [the syllabus](notebooks/README.md) and {start}, then
+  the notebooks in order. Each one is shown
   here with its outputs; to run it, set up the project (below) and open it in Jupyter.
 - *Teaching a lecture:* [the lecture](lecture/index.md): the minute-by-minute plan, the
   deck (PDF), the board pictures, and links to the cells each part shows.
@@ -182,18 +221,23 @@ NumPy and the chain rule; nothing else.
   reference checkpoint on ambiguous words.
 - *Looking something up:* the [docs pages](docs/architecture.md) (derivations of every
   backward pass in [backprop](docs/backprop.md)) and the [API reference](api/index.md),
-  generated from the docstrings. Every page is searchable (the search box, top left).
+  generated from the docstrings, with each function's `[source]`; terms in the
+  [glossary](glossary.md). Every page is searchable (the search box, top left).
 
 **Running it yourself.** With Python 3.10+ and `make`, in a copy of the repository:
 `make demo` pretrains the tiny BERT, `make test` installs everything and runs the tests,
 and `make site` builds this site into `site/` (open `site/index.html`).
 
-{toctree("Start", ["The project's README <README.md>"])}
-{toctree("Notebooks", [f"notebooks/{n}.ipynb" for n in notebooks] + ["notebooks/README.md"]
+**Where the code lives.** {where_the_code_lives()}
+
+{toctree("Course", ["The syllabus <notebooks/README.md>"]
+         + [f"notebooks/{n}.ipynb" for n in notebooks]
          + [f"notebooks/{p.parent.name}/index.md" for p in listings])}
-{toctree("Teaching", ["lecture/index.md", "assignment/index.md", "explorer/index.md"])}
+{toctree("Teaching", ["lecture/index.md"]
+         + [f"docs/{n}.md" for n in TEACHING_DOCS if (stage / "docs" / f"{n}.md").exists()]
+         + ["assignment/index.md", "explorer/index.md"])}
 {toctree("Docs", [f"docs/{n}.md" for n in docs])}
-{toctree("Reference", ["api/index.md"])}
+{toctree("Reference", ["glossary.md", "api/index.md", "For developers: the README <README.md>"])}
 """)
 
 
@@ -207,6 +251,8 @@ def public_modules():
     found = [("minibert", True)]
     for info in pkgutil.walk_packages(minibert.__path__, "minibert."):
         if any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        if info.name.startswith(PRIVATE_MODULES):
             continue
         found.append((info.name, info.ispkg))
     modules, skipped = [], []
@@ -224,7 +270,8 @@ def public_names(module) -> list[str]:
     """A module's ``__all__``, or the functions and classes it defines under public names."""
     names = getattr(module, "__all__", None)
     if names is not None:
-        return [n for n in names if not n.startswith("_")]
+        return [n for n in names if not n.startswith("_")
+                and f"{module.__name__}.{n}" not in PRIVATE_MODULES]
     return [name for name, obj in vars(module).items()
             if not name.startswith("_") and (inspect.isfunction(obj) or inspect.isclass(obj))
             and getattr(obj, "__module__", None) == module.__name__]
@@ -302,8 +349,18 @@ def api_pages(stage: Path) -> int:
                           f"{summary(module)} |")
     skipped_lines = "".join(f"- `{name}` is not shown: it {why}, not installed where this "
                             f"site was built.\n" for name, why in skipped)
-    pages = "\n".join(f"{m.__name__}.md" for m in modules
-                      if (stage / "api" / f"{m.__name__}.md").exists())
+    written = [m.__name__ for m in modules if (stage / "api" / f"{m.__name__}.md").exists()]
+    groups: dict[str, list[str]] = {caption: [] for caption, _ in API_GROUPS}
+    groups["The package"] = []
+    for name in written:
+        caption = next((c for c, prefixes in API_GROUPS
+                        if any(name == p or name.startswith(p + ".") for p in prefixes)),
+                       "The package")
+        groups[caption].append(f"{name}.md")
+    pages = "\n".join(f":::{{toctree}}\n:caption: {caption}\n:maxdepth: 1\n\n"
+                      + "\n".join(entries) + "\n:::\n"
+                      for caption, entries in [("The package", groups.pop("The package")),
+                                               *groups.items()] if entries)
     write(stage / "api" / "index.md", f"""\
 # API reference
 
@@ -320,11 +377,7 @@ intermediate, `V` vocabulary. Derivations of the backward passes:
 {chr(10).join(index_rows)}
 
 {skipped_lines}
-:::{{toctree}}
-:hidden:
-
 {pages}
-:::
 """)
     return count
 
@@ -348,6 +401,7 @@ def explorer_pages(stage: Path) -> list[str]:
     from minibert.viz.explorer import explore
 
     model, tokenizer = mb.load_reference("tiny-toy")
+    history = mb.reference_path("tiny-toy") / "history.json"
     pages = []
     probes = [p for p in AMBIGUITY_PROBES if p.sense.split(":")[0] in EXPLORER_WORDS]
     counts: dict[str, int] = {}
@@ -355,10 +409,10 @@ def explorer_pages(stage: Path) -> list[str]:
         word = probe.sense.split(":")[0]
         counts[word] = counts.get(word, 0) + 1
         slug = f"toy-{word}-{counts[word]}"
-        page = explore(model, tokenizer, probe.text)
+        page = explore(model, tokenizer, probe.text, history=history)
         page.save(stage / "_extra" / "explorer" / "pages" / f"{slug}.html")
         answers = " or ".join(f"*{a}*" for a in sorted(probe.answers))
-        explorer_page(stage, slug, f"tiny-toy: {probe.sense}", probe.text,
+        explorer_page(stage, slug, f"{probe.sense} ({counts[word]}), tiny-toy", probe.text,
                       f"The reference checkpoint `tiny-toy` on one of its fill-mask probes. "
                       f"The answer is {answers}; the word that settles it, "
                       f"*{probe.deciding_word}*, stands {probe.side} the blank.")
@@ -546,7 +600,8 @@ def sphinx(stage: Path, out: Path) -> None:
     # -N: no colour codes in the messages read below (Sphinx colours them when CI=true)
     command = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", "--keep-going", "-N",
                "-E", "-d", str(DOCTREES), "-c", str(HERE), str(stage), str(out)]
-    env = dict(os.environ, MINIBERT_SITE_STAGE=str(stage))
+    env = dict(os.environ, MINIBERT_SITE_STAGE=str(stage),
+               MINIBERT_SITE_VERSION=version_stamp())
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
     problems = list(dict.fromkeys(report_line(line, stage) for line in result.stderr.splitlines()
                                   if PROBLEM.search(line)))
@@ -556,6 +611,28 @@ def sphinx(stage: Path, out: Path) -> None:
             errors = [line for line in lines if re.search(r"(Error|Exception): ", line)]
             problems = [report_line((errors or lines or ["sphinx-build failed"])[-1], stage)]
         raise BuildError("\n".join(problems))
+
+
+def mathjax(stage: Path) -> None:
+    """Only the MathJax files the site uses: the combined TeX-to-SVG script and the TeX
+    extensions it may load on demand (not the 24 MB of the whole package)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("sphinx-mathjax-offline")
+    if spec is None or spec.origin is None:
+        raise BuildError("the docs extra is missing sphinx-mathjax-offline "
+                         "(pip install -e '.[docs]')")
+    package = Path(spec.origin).parent / "static" / "mathjax"
+    target = stage / "_mathjax" / "mathjax"
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(package / "tex-svg.js", target / "tex-svg.js")
+    extensions = package / "input" / "tex" / "extensions"
+    if extensions.is_dir():
+        shutil.copytree(extensions, target / "input" / "tex" / "extensions")
+
+
+def glossary(stage: Path) -> None:
+    shutil.copy2(HERE / "glossary.md", stage / "glossary.md")
 
 
 def favicon(stage: Path) -> None:
@@ -579,6 +656,8 @@ def build(out: Path) -> dict:
     check_notebooks(STAGE)
     notebooks, docs = notebook_pages(), docs_pages()
     home_page(STAGE, notebooks, docs)
+    glossary(STAGE)
+    mathjax(STAGE)
     favicon(STAGE)
     names = api_pages(STAGE)
     explorers = explorer_pages(STAGE)
@@ -596,6 +675,11 @@ def build(out: Path) -> dict:
             shutil.rmtree(old)
         if out.exists():
             out.rename(old)
+        for source_map in (fresh / "_static").rglob("*.map"):
+            source_map.unlink()  # the theme's source maps: for its developers, 3 MB
+        # the theme's translations of its own words: read when Sphinx writes a page in
+        # another language, never by a browser
+        shutil.rmtree(fresh / "_static" / "locales", ignore_errors=True)
         shutil.move(fresh, out)
         if old.exists():
             shutil.rmtree(old)

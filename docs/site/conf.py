@@ -27,6 +27,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
     "minibert_site",
 ]
 
@@ -35,6 +36,7 @@ root_doc = "index"
 # (a test file, a benchmark script: MyST turns a link to an existing file into a download).
 include_patterns = [
     "index.md",
+    "glossary.md",
     "README.md",
     "docs/*.md",
     "notebooks/README.md",
@@ -46,7 +48,7 @@ include_patterns = [
     "assignment/*.md",
     "assignment/workspace/README.md",
 ]
-exclude_patterns = ["_extra/**"]
+exclude_patterns = ["_extra/**", "_mathjax/**"]
 
 # -- MyST and notebooks -----------------------------------------------------------------
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "html_image"]
@@ -74,12 +76,23 @@ html_theme = "sphinx_book_theme"
 html_theme_options = {
     "home_page_in_toc": True,
     "show_navbar_depth": 1,
+    # Only the open branch of the navigation in each page (not all 250 pages' links): the
+    # site stays small and every page loads less.
+    "collapse_navbar": True,
     "show_toc_level": 2,
     "use_download_button": True,
     "use_fullscreen_button": False,
     "navigation_with_keys": False,
     "use_sidenotes": False,
+    "extra_footer": (f"<p class=\"mb-version\">"
+                     f"{os.environ.get('MINIBERT_SITE_VERSION', 'minibert')}"
+                     " · the code: the <code>minibert/</code> package of the repository; each "
+                     "API entry links to its <code>[source]</code>.</p>"),
 }
+# The menu and contents buttons (a local fix for pydata-sphinx-theme #2451) and copy buttons.
+html_js_files = ["minibert_site.js"]
+# Search: pages and their headings rank above the API's names that share a word.
+html_search_scorer = str(HERE / "static" / "search_scorer.js")
 html_static_path = [str(HERE / "static")]
 html_css_files = ["minibert_site.css"]
 html_favicon = str(HERE / "static" / "favicon.svg")  # else a browser asks the server for one
@@ -94,11 +107,14 @@ html_last_updated_fmt = None
 html_permalinks = True
 
 # MathJax 3 from a package, not a CDN: its combined TeX-to-SVG script needs no web font.
+# build.py copies only that script and its TeX extensions into the stage's _mathjax/.
 _mathjax = importlib.util.find_spec("sphinx-mathjax-offline")
 if _mathjax is None or _mathjax.origin is None:
     raise RuntimeError("the docs extra is missing sphinx-mathjax-offline "
                        "(pip install -e '.[docs]')")
-html_static_path.insert(0, str(Path(_mathjax.origin).parent / "static"))
+_staged = STAGE / "_mathjax"
+html_static_path.insert(0, str(_staged) if _staged.is_dir()
+                        else str(Path(_mathjax.origin).parent / "static"))
 mathjax_path = "mathjax/tex-svg.js"
 mathjax3_config = {
     "tex": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]]},

@@ -8,6 +8,15 @@ slides as links.
   link to that cell; a label no notebook carries is a build error naming the page and line.
 - In the lecture plan, "slide 7" and "slides 9–10" link to those pages of the deck page.
 - A link to a folder goes to the page the build made for it (``solutions/index``).
+- Every mention of another page is a link, made from the name, so it cannot rot: a code
+  span or plain text naming ``docs/NAME.md`` or ``notebooks/NAME.ipynb``, "notebook 06",
+  and a code span naming a documented API object (``minibert.functional.gelu_forward``,
+  ``F.gelu_forward``, or a name that only one object has, ``layernorm_backward``). A named
+  page the site does not have is a build error naming the page and line.
+- A notebook's exercise section is a box, followed by its answer from
+  ``notebooks/solutions/``, folded.
+- An image without a real description (none, or a file name) gets one: a notebook output
+  is described by its cell's label and first comment, another image by its file name.
 - Docstrings are read as reStructuredText with two plain-text habits of this code base
   accepted: a norm written ``|x|`` and a continuation line indented under a paragraph.
   Anything else that does not parse (an unclosed ````literal``, a broken table or
@@ -34,7 +43,15 @@ LABEL = re.compile(r"\[(\d\d-[a-z0-9][a-z0-9-]*)\]")
 LABEL_SPAN = re.compile(r"^\[(\d\d-[a-z0-9][a-z0-9-]*)\]$")
 SLIDES = re.compile(r"\b(slides?) (\d+)(?:(\s*[–-]\s*)(\d+))?")
 DECK_DOC = "lecture/deck"
-SLIDE_DOCS = ("docs/lecture_50min",)
+SLIDE_DOCS = ("docs/lecture_50min", "docs/lecture_guide", "lecture/index")
+PAGE_PATH = re.compile(r"^(?:\.\./)*(docs|notebooks)/([\w-]+)\.(md|ipynb)(?:#([\w-]+))?$")
+PAGE_IN_TEXT = re.compile(r"(?<![\w/.])(docs|notebooks)/([\w-]+)\.(md|ipynb)\b|"
+                          r"\b(notebooks?) (\d\d)\b")
+API_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
+API_ALIASES = {"F.": "minibert.functional.", "mb.": "minibert.", "viz.": "minibert.viz."}
+EXERCISE = re.compile(r"\bExercise\b")
+STUB = re.compile(r"^def (my_\w+)\(", re.M)
+FILE_LIKE = re.compile(r"(^|/)[\w.-]+\.(png|jpe?g|svg|gif)$|^[0-9a-f]{20,}", re.I)
 
 
 def _first_line_label(cell) -> str | None:
@@ -62,12 +79,16 @@ def _scan_notebooks(app) -> None:
 
 
 def _anchor_cells(app, doctree) -> None:
-    """Give the code cells of a notebook page their anchors and visible labels."""
+    """Give the code cells of a notebook page their anchors and visible labels; box its
+    exercises; describe every image."""
     docname = app.env.docname
     path = Path(app.env.doc2path(docname))
     if path.suffix != ".ipynb":
+        _describe_images(app, doctree, docname)
         return
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    _describe_images(app, doctree, docname, cells)
+    _exercises(app, doctree, docname)
     for container in doctree.findall(nodes.container):
         if container.get("nb_element") != "cell_code":
             continue
@@ -83,6 +104,83 @@ def _anchor_cells(app, doctree) -> None:
             link = nodes.reference("", f"[{label}]", refid=f"cell-{label}",
                                    classes=["mb-cell-label-link"])
             container.insert(0, nodes.paragraph("", "", link, classes=["mb-cell-label"]))
+
+
+def _solution_source(app, docname: str, function: str) -> str | None:
+    """The source of ``function`` in the notebook's solutions file, or None."""
+    import ast
+
+    stem = docname.split("/", 1)[1]
+    path = Path(app.srcdir, "notebooks", "solutions", f"{stem}_solutions.py")
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            return ast.get_source_segment(text, node)
+    return None
+
+
+def _exercises(app, doctree, docname: str) -> None:
+    """Box each exercise section of a notebook page and fold its answer in after it."""
+    for section in list(doctree.findall(nodes.section)):
+        title = section.next_node(nodes.title)
+        if title is None or not EXERCISE.search(title.astext()):
+            continue
+        section["classes"].append("mb-exercise")
+        stubs = []
+        for block in section.findall(nodes.literal_block):
+            stubs += [name for name in STUB.findall(block.astext()) if name not in stubs]
+        for name in stubs:
+            source = _solution_source(app, docname, name)
+            if source is None:
+                continue
+            stem = docname.split("/", 1)[1]
+            summary = (f"Answer: <code>{name}</code>, from "
+                       f"notebooks/solutions/{stem}_solutions.py (try first)")
+            section += nodes.raw("", f'<details class="mb-answer"><summary>{summary}</summary>',
+                                 format="html")
+            section += nodes.literal_block(source, source, language="python")
+            section += nodes.raw("", "</details>", format="html")
+
+
+def _first_comment(source: str) -> str:
+    for line in source.splitlines():
+        line = line.strip()
+        if line.startswith("#"):
+            text = LABEL.sub("", line.lstrip("# ")).strip(" :")
+            if text:
+                return text
+    lines = [line.strip() for line in source.splitlines() if line.strip()]
+    return lines[-1][:80] if lines else ""
+
+
+def _describe_images(app, doctree, docname: str, cells=None) -> None:
+    """Give every image without a real description one."""
+    title = doctree.next_node(nodes.title)
+    page = title.astext() if title is not None else docname
+    for image in doctree.findall(nodes.image):
+        alt = (image.get("alt") or "").strip()
+        uri = image.get("uri", "")
+        if alt and not FILE_LIKE.search(alt) and alt != posixpath.basename(uri):
+            continue
+        described = None
+        if cells is not None:
+            parent = image.parent
+            while parent is not None and "cell_index" not in parent:
+                parent = parent.parent
+            if parent is not None:
+                cell = cells[parent["cell_index"]]
+                source = cell.get("source", "")
+                source = "".join(source) if isinstance(source, list) else source
+                label = _first_line_label(cell)
+                what = _first_comment(source)
+                described = (f"Output of cell {label or parent['cell_index']} of {page}"
+                             + (f": {what}" if what else ""))
+        if described is None:
+            name = posixpath.splitext(posixpath.basename(uri))[0].replace("_", " ")
+            described = f"Figure of {page}: {name}"
+        image["alt"] = described
 
 
 def _link_labels(app, doctree, docname) -> None:
@@ -138,7 +236,124 @@ def _link_slides(app, doctree, docname) -> None:
             parent.insert(index + offset, piece)
 
 
+def _reference(uri: str, child) -> nodes.reference:
+    reference = nodes.reference("", "", internal=True, refuri=uri, classes=["mb-auto-link"])
+    reference.append(child)
+    return reference
+
+
+def _page_target(app, docname: str, folder: str, name: str, suffix: str, where):
+    """The docname a mention of folder/name.suffix names; a warning when there is none."""
+    target = f"{folder}/{name}"
+    if target in app.env.all_docs:
+        return target
+    logger.warning("names the page %s/%s.%s, which the site does not have", folder, name,
+                   suffix, location=where)
+    return None
+
+
+def _api_objects(app) -> tuple[dict, dict]:
+    """The Python domain's objects (full name -> entry) and the names that only one object
+    has as its last part (short name -> full name)."""
+    cached = getattr(app.env, "minibert_api_objects", None)
+    if cached is not None:
+        return cached
+    objects = dict(app.env.get_domain("py").objects)
+    counts: dict[str, list[str]] = {}
+    for full in objects:
+        counts.setdefault(full.rsplit(".", 1)[-1], []).append(full)
+    unique = {short: fulls[0] for short, fulls in counts.items() if len(fulls) == 1}
+    app.env.minibert_api_objects = (objects, unique)
+    return objects, unique
+
+
+def _api_target(app, text: str):
+    objects, unique = _api_objects(app)
+    name = text[:-2] if text.endswith("()") else text
+    if not API_NAME.match(name):
+        return None
+    for alias, full in API_ALIASES.items():
+        if name.startswith(alias):
+            name = full + name[len(alias):]
+    for candidate in (name, f"minibert.{name}"):
+        if candidate in objects:
+            return candidate, objects[candidate]
+    if "_" in name and "." not in name and name in unique:  # a distinctive bare name
+        return unique[name], objects[unique[name]]
+    return None
+
+
+def _link_names(app, doctree, docname) -> None:
+    """Code spans and plain text that name a page, a notebook or an API object: links."""
+    for literal in list(doctree.findall(nodes.literal)):
+        if literal.parent is None or isinstance(literal.parent, (nodes.reference, nodes.title,
+                                                                 addnodes.desc_signature)):
+            continue
+        text = literal.astext().strip()
+        page = PAGE_PATH.match(text)
+        if page:
+            target = _page_target(app, docname, page.group(1), page.group(2), page.group(3),
+                                  literal)
+            if target:
+                uri = app.builder.get_relative_uri(docname, target)
+                literal.replace_self(_reference(uri + (f"#{page.group(4)}" if page.group(4)
+                                                       else ""), literal.deepcopy()))
+            continue
+        if docname.startswith(("api/", "_modules/")):
+            continue
+        found = _api_target(app, text)
+        if found:
+            full, entry = found
+            uri = app.builder.get_relative_uri(docname, entry.docname) + "#" + entry.node_id
+            literal.replace_self(_reference(uri, literal.deepcopy()))
+    notebooks = {n.split("/", 1)[1][:2]: n for n in app.env.all_docs
+                 if n.startswith("notebooks/") and n[10:12].isdigit()}
+    for text in list(doctree.findall(nodes.Text)):
+        parent = text.parent
+        if parent is None or isinstance(parent, (nodes.literal, nodes.reference, nodes.title,
+                                                 nodes.FixedTextElement, nodes.raw)):
+            continue
+        if any(isinstance(a, (nodes.reference, addnodes.desc_signature, nodes.title))
+               for a in _ancestors(parent)):
+            continue
+        source = str(text)
+        if not PAGE_IN_TEXT.search(source):
+            continue
+        pieces, last = [], 0
+        for match in PAGE_IN_TEXT.finditer(source):
+            if match.group(1):
+                target = _page_target(app, docname, match.group(1), match.group(2),
+                                      match.group(3), parent)
+                shown = match.group(0)
+            else:
+                target = notebooks.get(match.group(5))
+                shown = match.group(0)
+                if target is None:
+                    logger.warning("names notebook %s, which the site does not have",
+                                   match.group(5), location=parent)
+            if not target or target == docname:
+                continue
+            pieces.append(nodes.Text(source[last:match.start()]))
+            pieces.append(_reference(app.builder.get_relative_uri(docname, target),
+                                     nodes.Text(shown)))
+            last = match.end()
+        if not pieces:
+            continue
+        pieces.append(nodes.Text(source[last:]))
+        index = parent.index(text)
+        parent.remove(text)
+        for offset, piece in enumerate(pieces):
+            parent.insert(index + offset, piece)
+
+
+def _ancestors(node):
+    while node is not None:
+        yield node
+        node = node.parent
+
+
 def _resolved(app, doctree, docname) -> None:
+    _link_names(app, doctree, docname)
     if docname.startswith("notebooks/") and Path(app.env.doc2path(docname)).suffix == ".ipynb":
         return
     _link_labels(app, doctree, docname)
@@ -254,7 +469,29 @@ def _docstring(app, what, name, obj, options, lines) -> None:
     lines[:] = plain_text_habits(lines)
 
 
+# Modules whose code gets no [source] page: the graded assignment's machinery (students
+# write it themselves) and the command line's plumbing; the site stays under 40 MB.
+NO_SOURCE_PAGES = ("minibert.assignment", "minibert.cli")
+
+
+class _SourcePages(dict):
+    """sphinx.ext.viewcode's record of modules, which reports NO_SOURCE_PAGES as having
+    no source, so that they get no [source] link and no page."""
+
+    def get(self, key, default=None):
+        if key in NO_SOURCE_PAGES or str(key).startswith(tuple(f"{m}." for m in
+                                                                  NO_SOURCE_PAGES)):
+            return False
+        return super().get(key, default)
+
+
+def _limit_source_pages(app, env, docnames) -> None:
+    if not isinstance(getattr(env, "_viewcode_modules", None), _SourcePages):
+        env._viewcode_modules = _SourcePages(getattr(env, "_viewcode_modules", {}))
+
+
 def setup(app):
+    app.connect("env-before-read-docs", _limit_source_pages)
     app.add_post_transform(FolderLinks)
     app.connect("autodoc-process-docstring", _docstring, priority=600)
     app.connect("builder-inited", _scan_notebooks)
