@@ -398,3 +398,36 @@ def test_a_diverging_run_stops_with_a_clear_error(tmp_path):
     with pytest.raises(TrainingDiverged, match="smaller learning rate"):
         finetune("classify", None, tmp_path / "diverged", train_size=8,
                  progress=lambda m: None, **{**QUICK, "learning_rate": 1e30})
+
+
+@pytest.mark.parametrize("name", tasks.TASKS)
+def test_two_workers_fine_tune_to_the_weights_of_one_process(name, hand_tokenizer):
+    """The same global batches, split over 2 worker processes (each shard's share of the
+    loss: its labelled tokens for tagging, its sequences otherwise): the weights of one
+    process, to float64 rounding."""
+    from small_models import small_config
+
+    task = tasks.make_task(name, train_size=16, test_size=0, seed=2)
+    features = tasks.encode(task, task.train, hand_tokenizer, 24)
+    labels = {"id2label": list(task.label_names)} if task.label_names else {}
+    config = small_config(vocab_size=len(hand_tokenizer), max_position_embeddings=32,
+                          hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    results = []
+    for workers in (1, 2):
+        model = HEADS[name](config, seed=4, dtype=np.float64, **labels)
+        settings = FinetuneConfig(task=name, train_size=16, epochs=2, batch_size=8,
+                                  learning_rate=1e-2, workers=workers)
+        history = finetune_module.train_head(model, features, settings, lambda m: None)
+        results.append(({k: v.copy() for k, v in model.state_dict().items()}, history))
+    (one, one_history), (two, two_history) = results
+    scale = max(float(np.abs(v).max()) for v in one.values())
+    assert max(float(np.abs(one[k] - two[k]).max()) for k in one) < 1e-10 * scale
+    np.testing.assert_allclose([h["loss"] for h in two_history],
+                               [h["loss"] for h in one_history], rtol=1e-9)
+
+
+def test_workers_are_refused_with_lora_or_more_than_the_batch():
+    with pytest.raises(ValueError, match="workers must be 1 with lora_rank"):
+        FinetuneConfig(workers=2, lora_rank=4)
+    with pytest.raises(ValueError, match="workers must be at most batch_size 4"):
+        FinetuneConfig(workers=5, batch_size=4)

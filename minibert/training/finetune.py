@@ -33,10 +33,12 @@ from minibert.config import PRESETS, BertConfig
 from minibert.data import tasks
 from minibert.family.registry import FAMILIES, family_of, family_of_folder, forward_inputs
 from minibert.io.fileio import atomic_write_json, clear_run_files, run_folder
-from minibert.training.loop import TrainingDiverged, eval_mode, train_step
+from minibert.training.loop import TrainingDiverged, eval_mode
 from minibert.training.metrics import accuracy, decode_spans, entity_f1, squad_scores
 from minibert.training.optim import make_optimizer
 from minibert.training.schedules import make_schedule
+from minibert.training.transport import OneProcess
+from minibert.training.workers import DataParallel
 
 __all__ = [
     "HEADS",
@@ -80,6 +82,9 @@ class FinetuneConfig:
     num_documents: int = 2600  # from scratch: documents of that corpus, as pretraining
     lora_rank: int | None = None  # LoRA adapters of this rank on query and value; None: all
     lora_alpha: float = 16.0  # LoRA's update is scaled by lora_alpha / lora_rank
+    # Data-parallel worker processes (minibert.training.workers.DataParallel): each batch
+    # split into this many shards, one per worker, the same update as one process
+    workers: int = 1
 
     def __post_init__(self) -> None:
         if self.task not in tasks.TASKS:
@@ -93,6 +98,13 @@ class FinetuneConfig:
             check_int("max_length", self.max_length, minimum=8)
         if self.lora_rank is not None:
             check_int("lora_rank", self.lora_rank, minimum=1)
+        check_int("workers", self.workers, minimum=1)
+        if self.workers > 1 and self.lora_rank is not None:
+            raise ValueError(f"workers must be 1 with lora_rank (the workers train every "
+                             f"weight), got {self.workers}")
+        if self.workers > self.batch_size:
+            raise ValueError(f"workers must be at most batch_size {self.batch_size} (every "
+                             f"worker needs one example), got {self.workers}")
         check_real("lora_alpha", self.lora_alpha, 0, above=True)
         check_real("learning_rate", self.learning_rate, 0, above=True)
         check_real("warmup_fraction", self.warmup_fraction, 0, maximum=1, below=True)
@@ -207,20 +219,34 @@ def train_head(model, features: tasks.Features, config: FinetuneConfig,
     order_rng = np.random.default_rng([config.seed, 3])
     history, step = [], 0
     model.train()
-    for epoch in range(epochs):
-        order = order_rng.permutation(len(features))
-        losses = []
-        for first in range(0, len(order), config.batch_size):
-            lr = optimizer.current_lr
-            batch = features.batch(order[first:first + config.batch_size])
-            out, _ = train_step(model, forward_inputs(model, batch), optimizer,
-                                config.max_grad_norm)
-            step += 1
-            losses.append(out.loss)
-            history.append({"step": step, "loss": round(out.loss, 6), "lr": lr})
-        progress(f"epoch {epoch + 1}/{epochs}  step {step}/{total_steps}  "
-                 f"train loss {np.mean(losses):.4f}")
+    with _transport(model, optimizer, config) as transport:
+        for epoch in range(epochs):
+            order = order_rng.permutation(len(features))
+            losses = []
+            for first in range(0, len(order), config.batch_size):
+                lr = optimizer.current_lr
+                rows = order[first:first + config.batch_size]
+                if len(rows) < transport.num_workers:  # a last batch smaller than the workers
+                    rows = order[-config.batch_size:]
+                result = transport.step(forward_inputs(model, features.batch(rows)))
+                if not math.isfinite(result.loss):
+                    raise TrainingDiverged(f"the loss became {result.loss} at step {step + 1}; "
+                                           f"try a smaller learning rate")
+                step += 1
+                losses.append(result.loss)
+                history.append({"step": step, "loss": round(result.loss, 6), "lr": lr})
+            progress(f"epoch {epoch + 1}/{epochs}  step {step}/{total_steps}  "
+                     f"train loss {np.mean(losses):.4f}")
+        transport.pull()
     return history
+
+
+def _transport(model, optimizer, config: FinetuneConfig):
+    """This process alone, or ``config.workers`` worker processes (the same update)."""
+    if config.workers == 1:
+        return OneProcess(model, optimizer, config.max_grad_norm)
+    return DataParallel(model, optimizer, config.workers, clip=config.max_grad_norm,
+                        seed=config.seed)
 
 
 def _predict(model, features: tasks.Features, batch_size: int = 64) -> list:

@@ -141,8 +141,10 @@ def shard_weights(shards: list[dict], reduction: str = "global") -> list[tuple[f
     """Each shard's (mlm_weight, nsp_weight): what its mean losses count for in the step.
 
     "global" (right): shard r's MLM weight is M_r / M, its masked tokens over the whole
-    batch's, and its NSP weight B_r / B. Then sum_r weight_r * mean_r = (sum of all token
-    losses) / M, the full batch's loss, and so the gradients add up to the full batch's.
+    batch's (its labelled tokens, for a tagging head; its sequences B_r / B when the batch
+    has no ``labels``, as a question-answering batch), and its NSP weight B_r / B. Then
+    sum_r weight_r * mean_r = (sum of all token losses) / M, the full batch's loss, and so
+    the gradients add up to the full batch's.
     "mean_of_means" (the common bug): every shard weighs 1 / N, so a shard with few masked
     tokens counts as much as one with many; it equals "global" only when every shard has
     the same number of masked tokens (and of sequences).
@@ -157,8 +159,9 @@ def shard_weights(shards: list[dict], reduction: str = "global") -> list[tuple[f
     masked = [_masked_count(shard) for shard in shards]
     sizes = [_batch_size(shard) for shard in shards]
     total_masked, total_size = sum(masked), sum(sizes)
-    return [(m / total_masked if total_masked else 0.0, b / total_size)
-            for m, b in zip(masked, sizes)]
+    if not total_masked:  # no token labels: a loss averaged over the sequences
+        return [(b / total_size, b / total_size) for b in sizes]
+    return [(m / total_masked, b / total_size) for m, b in zip(masked, sizes)]
 
 
 def backward_with(model, weights: tuple[float, float], pair_loss_weight: float = 1.0) -> None:
@@ -167,19 +170,28 @@ def backward_with(model, weights: tuple[float, float], pair_loss_weight: float =
     The second weight is the sentence-pair loss's, under the name the family's row gives it
     (``nsp_weight`` of BertForPreTraining, ``sop_weight`` of AlbertForPreTraining); any other
     model takes ``mlm_weight`` only. ``pair_loss_weight`` multiplies it: the objective's own
-    weight of that loss.
+    weight of that loss. A task head (classification, tagging, question answering), whose
+    backward takes no weight, differentiates its loss, and its gradients are multiplied by
+    the first weight (the gradient is linear in the loss). Call it on zeroed gradients.
     """
     mlm_weight, pair_weight = weights[0], weights[1] * pair_loss_weight
     family = family_of(model)
     pair = family.pair_weight if type(model) is family.pretraining else None
-    if pair is None:
+    if type(model) in family.tasks.values():
+        model.backward()
+        for _, gradient in model.named_gradients():
+            gradient *= mlm_weight
+    elif pair is None:
         model.backward(mlm_weight=mlm_weight)
     else:
         model.backward(mlm_weight=mlm_weight, **{pair: pair_weight})
 
 
 def shard_loss(out, weights: tuple[float, float]) -> float:
-    """The shard's share of the batch loss: weight * mean, per part."""
+    """The shard's share of the batch loss: weight * mean, per part (a task head's output
+    has one part, its ``loss``)."""
+    if not hasattr(out, "masked_lm_loss"):
+        return weights[0] * out.loss
     return weights[0] * (out.masked_lm_loss or 0.0) + weights[1] * (out.next_sentence_loss or 0.0)
 
 
