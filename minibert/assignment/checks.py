@@ -105,6 +105,21 @@ def _shape_of_difference(got, expected) -> str:
     return text + ": a factor missing or extra?"
 
 
+def _dtype(function: str, name: str, value: np.ndarray, expected) -> None:
+    """Float64 in, float64 out: a gradient has its input's dtype."""
+    if value.dtype != np.dtype(expected):
+        _fail(f"{function}: {name} is {value.dtype}, expected {np.dtype(expected)} (the "
+              f"input's dtype: float64 in, float64 out); a float32 constant or array, or an "
+              f"astype, changes it?")
+
+
+def _unchanged(function: str, name: str, given: np.ndarray, original: np.ndarray) -> None:
+    """The upstream gradient is the caller's array: a backward never writes into it."""
+    if not np.array_equal(given, original):
+        _fail(f"{function}: changed {name} in place (it is the caller's array: write "
+              f"dx = {name} * ..., not {name} *= ... or dx = {name}; dx -= ...)")
+
+
 def _zero(function: str, name: str, part: np.ndarray, whole: np.ndarray, where: str) -> None:
     """``part`` must be zero up to rounding, measured against the largest entry of ``whole``."""
     scale = float(np.abs(whole).max(initial=0.0))
@@ -123,11 +138,14 @@ def _gradcheck(function: str, backward, forward, inputs: dict, kwargs: dict, nam
     hints = hints or {}
     out, cache = forward(*inputs.values(), **kwargs)
     dout = rng.standard_normal(np.shape(out))
-    grads = _tuple(function, backward(dout.copy(), cache), names)
+    given = dout.copy()
+    grads = _tuple(function, backward(given, cache), names)
     for name in names:
         if inputs.get(name) is None:
             continue
         _array(function, f"d{name}", grads[name], inputs[name].shape)
+        _dtype(function, f"d{name}", grads[name], inputs[name].dtype)
+    _unchanged(function, "dout", given, dout)
     for name in names:
         if inputs.get(name) is None:
             continue
@@ -273,8 +291,17 @@ def _gelu_hints():
             return dout * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du_dx(x))
         return wrong
 
+    def tanh_form(dout, cache):  # the tanh form's derivative, whatever cache.approximate says
+        x = cache.x
+        t = np.tanh(root * (x + 0.044715 * x ** 3))
+        return dout * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * root
+                       * (1.0 + 3 * 0.044715 * x * x))
+
     root = math.sqrt(2.0 / math.pi)
     return {"x": [(no_pdf, "the product rule's x * phi(x) term is missing?"),
+                  (tanh_form, "the tanh form's derivative (GELU's tanh approximation, "
+                   "'gelu_new') for cache.approximate == 'none'? The exact form is x Phi(x), "
+                   "Phi the normal CDF with erf"),
                   (erf_form, "the erf form's derivative for cache.approximate == 'tanh'? "
                    "The tanh form differentiates 0.5 x (1 + tanh(u))"),
                   (tanh_parts(lambda x: 1.0), "the chain rule through u = sqrt(2/pi) (x + "
@@ -501,6 +528,7 @@ def _cross_entropy(fns, level, rng):
          "positions get gradient: multiply by dloss and by cache.valid"),
     ]
     got = _array("cross_entropy_backward", "dlogits", backward(dloss, cache), shape)
+    _dtype("cross_entropy_backward", "dlogits", got, logits.dtype)
     numeric = numerical_gradient(lambda _x: forward(logits)[0], logits, dloss)
     _close("cross_entropy_backward", "dlogits", got, numeric, LAYER_TOL, hints)
     _zero("cross_entropy_backward", "dlogits", got[labels == -100], got,

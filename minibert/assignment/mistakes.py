@@ -183,6 +183,47 @@ MISTAKES = [
                                      / max(1e-12, np.linalg.norm(a) + np.linalg.norm(n)))
             return errors
         """, "restore the saved value (flat[i] = original)"),
+    ("linear-float32-result", "linear", """
+        import numpy as np
+
+        def linear_backward(dout, cache):
+            weight = cache.weight.astype(np.float32)
+            rows = dout.reshape(-1, dout.shape[-1]).astype(np.float32)
+            dx = (rows @ weight).reshape(*dout.shape[:-1], weight.shape[1])
+            dweight = rows.T @ cache.x.reshape(-1, cache.x.shape[-1]).astype(np.float32)
+            dbias = rows.sum(axis=0) if cache.has_bias else None
+            return dx, dweight, dbias
+        """, "dx is float32, expected float64"),
+    ("layernorm-dout-changed-in-place", "layernorm", """
+        def layernorm_backward(dout, cache):
+            x_hat, rstd, weight = cache.x_hat, cache.rstd, cache.weight
+            axes = tuple(range(dout.ndim - 1))
+            dbias = dout.sum(axis=axes)
+            dweight = (dout * x_hat).sum(axis=axes)
+            dx = dout
+            dx *= weight
+            dx -= dx.mean(axis=-1, keepdims=True) + x_hat * (dx * x_hat).mean(axis=-1,
+                                                                            keepdims=True)
+            dx *= rstd
+            return dx, dweight, dbias
+        """, "changed dout in place"),
+    ("softmax-dout-changed-in-place", "softmax", """
+        def softmax_backward(dout, cache):
+            probs, axis = cache.probs, cache.axis
+            dout -= (dout * probs).sum(axis=axis, keepdims=True)
+            dout *= probs
+            return dout
+        """, "changed dout in place"),
+    ("gelu-tanh-form-for-both", "gelu", """
+        import numpy as np
+
+        def gelu_backward(dout, cache):
+            x = cache.x
+            root = np.sqrt(2.0 / np.pi)
+            t = np.tanh(root * (x + 0.044715 * x ** 3))
+            du_dx = root * (1.0 + 3 * 0.044715 * x * x)
+            return dout * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du_dx)
+        """, "the tanh form's derivative (GELU's tanh approximation"),
 ]
 
 
