@@ -5,6 +5,7 @@ the handout, and the exports (Gradescope's results.json, a class CSV).
 
 import csv
 import json
+import os
 import re
 import subprocess
 import sys
@@ -451,3 +452,38 @@ def test_a_folder_that_cannot_be_written_is_named_as_asked(tmp_path, monkeypatch
     assert main(["assignment", "create", str(tmp_path / "asg")]) == 2
     error = capsys.readouterr().err
     assert str(tmp_path / "asg") in error and ".asg." not in error, error
+
+
+def test_gradescope_autograder_zip_grades_a_folder_upload(tree, tmp_path):
+    """The zip's run_autograder, run as Gradescope would (AUTOGRADER_ROOT standing for
+    /autograder), grades an upload whose files sit in a subfolder; an upload with no task
+    file still gets a results.json, score 0 with the reason."""
+    out = tmp_path / "autograder.zip"
+    done = subprocess.run([sys.executable, "-m", "minibert", "assignment", "autograder",
+                           "--hidden", str(tree / "hidden"), "-o", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(out) as archive:
+        assert sorted(archive.namelist()) == sorted([
+            "setup.sh", "run_autograder", "hidden/cases.json",
+            "hidden/.minibert-assignment.json"])
+        assert archive.getinfo("run_autograder").external_attr >> 16 & 0o111
+        archive.extractall(root / "source")
+    assert "minibert-numpy==" in (root / "source" / "setup.sh").read_text()
+    _student(tree, root / "submission" / "hw", **{"softmax.py": MISTAKES[5][2]})
+    (root / "submission" / "hw" / ".minibert-assignment.json").unlink()
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root),
+               PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, timeout=600,
+                   check=True)
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert sum(t["score"] for t in results["tests"]) == 100 - task_by_name("softmax").points
+    assert {t["visibility"] for t in results["tests"]} == {"visible", "after_published"}
+    for path in (root / "submission").rglob("*"):
+        if path.is_file():
+            path.unlink()
+    subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, timeout=600,
+                   check=True)
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 0 and results["output"].startswith("not graded: ")

@@ -70,6 +70,24 @@ def add_assignment(subparsers) -> None:
                            help="skip comparing the submissions' files with each other and "
                                 "with the answer key")
     grade_all.set_defaults(handler=_run_assignment)
+    autograder = actions.add_parser(
+        "autograder", help="write Gradescope's autograder zip (setup.sh, run_autograder, the "
+                           "hidden tests' seed)",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    autograder.add_argument("--hidden", metavar="DIR", required=True,
+                            help="the instructor's hidden/ folder")
+    autograder.add_argument("-o", "--out", default="autograder.zip", metavar="FILE.zip",
+                            help="the zip to write")
+    autograder.add_argument("--wheel", metavar="FILE.whl", default=None,
+                            help="a minibert wheel (make dist) for setup.sh to install; "
+                                 "without one it installs the pinned release")
+    autograder.add_argument("--hidden-visibility", default="after_published",
+                            choices=["hidden", "after_due_date", "after_published", "visible"],
+                            help="when students see the hidden tests' results and the points")
+    autograder.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS",
+                            help="time limit of each task's checks")
+    autograder.add_argument("--overwrite", action="store_true", help="replace an existing zip")
+    autograder.set_defaults(handler=_run_assignment)
 
 
 def _add_grading_options(parser) -> None:
@@ -101,6 +119,22 @@ def _run_assignment(args) -> int:
         print(f"wrote {what} to {path}")
         return 0
     from minibert.assignment.runner import MAX_LIMIT
+
+    if args.action == "autograder":
+        from minibert.assignment.gradescope import write_autograder
+
+        out_path(args.out, "-o")
+        if Path(args.out).exists() and not args.overwrite:
+            raise CommandError(f"-o {args.out!r} exists; pass --overwrite to replace it")
+        if not 0 < args.time_limit <= MAX_LIMIT:
+            raise CommandError(f"--time-limit {args.time_limit:g} must be > 0 and at most "
+                               f"{MAX_LIMIT:g} seconds (one day)")
+        with file_access("-o must name a file in a folder you can write to"):
+            path = write_autograder(args.out, args.hidden, wheel=args.wheel,
+                                    hidden_visibility=args.hidden_visibility,
+                                    time_limit=args.time_limit)
+        print(f"wrote {path}: upload it as the assignment's autograder on Gradescope")
+        return 0
 
     for option, value in (("--time-limit", args.time_limit),
                           ("--import-limit", args.import_limit)):
