@@ -305,7 +305,9 @@ def test_the_readme_is_a_handout(tree):
         assert f"## {title}" in readme
         assert all(question in readme for question in questions)
     assert "## What is forbidden" in readme and "## How it is graded" in readme
-    assert "docs/backprop.md" in readme and "minibert/functional.py" not in readme
+    assert "docs/assignment_reading.md" in readme and "minibert/functional.py" not in readme
+    assert "docs/backprop.md" not in readme  # the library's code is not the reading
+    assert "## Submitting" in readme and "Deadline: (your course gives it)" in readme
     answers = (tree / "student" / "answers.md").read_text()
     assert answers.count("### Question") == sum(len(q) for _, q in QUESTIONS.values())
 
@@ -487,3 +489,26 @@ def test_gradescope_autograder_zip_grades_a_folder_upload(tree, tmp_path):
                    check=True)
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 0 and results["output"].startswith("not graded: ")
+
+
+def test_the_handout_s_submission_fields_and_its_reading_page(tmp_path):
+    hw = create_workspace(tmp_path / "hw", deadline="2027-01-15 23:59 UTC",
+                          submit="upload the folder on Gradescope",
+                          late_policy="10% off per day, up to 3 days")
+    readme = (hw / "README.md").read_text()
+    assert "- Deadline: 2027-01-15 23:59 UTC." in readme
+    assert "- How: upload the folder on Gradescope." in readme
+    assert "- Late work: 10% off per day, up to 3 days." in readme
+    with pytest.raises(ValueError, match="deadline must be one line"):
+        create_workspace(tmp_path / "bad", deadline="a\nb")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_reading",
+                                                  ROOT / "docs" / "make_assignment_reading.py")
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    page = (ROOT / "docs" / "assignment_reading.md").read_text(encoding="utf-8")
+    assert page == maker.reading(), "rerun docs/make_assignment_reading.py"
+    assert "```" not in page and maker.OMITTED in page
+    for name in maker.named_sections():
+        assert name in maker.sections(page), name

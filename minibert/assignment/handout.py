@@ -14,7 +14,8 @@ from pathlib import Path
 
 from minibert.assignment.tasks import TASKS
 
-__all__ = ["READING", "CELLS", "QUESTIONS", "HIDDEN_CHECKS", "handout_markdown", "write_pdf"]
+__all__ = ["READING", "CELLS", "QUESTIONS", "HIDDEN_CHECKS", "READING_PAGE", "handout_markdown",
+           "write_pdf"]
 
 # task -> (doc sections "file#anchor", notebook sections "NN §k Title"); a test checks
 # that every heading named here exists.
@@ -103,13 +104,26 @@ QUESTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+READING_PAGE = "assignment_reading.md"  # backprop.md's named sections, derivations only
+DEFAULT_SUBMIT = ("hand in the task files (`linear.py` ... `nsp.py`) and `answers.md`, as "
+                  "they are in this folder: a zip of the folder or the files themselves, "
+                  "on the course's site (Gradescope, Canvas, ...)")
+
+
 def _docs_link(section: str) -> str:
     file, anchor = section.split("#")
+    if file == "backprop.md":  # the derivation without the library's code
+        file = READING_PAGE
     return f"`docs/{file}` § {anchor.replace('-', ' ')}"
 
 
-def handout_markdown() -> str:
-    """The student workspace's README: the handout."""
+def handout_markdown(deadline: str | None = None, submit: str | None = None,
+                     late_policy: str | None = None) -> str:
+    """The student workspace's README: the handout.
+
+    ``deadline``, ``submit`` (how to hand in) and ``late_policy`` fill its "Submitting"
+    section; left out, it says what to hand in and that the course sets the rest.
+    """
     total = sum(t.points for t in TASKS)
     lines = [
         "# Assignment: BERT's backward passes",
@@ -125,6 +139,14 @@ def handout_markdown() -> str:
         "",
         "    pytest -q                              # the public tests, one per task",
         "    minibert assignment grade .            # the graded table",
+        "",
+        "## Submitting",
+        "",
+        f"- Deadline: {deadline or '(your course gives it)'}.",
+        f"- How: {submit or DEFAULT_SUBMIT}.",
+        "- Keep each function's name and signature, and the file names; helpers go in the "
+        "file that uses them. Do not hand in `test_public.py` or caches.",
+        f"- Late work: {late_policy or '(your course gives its policy)'}.",
         "",
     ]
     part = None
@@ -160,11 +182,16 @@ def handout_markdown() -> str:
         "",
         "- Automatic differentiation: a file that imports torch, jax, autograd or the like "
         "is flagged.",
-        "- minibert's own answer: a file that imports or calls minibert's function for its "
-        "task (`minibert.functional.layernorm_backward` in `layernorm.py`, "
-        "`minibert.gradcheck` in `model_gradcheck.py`, ...) is flagged. minibert's forward "
-        "passes and the other tasks' functions are allowed: attention may call minibert's "
-        "`softmax_backward`.",
+        "- minibert's own answer, by any route: a file that imports or calls minibert's "
+        "function for its task (`minibert.functional.layernorm_backward` in `layernorm.py`, "
+        "`minibert.flat_layer` in `encoder_block.py`, `minibert.gradcheck` in "
+        "`model_gradcheck.py`, ...), copies it (renamed variables are still a copy), runs "
+        "its source with `exec`, or differentiates minibert's forwards numerically is "
+        "flagged. The other tasks' functions are allowed: attention may call minibert's "
+        "`softmax_backward`, the encoder block minibert's layer pairs.",
+        "- Getting round the grader: threads, processes, signals, `ctypes`, looking at the "
+        "grader's frames or objects are flagged; changing the grader's own functions scores "
+        "the task 0.",
         "- A flag does not change the score; the report shows it with the file and line, and "
         "the lecturer decides.",
         "",

@@ -134,12 +134,12 @@ def test_task(task):
 '''
 
 
-def _readme(kind: str) -> str:
+def _readme(kind: str, course: dict | None = None) -> str:
     if kind == "bugs":
         from minibert.assignment.bugs import LAB_README
         return LAB_README
     from minibert.assignment.handout import handout_markdown
-    return handout_markdown()
+    return handout_markdown(**(course or {}))
 
 
 def _answers() -> str:
@@ -154,11 +154,11 @@ def _answers() -> str:
 
 
 def _write_student_tree(folder: Path, kind: str, sources: dict[str, str],
-                        pdf: bool = False) -> None:
+                        pdf: bool = False, course: dict | None = None) -> None:
     folder.mkdir(parents=True)
     for name, text in sources.items():
         (folder / name).write_text(text, encoding="utf-8")
-    (folder / "README.md").write_text(_readme(kind), encoding="utf-8")
+    (folder / "README.md").write_text(_readme(kind, course), encoding="utf-8")
     marker = {"kind": kind, "version": 1}
     if kind == "backprop":
         (folder / "test_public.py").write_text(_PUBLIC_TESTS, encoding="utf-8")
@@ -166,13 +166,14 @@ def _write_student_tree(folder: Path, kind: str, sources: dict[str, str],
         marker["tasks"] = list(TASK_NAMES)
     if pdf:
         from minibert.assignment.handout import write_pdf
-        write_pdf(_readme(kind), folder / "README.pdf")
+        write_pdf(_readme(kind, course), folder / "README.pdf")
     (folder / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
 
 
 def create_workspace(path, instructor: bool = False, lab: str | None = None,
                      overwrite: bool = False, seed: int | None = None,
-                     pdf: bool = False) -> Path:
+                     pdf: bool = False, deadline: str | None = None, submit: str | None = None,
+                     late_policy: str | None = None) -> Path:
     """Write a student workspace (or, with ``instructor``, the instructor's three folders).
 
     Inputs: path, the folder to create; instructor, also write solutions/ and hidden/
@@ -180,7 +181,8 @@ def create_workspace(path, instructor: bool = False, lab: str | None = None,
     lab, None for the backward-pass assignment or "bugs" for the bug-hunting lab;
     overwrite, replace an existing workspace at path (never a folder of anything else);
     seed, the hidden tests' seed (default: drawn at random once, then stored); pdf, also
-    draw the student's README as README.pdf.
+    draw the student's README as README.pdf; deadline, submit (how to hand in) and
+    late_policy, the handout's "Submitting" section (one line each).
     Output: the folder written. The tree is built beside ``path`` and renamed into place,
     so an interrupted call leaves nothing half-written.
     """
@@ -196,6 +198,13 @@ def create_workspace(path, instructor: bool = False, lab: str | None = None,
             raise FileExistsError(f"path {str(target)!r} exists and is not a workspace; "
                                   f"refusing to replace it")
     kind = "bugs" if lab == "bugs" else "backprop"
+    course = {}
+    for name, value in (("deadline", deadline), ("submit", submit),
+                        ("late_policy", late_policy)):
+        if value is not None:
+            if not isinstance(value, str) or not value.strip() or "\n" in value:
+                raise ValueError(f"{name} must be one line of text, got {value!r}")
+            course[name] = value.strip()
     solved = {}
     if kind == "bugs":
         from minibert.assignment.bugs import LAB_FILE, buggy_source
@@ -215,11 +224,11 @@ def create_workspace(path, instructor: bool = False, lab: str | None = None,
     try:
         tree = staging / "tree"
         if not instructor:
-            _write_student_tree(tree, kind, student, pdf)
+            _write_student_tree(tree, kind, student, pdf, course)
         else:
             tree.mkdir()
-            _write_student_tree(tree / "student", kind, student, pdf)
-            _write_student_tree(tree / "solutions", kind, solved)
+            _write_student_tree(tree / "student", kind, student, pdf, course)
+            _write_student_tree(tree / "solutions", kind, solved, course=course)
             if kind == "bugs":
                 notes = instructor_material.load("bugs_key").instructor_notes()
                 (tree / "solutions" / "BUGS.md").write_text(notes, encoding="utf-8")

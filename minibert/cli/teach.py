@@ -36,6 +36,13 @@ def add_assignment(subparsers) -> None:
                         help="also draw the student's README (the handout) as README.pdf")
     create.add_argument("--overwrite", action="store_true",
                         help="replace a workspace that exists at DIR")
+    create.add_argument("--deadline", metavar="TEXT", default=None,
+                        help="the deadline, as the handout shows it (e.g. '2027-01-15 23:59 "
+                             "UTC')")
+    create.add_argument("--submit", metavar="TEXT", default=None,
+                        help="how students hand in, one line for the handout")
+    create.add_argument("--late-policy", metavar="TEXT", default=None,
+                        help="the late-work policy, one line for the handout")
     create.set_defaults(handler=_run_assignment)
     grade = actions.add_parser(
         "grade", help="grade a workspace: a table of tasks, points and the first failing check",
@@ -112,7 +119,9 @@ def _run_assignment(args) -> int:
     if args.action == "create":
         try:
             path = create_workspace(args.dir, instructor=args.instructor, lab=args.lab,
-                                    overwrite=args.overwrite, pdf=args.pdf)
+                                    overwrite=args.overwrite, pdf=args.pdf,
+                                    deadline=args.deadline, submit=args.submit,
+                                    late_policy=args.late_policy)
         except FileExistsError as error:
             raise CommandError(os_reason(error)) from None  # in words, never "[Errno 17]"
         what = "the instructor's tree" if args.instructor else "a student workspace"
