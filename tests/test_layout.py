@@ -119,10 +119,13 @@ LAYERS = (
     ("__main__",),
 )
 LEVEL = {part: level for level, parts in enumerate(LAYERS) for part in parts}
-# The one edge against the layers, and why: the pretraining job hands its steps to the MPI
-# bridge when mpiexec launched it (loaded only then; the bridge builds on training/).
+# The one edge against the layers, and why: the pretraining and fine-tuning jobs hand their
+# steps to the MPI bridge when mpiexec launched them (loaded only then; the bridge builds on
+# training/).
 UPWARD = {("minibert.training.pretrain", "minibert.bridges"),
-          ("minibert.training.pretrain", "minibert.bridges.mpi")}
+          ("minibert.training.pretrain", "minibert.bridges.mpi"),
+          ("minibert.training.finetune", "minibert.bridges"),
+          ("minibert.training.finetune", "minibert.bridges.mpi")}
 
 
 def part_of(module: str) -> str:

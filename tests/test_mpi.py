@@ -167,20 +167,59 @@ def test_a_rank_that_fails_before_training_stops_them_all(tmp_path):
         f"--overwrite to replace it"]
 
 
-def test_finetune_under_mpi_is_refused_in_one_line(tmp_path):
-    """finetune has no data-parallel path: N ranks would each write the whole job into one
-    --out. Each rank refuses at once, naming the ranks and what to do."""
-    result = subprocess.run(mpiexec("finetune", "--task", "classify", "--out",
-                                    str(tmp_path / "ft")), capture_output=True, text=True,
-                            timeout=300)
-    assert result.returncode == 2, result.stderr
-    assert "Traceback" not in result.stderr
-    assert set(result.stderr.strip().splitlines()) == {
-        "minibert finetune: error: finetune trains in one process; it was started as one of 2 "
-        "MPI ranks: run it without mpiexec or srun (pretrain is the command that trains on "
-        "MPI ranks)"}
-    assert not (tmp_path / "ft").exists()
+FINETUNE = """
+import sys
+import numpy as np
+from minibert.bridges import mpi
+from minibert.data import tasks
+from minibert.heads import BertForSequenceClassification
+from minibert.training.finetune import FinetuneConfig, scratch_tokenizer, train_head
+from small_models import small_config
 
+world = mpi.world()
+tokenizer = scratch_tokenizer(FinetuneConfig(num_documents=100, vocab_size=200))
+task = tasks.make_task("classify", train_size=16, test_size=0, seed=2)
+features = tasks.encode(task, task.train, tokenizer, 24)
+config = small_config(vocab_size=len(tokenizer), max_position_embeddings=32,
+                      hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+model = BertForSequenceClassification(config, seed=4, dtype=np.float64,
+                                      id2label=list(task.label_names))
+settings = FinetuneConfig(task="classify", train_size=16, epochs=2, batch_size=8,
+                          learning_rate=1e-2)
+train_head(model, features, settings, lambda m: None, world=world)
+if world is None or world.rank == 0:
+    np.savez(sys.argv[1], **model.state_dict())
+"""
+
+
+def test_finetune_on_two_ranks_gives_the_weights_of_one_process(tmp_path):
+    """The same global batches, each rank a shard: one process's weights, to float64
+    rounding (no dropout, so that both draw nothing at random)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(Path(__file__).parent), str(Path(__file__).parents[1])]))
+    one, two = tmp_path / "one.npz", tmp_path / "two.npz"
+    result = subprocess.run([sys.executable, "-c", FINETUNE, str(one)], env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    result = subprocess.run([MPIEXEC, "-n", "2", sys.executable, "-c", FINETUNE, str(two)],
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    with np.load(one) as a, np.load(two) as b:
+        assert sorted(a.files) == sorted(b.files)
+        scale = max(float(np.abs(a[k]).max()) for k in a.files)
+        assert max(float(np.abs(a[k] - b[k]).max()) for k in a.files) < 1e-10 * scale
+
+
+def test_finetune_under_mpi_writes_from_rank_0_alone(tmp_path):
+    result = subprocess.run(mpiexec("finetune", "--task", "classify", "--out",
+                                    str(tmp_path / "ft"), "--train-size", "16",
+                                    "--test-size", "8", "--epochs", "1", "--batch-size", "8",
+                                    "--json"),
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert json.loads(result.stdout)["steps"] == 2  # one report, rank 0's
+    assert (tmp_path / "ft" / "model.safetensors").is_file()
 
 @pytest.mark.slow
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="finding ranks needs /proc")

@@ -375,19 +375,18 @@ def add_finetune(subparsers) -> None:
                              "head) instead of every weight; merged into the saved model")
     parser.add_argument("--lora-alpha", type=float, default=defaults.lora_alpha,
                         help="LoRA's update is scaled by alpha / R")
+    parser.add_argument("--workers", type=int, default=defaults.workers,
+                        help="worker processes, each training a shard of every batch (the "
+                             "same update as one process); under mpiexec, the ranks do")
 
 
 def _run_finetune(args) -> int:
     """Fine-tune on a labelled toy task drawn from the toy world: classify (topic of a
     sentence), tag (BIO entities) or qa (extractive questions, some unanswerable). Writes
     OUT/config.json, model.safetensors, vocab.txt, metrics.json and history.json."""
-    from minibert.bridges.mpi import launched_ranks
+    from minibert.bridges.mpi import launched_rank
     from minibert.training.finetune import finetune
 
-    if launched_ranks() > 1:  # N ranks would each fine-tune the whole job into one --out
-        raise CommandError(f"finetune trains in one process; it was started as one of "
-                           f"{launched_ranks()} MPI ranks: run it without mpiexec or srun "
-                           f"(pretrain is the command that trains on MPI ranks)")
     out_path(args.out)
     bounded(args.train_size, "--train-size", maximum=MAX_EXAMPLES)
     bounded(args.test_size, "--test-size", maximum=MAX_EXAMPLES)
@@ -398,14 +397,21 @@ def _run_finetune(args) -> int:
     bounded(args.min_steps, "--min-steps", maximum=MAX_STEPS)
     model = None if args.model is None else model_folder(args.model, "--model")
     _check_finetune_memory(args, model)
-    with file_access(f"--out {args.out!r} must be a folder you can write to"):
-        metrics = finetune(args.task, model, args.out, train_size=args.train_size,
-                           seed=args.seed, overwrite=args.overwrite,
-                           test_size=args.test_size, epochs=args.epochs,
-                           min_steps=args.min_steps, learning_rate=args.lr,
-                           batch_size=args.batch_size, max_length=args.max_seq_length,
-                           lora_rank=args.lora, lora_alpha=args.lora_alpha,
-                           progress=progress_line)
+    try:
+        with file_access(f"--out {args.out!r} must be a folder you can write to"):
+            metrics = finetune(args.task, model, args.out, train_size=args.train_size,
+                               seed=args.seed, overwrite=args.overwrite,
+                               test_size=args.test_size, epochs=args.epochs,
+                               min_steps=args.min_steps, learning_rate=args.lr,
+                               batch_size=args.batch_size, max_length=args.max_seq_length,
+                               lora_rank=args.lora, lora_alpha=args.lora_alpha,
+                               workers=args.workers, progress=progress_line)
+    except Exception:
+        if launched_rank() > 0:  # MPI: the error is rank 0's to print (or its own, the same)
+            return 2
+        raise
+    if launched_rank() > 0:  # MPI: rank 0 reports the metrics
+        return 0
     print_metrics(metrics, args.out, args.json, "metrics.json")
     return 0
 

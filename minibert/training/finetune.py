@@ -201,9 +201,14 @@ def build_model(config: FinetuneConfig, task: tasks.TaskData, model_dir=None, to
 
 
 def train_head(model, features: tasks.Features, config: FinetuneConfig,
-               progress: Callable[[str], None] = print, trained=None) -> list[dict]:
+               progress: Callable[[str], None] = print, trained=None,
+               world=None) -> list[dict]:
     """Train all weights, or only those of ``trained`` (a Module sharing the model's arrays,
     e.g. ``lora_trainable(model)``); returns the history (step, loss, lr).
+
+    ``world``: the MPI world (``minibert.bridges.mpi.world()``) when this is one of its
+    ranks: every rank trains its shard of each batch (MPIDataParallel); else
+    ``config.workers`` processes of this machine, or this process.
 
     ``config.epochs`` passes over the examples, or as many more as ``config.min_steps``
     needs; a pass draws a new random order of the examples.
@@ -219,7 +224,9 @@ def train_head(model, features: tasks.Features, config: FinetuneConfig,
     order_rng = np.random.default_rng([config.seed, 3])
     history, step = [], 0
     model.train()
-    with _transport(model, optimizer, config) as transport:
+    if world is not None:
+        world.start()  # every rank is ready, or every rank stops here
+    with _transport(model, optimizer, config, world) as transport:
         for epoch in range(epochs):
             order = order_rng.permutation(len(features))
             losses = []
@@ -241,8 +248,12 @@ def train_head(model, features: tasks.Features, config: FinetuneConfig,
     return history
 
 
-def _transport(model, optimizer, config: FinetuneConfig):
-    """This process alone, or ``config.workers`` worker processes (the same update)."""
+def _transport(model, optimizer, config: FinetuneConfig, world=None):
+    """This rank's side of MPI, ``config.workers`` worker processes, or this process."""
+    if world is not None:
+        from minibert.bridges.mpi import MPIDataParallel
+
+        return MPIDataParallel(model, optimizer, world, clip=config.max_grad_norm)
     if config.workers == 1:
         return OneProcess(model, optimizer, config.max_grad_norm)
     return DataParallel(model, optimizer, config.workers, clip=config.max_grad_norm,
@@ -302,7 +313,7 @@ def evaluate_head(model, task: tasks.TaskData, features: tasks.Features,
 
 
 def run_finetune(config: FinetuneConfig, model_dir=None, tokenizer=None,
-                 progress: Callable[[str], None] = print):
+                 progress: Callable[[str], None] = print, world=None):
     """Draw the task, build the model, train, evaluate.
 
     Returns (model in eval mode, tokenizer, metrics dict, training history). Nothing is
@@ -333,8 +344,12 @@ def run_finetune(config: FinetuneConfig, model_dir=None, tokenizer=None,
     # Overflow or an invalid operation stops the run at once instead of spreading NaNs.
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         try:
-            history = train_head(model, train, config, progress, trained)
+            history = train_head(model, train, config, progress, trained, world)
             train_seconds = time.perf_counter() - train_start
+            if world is not None:
+                world.finished = True
+                if world.rank > 0:  # rank 0 evaluates and writes
+                    return model, tokenizer, {}, history
             metrics = evaluate_head(model, task, test, config) if test else {}
         except FloatingPointError as error:
             raise TrainingDiverged(f"numerical overflow while fine-tuning: {error}; try a "
@@ -384,13 +399,34 @@ def finetune(task: str, model_dir, out_dir, train_size: int = 200, seed: int = 0
     progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
     config = FinetuneConfig(task=task, train_size=train_size, seed=seed, **settings)
     out_dir = Path(out_dir)
-    _check_out_dir(out_dir, overwrite)
-    # Locked (and proven writable) before any work: a second run into out_dir is refused.
-    with run_folder(out_dir, notice=progress):
-        model, tokenizer, metrics, history = run_finetune(config, model_dir, None, progress)
-        if overwrite:
-            clear_run_files(out_dir)  # the previous run's files (only minibert's) go
-        model.save_pretrained(out_dir, tokenizer=tokenizer)
-        atomic_write_json(out_dir / "metrics.json", metrics)
-        atomic_write_json(out_dir / "history.json", history)
-    return metrics
+    world = _mpi_world()
+    try:
+        if world is not None and world.rank > 0:
+            # Another rank of an MPI job: the same examples and weights, its own shards; it
+            # writes nothing and returns {} (the metrics are rank 0's).
+            run_finetune(config, model_dir, None, lambda message: None, world)
+            return {}
+        _check_out_dir(out_dir, overwrite)
+        # Locked (and proven writable) before any work: a second run into out_dir is refused.
+        with run_folder(out_dir, notice=progress):
+            model, tokenizer, metrics, history = run_finetune(config, model_dir, None,
+                                                              progress, world)
+            if overwrite:
+                clear_run_files(out_dir)  # the previous run's files (only minibert's) go
+            model.save_pretrained(out_dir, tokenizer=tokenizer)
+            atomic_write_json(out_dir / "metrics.json", metrics)
+            atomic_write_json(out_dir / "history.json", history)
+        return metrics
+    except BaseException as error:
+        if world is not None and not world.started:
+            world.fail(error)  # the other ranks, waiting to start, stop with this one
+        elif world is not None and not world.finished and not getattr(error, "agreed", False):
+            world.abort(error)  # the others would wait for this rank in the next all-reduce
+        raise
+
+
+def _mpi_world():
+    """The MPI world when ``mpiexec -n N`` (or srun) started this process, else None."""
+    from minibert.bridges import mpi
+
+    return mpi.world() if mpi.launched_ranks() > 1 else None
