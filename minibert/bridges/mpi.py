@@ -221,7 +221,7 @@ class Watchdog:
     they never meet the training's collectives; the training thread pays nothing for them.
     """
 
-    TAG = 7
+    TAG, BYE = 7, 8  # a heartbeat; "I have left the loop, stop watching me"
 
     def __init__(self, world: MPIWorld, timeout: float | None = None) -> None:
         if timeout is None:
@@ -241,15 +241,19 @@ class Watchdog:
         heard = dict.fromkeys(peers, time.monotonic())
         beat, inbox, sends = np.zeros(1, np.int8), np.zeros(1, np.int8), []
         status = MPI.Status()
+        gone: set[int] = set()  # peers that left the loop (rank 0 may still save after it)
         while not self._stop.is_set():
             sends = [request for request in sends if not request.Test()]
             sends += [comm.Isend(beat, dest=peer, tag=self.TAG) for peer in peers]
-            while comm.Iprobe(source=MPI.ANY_SOURCE, tag=self.TAG, status=status):
-                comm.Recv(inbox, source=status.Get_source(), tag=self.TAG)
-                heard[status.Get_source()] = time.monotonic()
+            while comm.Iprobe(source=MPI.ANY_SOURCE, tag=MPI.ANY_TAG, status=status):
+                source, tag = status.Get_source(), status.Get_tag()
+                comm.Recv(inbox, source=source, tag=tag)
+                heard[source] = time.monotonic()
+                if tag == self.BYE:
+                    gone.add(source)
             now = time.monotonic()
             silent = [(now - heard[peer], peer) for peer in peers
-                      if now - heard[peer] > self.timeout]
+                      if peer not in gone and now - heard[peer] > self.timeout]
             if silent and not self._stop.is_set():
                 seconds, peer = max(silent)
                 print(f"minibert: rank {me}: rank {peer} stopped answering (no heartbeat for "
@@ -257,6 +261,10 @@ class Watchdog:
                       f"with MPI_Abort", file=sys.stderr, flush=True)
                 self.world.comm.Abort(ABORT_STATUS)
             self._stop.wait(1.0)
+        byes = [comm.Isend(beat, dest=peer, tag=self.BYE) for peer in peers]
+        deadline = time.monotonic() + 2.0  # one-byte messages: sent at once (eagerly)
+        while not MPI.Request.Testall(byes) and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def close(self) -> None:
         """Stop beating and watching (no collective: every rank may stop at its own time)."""
