@@ -656,3 +656,28 @@ def test_fuzz(kind, tmp_path, traced):
 def test_fuzz_long(kind, tmp_path, traced):
     run, cases, _ = FUZZERS[kind]
     run(cases * SLOW_FACTOR, tmp_path).assert_clean()
+
+
+# -- the command line and foreign checkpoints: benchmarks/fuzz_inputs.py in its small mode ----
+
+def test_command_line_and_checkpoint_fuzz_small():
+    """16 generated command lines (options, model folders, texts, outputs; each under a
+    time and memory limit, in a folder of FIFOs and links) and, with transformers, 4
+    checkpoint variants: no traceback, no silent wrong answer, nothing unbounded, nothing
+    changed outside a command's output. The benchmark runs 1,000 and more."""
+    import subprocess
+    import sys
+
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+        variants = "4"
+    except ImportError:
+        variants = "0"
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "fuzz_inputs.py"
+    result = subprocess.run([sys.executable, str(script), "--cases", "16", "--variants",
+                             variants, "--seed", "5", "--time-limit", "120"],
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "0 tracebacks, 0 silent wrong answers, 0 unbounded, 0 changed outside" in \
+        result.stdout, result.stdout[-3000:]
