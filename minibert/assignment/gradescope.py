@@ -29,7 +29,7 @@ fi
 if ls ./*.whl >/dev/null 2>&1; then
     python3 -m pip install ./*.whl
 else
-    python3 -m pip install "minibert-numpy=={version}"
+    python3 -m pip install "minibert-numpy{pin}"
 fi
 """
 
@@ -56,11 +56,9 @@ exit 0
 """
 
 
-def setup_script() -> str:
-    """``setup.sh``: installs minibert (a wheel in the zip, else the pinned release)."""
-    from minibert import __version__
-
-    return _SETUP.format(version=__version__)
+def setup_script(version: str | None = None) -> str:
+    """``setup.sh``: installs minibert (a wheel in the zip, else release ``version``)."""
+    return _SETUP.format(pin=f"=={version}" if version else "")
 
 
 def run_script(hidden_visibility: str = "after_published", time_limit: float = 60.0) -> str:
@@ -76,13 +74,14 @@ def run_script(hidden_visibility: str = "after_published", time_limit: float = 6
 
 
 def write_autograder(path, hidden, wheel=None, hidden_visibility: str = "after_published",
-                     time_limit: float = 60.0) -> Path:
+                     time_limit: float = 60.0, version: str | None = None) -> Path:
     """Write Gradescope's autograder zip to ``path`` (atomically).
 
     Inputs: hidden, the instructor's hidden/ folder (its seed goes into the zip); wheel,
     an optional minibert wheel (``make dist``) that setup.sh installs instead of the
     release; hidden_visibility, when students see the hidden tests' results and the
-    points; time_limit, seconds of checks per task.
+    points; time_limit, seconds of checks per task; version, the release setup.sh pins
+    when there is no wheel (``minibert --version``'s).
     """
     from minibert.io.fileio import atomic_open
 
@@ -92,7 +91,7 @@ def write_autograder(path, hidden, wheel=None, hidden_visibility: str = "after_p
         raise ValueError(f"wheel {str(wheel)!r} is not a .whl file (make dist writes one)")
     with atomic_open(path, "wb") as handle, zipfile.ZipFile(handle, "w",
                                                             zipfile.ZIP_DEFLATED) as archive:
-        for name, text in (("setup.sh", setup_script()), ("run_autograder", run)):
+        for name, text in (("setup.sh", setup_script(version)), ("run_autograder", run)):
             info = zipfile.ZipInfo(name)
             info.external_attr = 0o100755 << 16  # executable
             info.compress_type = zipfile.ZIP_DEFLATED

@@ -138,10 +138,12 @@ def _run_assignment(args) -> int:
         if not 0 < args.time_limit <= MAX_LIMIT:
             raise CommandError(f"--time-limit {args.time_limit:g} must be > 0 and at most "
                                f"{MAX_LIMIT:g} seconds (one day)")
+        from minibert import __version__
+
         with file_access("-o must name a file in a folder you can write to"):
             path = write_autograder(args.out, args.hidden, wheel=args.wheel,
                                     hidden_visibility=args.hidden_visibility,
-                                    time_limit=args.time_limit)
+                                    time_limit=args.time_limit, version=__version__)
         print(f"wrote {path}: upload it as the assignment's autograder on Gradescope")
         return 0
 
