@@ -549,7 +549,11 @@ def grade_all(submissions, hidden=None, out=None, time_limit: float = DEFAULT_TI
                 if progress is not None:
                     progress(done[0], len(plans), submission.name, reports[plan])
 
-        run_jobs(job_list, time_limit, import_limit, int(jobs), on_result=collect)
+        try:
+            run_jobs(job_list, time_limit, import_limit, int(jobs), on_result=collect)
+        except RuntimeError as error:  # the grader itself failed: the rows say so
+            for index in set(owners) - set(reports):
+                unusable[index] = _printable(f"not graded: {error}")
         alike = _similar_pairs(plans, unusable) if similarity else {}
         graded = []
         for index, plan in enumerate(plans):
