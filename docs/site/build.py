@@ -499,7 +499,8 @@ def lecture_pages(stage: Path) -> int:
         plt.close(fig)
         sections.append(f"(slide-{number})=\n## {number}. {slide.title}\n\n"
                         f"*{slide.minutes} min*\n\n"
-                        f"![slide {number}: {slide.title}](slides/slide_{number:02d}.png)\n")
+                        f"![Page {number} of the deck, {slide.title}: see the plan's notes "
+                        f"for what it shows](slides/slide_{number:02d}.png)\n")
     write(lecture / "deck.md", "# The deck, page by page\n\n"
           "The pages of [the PDF](minibert_lecture.pdf) as pictures, drawn by "
           "`minibert slides` from the reference checkpoint when this site was built. "
@@ -509,7 +510,8 @@ def lecture_pages(stage: Path) -> int:
     if not boards:
         raise BuildError("docs/images: no board_*.png pictures to show on the lecture page")
     pictures = "\n".join(f"### {b.stem.removeprefix('board_').replace('_', ' ')}\n\n"
-                         f"![{b.stem}](../docs/images/{b.name})\n" for b in boards)
+                         f"![The board picture of {b.stem.removeprefix('board_').replace('_', ' ')}"
+                         f", drawn from tiny-toy](../docs/images/{b.name})\n" for b in boards)
     write(lecture / "index.md", f"""\
 # The lecture
 
@@ -635,6 +637,42 @@ def glossary(stage: Path) -> None:
     shutil.copy2(HERE / "glossary.md", stage / "glossary.md")
 
 
+VIEWCODE_BACK = re.compile(r'<a class="viewcode-back" href="([^"#]+)#([^"]+)">(.*?)</a>', re.S)
+MODULE_ITEM = re.compile(r'<li><a href="([^"#]+)">[^<]*</a></li>\n?')
+
+
+def mend_source_pages(out: Path) -> None:
+    """sphinx.ext.viewcode's pages, with the links it gets wrong left out: a [docs] link
+    from a module that re-exports an object (to an anchor of the wrong page) and an index
+    entry for a module it has no page for (a C module behind a documented class)."""
+    modules = out / "_modules"
+    if not modules.is_dir():
+        return
+    ids: dict[Path, set] = {}
+
+    def has_anchor(page: Path, anchor: str) -> bool:
+        if page not in ids:
+            ids[page] = (set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8")))
+                         if page.is_file() else set())
+        return anchor in ids[page]
+
+    for page in modules.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+
+        def keep(match, page=page):
+            target = (page.parent / match.group(1)).resolve()
+            return match.group(0) if has_anchor(target, match.group(2)) else ""
+
+        def listed(match, page=page):
+            return match.group(0) if (page.parent / match.group(1)).is_file() else ""
+
+        mended = VIEWCODE_BACK.sub(keep, text)
+        if page.name == "index.html":
+            mended = MODULE_ITEM.sub(listed, mended)
+        if mended != text:
+            page.write_text(mended, encoding="utf-8")
+
+
 def favicon(stage: Path) -> None:
     """site/favicon.ico: what a browser asks a server for on a page that names no icon
     (an explorer page opened on its own); the site's pages name favicon.svg."""
@@ -675,6 +713,7 @@ def build(out: Path) -> dict:
             shutil.rmtree(old)
         if out.exists():
             out.rename(old)
+        mend_source_pages(fresh)
         for source_map in (fresh / "_static").rglob("*.map"):
             source_map.unlink()  # the theme's source maps: for its developers, 3 MB
         # the theme's translations of its own words: read when Sphinx writes a page in
