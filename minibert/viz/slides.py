@@ -660,7 +660,7 @@ def _saliency_page(fig: Figure, context: _Context) -> None:
     fig.text(0.03, 0.8, f"gradient × input {agree['gradient × input']:+.2f}: two "
              "attributions, two answers; one sentence settles nothing.",
              fontsize=MIN_FONT_SIZE, color=_BLUE)
-    _source(fig, "x: a token's embedding. Abnar & Zuidema 2020; Sundararajan 2017")
+    _source(fig, "x: embedding. Abnar & Zuidema 2020; Sundararajan 2017")
 
 
 def _finetune_page(fig: Figure, context: _Context) -> None:
