@@ -690,3 +690,28 @@ def test_messages_name_the_option_the_user_typed(classifier, tmp_path):
     refused(result, "--task classify has 13 labels, which disagrees with the checkpoint",
             "start from a checkpoint without a classifier head", command="finetune")
     assert "num_labels" not in result.stderr
+
+
+def test_a_folder_with_tokenizer_json_and_no_vocab_txt_is_read(model_copy):
+    """transformers 5 saves tokenizer.json and no vocab.txt: every command refused such a
+    folder, and its advice created no vocab.txt. Now the WordPiece vocabulary is read from
+    tokenizer.json, with the same answers."""
+    folder = model_copy("transformers5")
+    tokens = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    (folder / "vocab.txt").unlink()
+    (folder / "tokenizer.json").write_text(json.dumps({
+        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                  "max_input_chars_per_word": 100,
+                  "vocab": {token: index for index, token in enumerate(tokens)}},
+        "normalizer": {"type": "BertNormalizer", "clean_text": True, "lowercase": True,
+                       "handle_chinese_chars": True, "strip_accents": None},
+        "pre_tokenizer": {"type": "BertPreTokenizer"}}), encoding="utf-8")
+    ours = cli("fill-mask", "--model", folder, TEXT, "--json")
+    assert ours.returncode == 0, ours.stderr
+    assert json.loads(ours.stdout) == json.loads(cli("fill-mask", "--model", "tiny-toy", TEXT,
+                                                     "--json").stdout)
+    bpe = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    bpe["model"]["type"] = "BPE"
+    (folder / "tokenizer.json").write_text(json.dumps(bpe), encoding="utf-8")
+    refused(cli("fill-mask", "--model", folder, TEXT), "holds a BPE tokenizer; minibert reads "
+            "BERT's WordPiece vocabulary only", command="fill-mask")
