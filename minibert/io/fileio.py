@@ -98,8 +98,8 @@ def writable_destination(path: str | os.PathLike) -> Path | None:
             return None  # an open descriptor: the write goes where it points
         try:
             info = os.lstat(current)
-        except FileNotFoundError:
-            return current
+        except (FileNotFoundError, NotADirectoryError):
+            return current  # not there (making its folder names what is in the way)
         if stat.S_ISLNK(info.st_mode):
             link = Path(os.readlink(current))
             current = link if link.is_absolute() else current.parent / link
