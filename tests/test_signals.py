@@ -10,6 +10,7 @@ naming the worker and how it ended, the last checkpoint intact, exit status 3.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -32,10 +33,30 @@ def pretrain(out, workers: int, *extra):
                           text=True, timeout=300)
 
 
+STARTED: list[subprocess.Popen] = []
+
+
 def start(out, workers: int, *extra, step: int = 10):
-    """A run in a session of its own (its own process group), once it printed ``step``."""
-    return start_pretrain(out, *RUN, "--workers", workers, *extra, step=step,
-                          new_session=True)
+    """A run in a session of its own (its own process group), once it printed ``step``;
+    ``end_every_run`` ends its group after the test, whatever happened."""
+    process, seen = start_pretrain(out, *RUN, "--workers", workers, *extra, step=step,
+                                   new_session=True)
+    STARTED.append(process)
+    return process, seen
+
+
+@pytest.fixture(autouse=True)
+def end_every_run():
+    """The ``finally`` of every test here: each run it started is ended, its whole group."""
+    try:
+        yield
+    finally:
+        while STARTED:
+            process = STARTED.pop()
+            if process.poll() is None:
+                with contextlib.suppress(OSError):
+                    os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=60)
 
 
 def children(pid: int) -> list[int]:
