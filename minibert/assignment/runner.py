@@ -290,6 +290,9 @@ def _supervise(raw: bytes) -> None:
         import minibert.assignment.bugs  # noqa: F401
         import minibert.assignment.checks  # noqa: F401
         import minibert.assignment.task_check  # noqa: F401
+        from minibert.assignment.similarity import warm
+
+        warm()  # minibert's answers read once, not in every job
     pending = list(range(len(jobs)))
     running: dict[int, _Running] = {}  # read end of the job's pipe -> job
     try:
