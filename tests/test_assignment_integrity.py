@@ -4,6 +4,7 @@ task that kills its parent or leaves a process behind; submissions alike are rep
 
 import inspect
 import os
+import subprocess
 import sys
 import textwrap
 import time
@@ -296,3 +297,27 @@ def test_canvas_files_late_work_duplicates_and_a_regrade(tree, tmp_path):
     again = {row["submission"]: row for row in csv.DictReader(out.open())}
     assert again["alice"]["softmax"] == "0" and again["alice"]["late_penalty"] == ""
     assert again["smithjane"] == rows["smithjane"] and again["alice.zip"] == rows["alice.zip"]
+
+
+def test_outputs_that_cannot_be_written_are_refused_before_grading(tree, tmp_path):
+    klass = tmp_path / "class"
+    _plant(tree, klass / "alice", {})
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    for argv, option in ((["grade-all", str(klass), "-o", str(blocker / "grades.csv")], "-o"),
+                         (["grade", str(klass / "alice"), "--gradescope",
+                           str(blocker / "results.json")], "--gradescope")):
+        started = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "minibert", "assignment", *argv],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and option in lines[0] and "[1/1]" not in done.stderr, lines
+        assert time.monotonic() - started < 60
+    for limit in ("inf", "1e300", "nan"):
+        for option in ("--time-limit", "--import-limit"):
+            done = subprocess.run([sys.executable, "-m", "minibert", "assignment", "grade",
+                                   str(klass / "alice"), option, limit],
+                                  capture_output=True, text=True, timeout=120)
+            assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+            assert len(done.stderr.strip().splitlines()) == 1 and option in done.stderr
