@@ -267,22 +267,29 @@ def test_a_failing_worker_stops_all_with_a_clear_error():
     bad["input_ids"][5, 0] = 999  # only the last shard is bad
     model = make_model()
     parallel = P.DataParallel(model, AdamW(model, lr=1e-2), 3)
-    with pytest.raises(P.WorkerError, match=r"worker 2 failed during 'step': IndexError.*999"):
-        parallel.step(bad)
-    assert all(process.poll() is not None for process in parallel.processes)
-    with pytest.raises(RuntimeError, match="closed"):
-        parallel.step(batch)
+    try:
+        with pytest.raises(P.WorkerError,
+                           match=r"worker 2 failed during 'step': IndexError.*999"):
+            parallel.step(bad)
+        assert all(process.poll() is not None for process in parallel.processes)
+        with pytest.raises(RuntimeError, match="closed"):
+            parallel.step(batch)
+    finally:
+        parallel.close(force=True)
 
 
 def test_a_stuck_worker_times_out_and_all_are_stopped():
     model = make_model()
     parallel = P.DataParallel(model, AdamW(model, lr=1e-2), 2, timeout=2.0)
-    os.kill(parallel.processes[1].pid, signal.SIGSTOP)
-    start = time.monotonic()
-    with pytest.raises(P.WorkerError, match="no reply"):
-        parallel.step(uneven_batch(0))
-    assert time.monotonic() - start < 30
-    assert all(process.poll() is not None for process in parallel.processes)
+    try:
+        os.kill(parallel.processes[1].pid, signal.SIGSTOP)
+        start = time.monotonic()
+        with pytest.raises(P.WorkerError, match="no reply"):
+            parallel.step(uneven_batch(0))
+        assert time.monotonic() - start < 30
+        assert all(process.poll() is not None for process in parallel.processes)
+    finally:
+        parallel.close(force=True)
 
 
 def test_workers_exit_when_the_parent_dies(tmp_path):

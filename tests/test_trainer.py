@@ -312,11 +312,28 @@ def reference_run(tmp_path_factory):
     return out
 
 
+STARTED: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def end_every_run():
+    """The ``finally`` of every test here: each pretrain process it started is killed."""
+    try:
+        yield
+    finally:
+        while STARTED:
+            process = STARTED.pop()
+            if process.poll() is None:
+                process.kill()
+            process.wait(timeout=60)
+
+
 def start_run(out, *extra):
     """A pretrain subprocess, and the resume command it announces on its first line."""
     process = subprocess.Popen([sys.executable, "-m", "minibert", "pretrain", "--out",
                                 str(out), *COMMON, *extra], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
+    STARTED.append(process)
     first = process.stderr.readline()
     assert "resume it with: " in first, first
     return process, shlex.split(first.split("resume it with: ", 1)[1])
@@ -396,6 +413,7 @@ def test_sigkill_of_a_two_worker_run_then_resume_gives_identical_weights(tmp_pat
     process = subprocess.Popen([sys.executable, "-m", "minibert", "pretrain", "--out", str(out),
                                 *two_workers, "--save-every", "2"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    STARTED.append(process)
     wait_for_checkpoint(out, process, step=4)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
