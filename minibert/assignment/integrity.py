@@ -209,7 +209,7 @@ def watch_reference(task: Task, folder: Path, calls: list[str]):
             frame = _caller()
             caller = frame.f_code.co_filename
             if _is_student(caller, folder_name) or (
-                    not os.path.isfile(caller) and frame.f_back is not None
+                    caller.startswith("<") and frame.f_back is not None
                     and _is_student(frame.f_back.f_code.co_filename, folder_name)):
                 entry = (f"{Path(caller).name} line {frame.f_lineno} calls minibert's own "
                          f"{name} ({why})")

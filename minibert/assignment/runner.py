@@ -253,18 +253,8 @@ def _become_subreaper() -> None:
 def _sweep(keep: set[int]) -> None:
     """Kill and reap this process's children that are not running jobs (what finished jobs
     left behind, adopted as orphans)."""
-    proc, me = Path("/proc"), os.getpid()
-    if not proc.is_dir():
-        return
-    for entry in proc.iterdir():
-        if not entry.name.isdigit() or int(entry.name) in keep:
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 1 and int(fields[1]) == me:
-            pid = int(entry.name)
+    for pid in _children():
+        if pid not in keep:
             for kill in (os.killpg, os.kill):
                 try:
                     kill(pid, signal.SIGKILL)
@@ -274,6 +264,28 @@ def _sweep(keep: set[int]) -> None:
                 os.waitpid(pid, 0)
             except ChildProcessError:
                 pass
+
+
+def _children() -> list[int]:
+    """This process's children: the kernel's list where it keeps one, else /proc scanned."""
+    me, proc = os.getpid(), Path("/proc")
+    try:
+        return [int(pid) for pid in (proc / "self" / "task" / str(me) / "children")
+                .read_text().split()]
+    except OSError:
+        pass
+    found = []
+    if proc.is_dir():
+        for entry in proc.iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if len(fields) > 1 and int(fields[1]) == me:
+                found.append(int(entry.name))
+    return found
 
 
 def _supervise(raw: bytes) -> None:
