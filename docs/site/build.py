@@ -616,8 +616,11 @@ def sphinx(stage: Path, out: Path) -> None:
 
 
 def mathjax(stage: Path) -> None:
-    """Only the MathJax files the site uses: the combined TeX-to-SVG script and the TeX
-    extensions it may load on demand (not the 24 MB of the whole package)."""
+    """Only the MathJax file the site uses: the combined TeX-to-SVG script (not the 24 MB of
+    the whole package). Its built-in TeX packages (base, AMS, newcommand) cover every
+    formula of the pages; a formula that needs an extension loaded on demand (\\cancel,
+    \\boldsymbol) shows as a failed request in tests/test_site.py: copy that extension's
+    file from the package's input/tex/extensions/ here."""
     import importlib.util
 
     spec = importlib.util.find_spec("sphinx-mathjax-offline")
@@ -628,9 +631,6 @@ def mathjax(stage: Path) -> None:
     target = stage / "_mathjax" / "mathjax"
     target.mkdir(parents=True, exist_ok=True)
     shutil.copy2(package / "tex-svg.js", target / "tex-svg.js")
-    extensions = package / "input" / "tex" / "extensions"
-    if extensions.is_dir():
-        shutil.copytree(extensions, target / "input" / "tex" / "extensions")
 
 
 def glossary(stage: Path) -> None:
