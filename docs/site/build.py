@@ -38,7 +38,8 @@ STAGE = ROOT / "build" / "site-src"
 DOCTREES = ROOT / "build" / "site-doctrees"
 # Top-level entries of the repository that are not linked into the source tree.
 NOT_LINKED = {".git", ".venv", "build", "site", "out", "runs", ".pytest_cache",
-              ".ruff_cache", ".ipynb_checkpoints", "__pycache__"}
+              ".ruff_cache", ".ipynb_checkpoints", "__pycache__",
+              "instructor"}  # the answer key and bug list stay off the students' site
 # Docs pages in the order a reader meets them; a page not named here follows, by name.
 DOCS_ORDER = ["architecture", "backprop", "cli", "tokenization", "data", "optim",
               "checkpoints", "visualization", "finetuning", "results", "performance",
