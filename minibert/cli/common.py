@@ -205,8 +205,8 @@ def model_folder(path: str, argument: str) -> str:
         return str(reference_path(path))
     what = "is a file, not a model folder" if folder.exists() else "does not exist"
     raise CommandError(f"{argument} {path!r} {what}; expected a folder with config.json, "
-                       f"model.safetensors and vocab.txt (written by pretrain or "
-                       f"save_pretrained), or a reference checkpoint: "
+                       f"model.safetensors and vocab.txt (or tokenizer.json; written by "
+                       f"pretrain or save_pretrained), or a reference checkpoint: "
                        f"{', '.join(sorted(REFERENCES))}")
 
 
