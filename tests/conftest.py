@@ -17,6 +17,7 @@ import small_models
 # and not jobs") leaves them out, ``make test`` and CI run them.
 JOB_FILES = frozenset({
     "test_assignment.py", "test_assignment_grading.py", "test_assignment_mistakes.py",
+    "test_assignment_integrity.py", "test_assignment_distribution.py",
     "test_benchmarks.py", "test_cli.py", "test_cli_inputs.py", "test_cli_runs.py",
     "test_distill.py", "test_explore.py", "test_explore_browser.py", "test_finetune.py",
     "test_fuzz.py",
