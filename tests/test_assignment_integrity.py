@@ -321,3 +321,18 @@ def test_outputs_that_cannot_be_written_are_refused_before_grading(tree, tmp_pat
                                   capture_output=True, text=True, timeout=120)
             assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
             assert len(done.stderr.strip().splitlines()) == 1 and option in done.stderr
+
+
+@pytest.mark.parametrize("patch", [
+    "import minibert.assignment.task_check as grader\n"
+    "grader.run_checks = grader._verify = lambda *args, **kwargs: None\n",
+    "from minibert.assignment import checks\n"
+    "checks._close.__code__ = (lambda *args, **kwargs: None).__code__\n",
+    "import numpy\nnumpy.allclose = lambda *args, **kwargs: True\n",
+])
+def test_the_grader_s_own_code_changed_in_any_way_scores_zero(tree, tmp_path, patch):
+    student = _plant(tree, tmp_path / "s", {
+        "linear.py": patch + "\ndef linear_backward(dout, cache):\n    return None\n"})
+    result = check_task(student, "linear")
+    assert not result.passed and "changed the grader's own" in result.message, result
+    assert check_task(tree / "solutions", "linear").passed  # restored for what follows

@@ -269,6 +269,7 @@ class AuditWatch:
         self.folder: str | None = None
         self.file = ""
         self.flags: list[str] = []
+        self._tampered: list[str] = []
         self._busy = threading.local()
 
     @classmethod
@@ -280,6 +281,12 @@ class AuditWatch:
 
     def start(self, folder: Path, file: str) -> None:
         self.folder, self.file, self.flags = str(Path(folder).resolve()), file, []
+        self._tampered = []
+
+    def tampered(self) -> list[str]:
+        """What the student's code changed of minibert's or numpy's functions and classes
+        (``__code__``, ``__defaults__``, a class's methods): the task scores 0."""
+        return list(self._tampered)
 
     def stop(self) -> list[str]:
         self.folder = None
@@ -367,7 +374,10 @@ class AuditWatch:
             module = getattr(target, "__module__", "") or ""
             if isinstance(target, (types.FunctionType, type)) and \
                     str(module).startswith(("minibert", "numpy")):
-                self._add(f"changes {getattr(target, '__qualname__', target)}.{args[1]}")
+                what = f"{getattr(target, '__qualname__', target)}.{args[1]}"
+                self._add(f"changes {what}")
+                if what not in self._tampered:
+                    self._tampered.append(what)
             return
         text = _PROCESS_EVENTS.get(event) or _LOOK_EVENTS.get(event)
         if text:
