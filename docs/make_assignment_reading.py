@@ -78,7 +78,16 @@ def reading() -> str:
              "exercise. Do not edit this page; edit backprop.md and run the script.", ""]
     for name in named_sections():
         lines.append(without_code(source[name]))
-    return "\n".join(lines).rstrip() + "\n"
+    return local_links("\n".join(lines).rstrip() + "\n", set(named_sections()))
+
+
+def local_links(page: str, kept: set[str]) -> str:
+    """``page`` with each link to a section of backprop.md that it does not carry
+    (``](#anchor)``) pointed at backprop.md itself, so no link on the page is dead."""
+    def point(match: re.Match) -> str:
+        name = match.group(1)
+        return match.group(0) if name in kept else f"](backprop.md#{name})"
+    return re.sub(r"\]\(#([\w-]+)\)", point, page)
 
 
 if __name__ == "__main__":
