@@ -662,7 +662,7 @@ def _fallback_png(attentions: np.ndarray, tokens, segments) -> bytes:
     figure = attention_figure(attentions, tokens, view="model", token_type_ids=segments,
                               title="Attention of every layer and head (static view)")
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100)
+    figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")  # title kept whole
     return buffer.getvalue()
 
 

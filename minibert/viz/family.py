@@ -52,7 +52,10 @@ def family_comparison_figure(results: dict) -> Figure:
                     continue
                 score = row[key]
                 ax.bar(x, score["mean"], color=color, alpha=0.55)
-                ax.errorbar(x, score["mean"], yerr=score["std"], color="black", capsize=6)
+                # A score is never below 0: the bar's lower arm stops there.
+                below = min(score["std"], score["mean"])
+                ax.errorbar(x, score["mean"], yerr=[[below], [score["std"]]], color="black",
+                            capsize=6)
                 ax.plot([x] * len(score["values"]), score["values"], "o", color=color,
                         markeredgecolor="black")
             ax.set_xticks(range(len(names)), [_SHORT.get(n, n) for n in names], rotation=30)
