@@ -160,3 +160,13 @@ def no_process_outlives(request, no_process_outlives_the_suite):
     pytest.fail(f"{len(left)} process(es) outlived the test (killed now): "
                 + "; ".join(f"pid {pid} {command}" for pid, command in left.items()),
                 pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def end_started_processes(no_process_outlives):
+    """The ``finally`` of every test: each process it registered in ``small_models.STARTED``
+    is ended (its whole group where it leads one) before ``no_process_outlives`` looks."""
+    try:
+        yield
+    finally:
+        small_models.end_started()

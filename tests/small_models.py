@@ -19,7 +19,10 @@ helper again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -245,3 +248,21 @@ def loop_rollout(stack):
         result.append(current)
         previous = current
     return np.array(result)
+
+
+# The processes a test started (``subprocess.Popen``), registered with ``STARTED.append``;
+# tests/conftest.py calls ``end_started`` after every test, whatever happened.
+STARTED: list[subprocess.Popen] = []
+
+
+def end_started() -> None:
+    """End every registered process: its whole group where it leads one, else itself."""
+    while STARTED:
+        process = STARTED.pop()
+        if process.poll() is None:
+            with contextlib.suppress(OSError):
+                if os.getpgid(process.pid) == process.pid:
+                    os.killpg(process.pid, signal.SIGKILL)
+                else:
+                    process.kill()
+        process.wait(timeout=60)

@@ -10,7 +10,6 @@ naming the worker and how it ended, the last checkpoint intact, exit status 3.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shlex
 import shutil
@@ -21,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from small_models import sha256, start_pretrain
+from small_models import STARTED, sha256, start_pretrain
 
 RUN = ["--steps", "150", "--eval-every", "150", "--batch-size", "8", "--max-seq-length", "32",
        "--vocab-size", "400", "--num-documents", "60"]
@@ -33,30 +32,13 @@ def pretrain(out, workers: int, *extra):
                           text=True, timeout=300)
 
 
-STARTED: list[subprocess.Popen] = []
-
-
 def start(out, workers: int, *extra, step: int = 10):
     """A run in a session of its own (its own process group), once it printed ``step``;
-    ``end_every_run`` ends its group after the test, whatever happened."""
+    tests/conftest.py ends its group after the test, whatever happened."""
     process, seen = start_pretrain(out, *RUN, "--workers", workers, *extra, step=step,
                                    new_session=True)
     STARTED.append(process)
     return process, seen
-
-
-@pytest.fixture(autouse=True)
-def end_every_run():
-    """The ``finally`` of every test here: each run it started is ended, its whole group."""
-    try:
-        yield
-    finally:
-        while STARTED:
-            process = STARTED.pop()
-            if process.poll() is None:
-                with contextlib.suppress(OSError):
-                    os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=60)
 
 
 def children(pid: int) -> list[int]:

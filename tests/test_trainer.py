@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 import pytest
-from small_models import cli, weights
+from small_models import STARTED, cli, weights
 
 import minibert as mb
 from minibert.fill_mask import fill_mask
@@ -312,22 +312,6 @@ def reference_run(tmp_path_factory):
     return out
 
 
-STARTED: list[subprocess.Popen] = []
-
-
-@pytest.fixture(autouse=True)
-def end_every_run():
-    """The ``finally`` of every test here: each pretrain process it started is killed."""
-    try:
-        yield
-    finally:
-        while STARTED:
-            process = STARTED.pop()
-            if process.poll() is None:
-                process.kill()
-            process.wait(timeout=60)
-
-
 def start_run(out, *extra):
     """A pretrain subprocess, and the resume command it announces on its first line."""
     process = subprocess.Popen([sys.executable, "-m", "minibert", "pretrain", "--out",
@@ -505,7 +489,6 @@ def test_token_type_embeddings_start_at_zero_unless_normal():
     assert config.token_type_init == "zero" and not zero[name].any()
     assert 0.01 < float(normal[name].std()) < 0.03
     assert all(np.array_equal(zero[k], normal[k]) for k in zero if k != name)
-
 
 
 def test_training_instances_are_balanced_and_heldout_ones_are_googles_cut():
