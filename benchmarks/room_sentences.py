@@ -4,9 +4,12 @@ and the words of the sentence that its vocabulary lacks.
     python benchmarks/room_sentences.py                  # the shipped tiny-toy
     python benchmarks/room_sentences.py --model DIR      # any folder with an MLM head
     python benchmarks/room_sentences.py --model DIR --json room.json
+    python benchmarks/room_sentences.py --set b          # the second set
 
-The sentences and their sensible answers are ``minibert.data.room.ROOM_SENTENCES``, written
-before the everyday corpus and held out of it. Prints one row per sentence, then the score
+The sentences and their sensible answers are ``minibert.data.room.ROOM_SETS``: set ``a``
+(``ROOM_SENTENCES``) written before the everyday corpus, set ``b`` (``ROOM_SENTENCES_B``)
+written before the world was grown a second time; both are held out of every corpus.
+Prints one row per sentence, then the score
 (sentences with a sensible word in the top 3) and how many misses name an unknown word.
 """
 
@@ -20,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from minibert.data.room import ROOM_SENTENCES  # noqa: E402
+from minibert.data.room import ROOM_SENTENCES, ROOM_SETS  # noqa: E402
 from minibert.fill_mask import fill_mask  # noqa: E402
 from minibert.heads import BertForMaskedLM  # noqa: E402
 from minibert.io.fileio import atomic_write_text  # noqa: E402
@@ -30,10 +33,10 @@ from minibert.tokenization import load_tokenizer  # noqa: E402
 TOP = 3
 
 
-def room_table(model, tokenizer) -> list[dict]:
+def room_table(model, tokenizer, sentences=ROOM_SENTENCES) -> list[dict]:
     """One row per room sentence: text, top 3, sensible or not, the unknown-words line."""
     rows = []
-    for room in ROOM_SENTENCES:
+    for room in sentences:
         answers = fill_mask(model, tokenizer, room.text, top_k=TOP)
         top = [answer["token_str"] for answer in answers]
         rows.append({"text": room.text, "top": top,
@@ -55,6 +58,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="tiny-toy",
                         help="a model folder with an MLM head, or tiny-toy (default)")
+    parser.add_argument("--set", default="a", choices=sorted(ROOM_SETS),
+                        help="which room set (default a)")
     parser.add_argument("--json", metavar="FILE", help="also write the rows and score as JSON")
     args = parser.parse_args(argv)
     folder = reference_path(args.model) if args.model in REFERENCES else Path(args.model)
@@ -65,19 +70,19 @@ def main(argv=None) -> int:
         warnings.simplefilter("ignore")  # the NSP head is not needed
         model = BertForMaskedLM.from_pretrained(folder).eval()
     tokenizer = load_tokenizer(folder)
-    rows = room_table(model, tokenizer)
+    rows = room_table(model, tokenizer, ROOM_SETS[args.set])
     width = max(len(row["text"]) for row in rows)
     print(f"{'sentence':<{width}}  {'top 3':<30} ok  unknown words")
     for row in rows:
         print(f"{row['text']:<{width}}  {', '.join(row['top']):<30} "
               f"{'yes' if row['sensible'] else 'no ':<3} {row['unknown']}")
     result = score(rows)
-    print(f"\n{args.model}: {result['sensible']}/{result['sentences']} sentences with a sensible "
-          f"word in the top {TOP} ({result['share']:.0%}); {result['misses_naming_unknown']} of "
-          f"{result['misses']} misses name an unknown word")
+    print(f"\n{args.model}, set {args.set}: {result['sensible']}/{result['sentences']} "
+          f"sentences with a sensible word in the top {TOP} ({result['share']:.0%}); "
+          f"{result['misses_naming_unknown']} of {result['misses']} misses name an unknown word")
     if args.json:
-        atomic_write_text(args.json, json.dumps({"model": args.model, "score": result,
-                                                 "rows": rows}, indent=1) + "\n")
+        atomic_write_text(args.json, json.dumps({"model": args.model, "set": args.set,
+                                                 "score": result, "rows": rows}, indent=1) + "\n")
     return 0
 
 

@@ -14,7 +14,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-__all__ = ["ROOM_SENTENCES", "RoomSentence", "is_room_sentence", "room_sentence_pattern"]
+__all__ = ["ROOM_SENTENCES", "ROOM_SENTENCES_B", "ROOM_SETS", "RoomSentence", "is_room_sentence",
+           "room_sentence_pattern"]
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,92 @@ ROOM_SENTENCES: tuple[RoomSentence, ...] = (
 """The room set: 51 everyday sentences, each with one ``[MASK]`` and its sensible answers."""
 
 
+ROOM_SENTENCES_B: tuple[RoomSentence, ...] = (
+    _room("Can I have a glass of [MASK], please?", "water", "milk", "juice", "wine",
+          "lemonade", "beer"),
+    _room("My dad drives a red [MASK].", "car", "truck", "van", "bus", "tractor", "lorry"),
+    _room("The cat chased the [MASK] around the garden.", "mouse", "mice", "dog", "bird",
+          "birds", "ball", "rabbit", "cat", "dogs"),
+    _room("We go to school by [MASK] every day.", "bus", "car", "bike", "train", "foot",
+          "bicycle", "taxi", "tram"),
+    _room("I wash my hands before I [MASK].", "eat", "cook", "leave", "sleep"),
+    _room("It was so cold that the lake turned to [MASK].", "ice", "snow", "stone"),
+    _room("She put on her coat because it was [MASK].", "cold", "raining", "snowing", "windy",
+          "freezing", "wet", "late", "dark"),
+    _room("The shop opens at nine o'clock in the [MASK].", "morning"),
+    _room("He is reading a [MASK] about dinosaurs.", "book", "story", "magazine", "novel",
+          "comic", "page", "paper", "report", "article"),
+    _room("Please turn off the [MASK] when you leave the room.", "light", "lights",
+          "television", "tv", "radio", "heater", "computer", "lamp", "music", "oven", "fire"),
+    _room("My grandmother is eighty years [MASK].", "old"),
+    _room("We had pizza and ice [MASK] at the party.", "cream", "tea", "coffee"),
+    _room("The baby is sleeping in her [MASK].", "bed", "room", "cot", "pram", "cradle",
+          "bedroom", "arms"),
+    _room("I have a bad headache, so I need to see a [MASK].", "doctor", "nurse", "dentist"),
+    _room("The match starts in ten [MASK].", "minutes", "seconds", "hours", "days"),
+    _room("He opened the [MASK] and got out a bottle of milk.", "fridge", "door", "bag", "box",
+          "cupboard", "window"),
+    _room("We planted flowers in the [MASK].", "garden", "park", "field", "ground", "pot",
+          "pots", "yard", "spring", "soil"),
+    _room("The students are sitting in the [MASK].", "classroom", "class", "room", "hall",
+          "library", "garden", "sun", "park", "canteen"),
+    _room("Do you want to play [MASK] with us?", "football", "cards", "tennis", "games",
+          "chess", "outside", "basketball", "music", "golf", "cricket", "ball"),
+    _room("It's late, I have to go [MASK] now.", "home", "out", "back", "away", "bed",
+          "inside", "upstairs", "too"),
+    _room("The river flows into the [MASK].", "sea", "ocean", "lake", "valley", "town", "city"),
+    _room("I forgot my [MASK] at home.", "keys", "phone", "bag", "book", "homework", "wallet",
+          "coat", "umbrella", "glasses", "lunch", "money", "ticket", "books", "key"),
+    _room("My sister is a [MASK] at the hospital.", "nurse", "doctor", "cook", "cleaner",
+          "patient", "worker", "teacher", "volunteer", "surgeon"),
+    _room("We watched a funny [MASK] on television.", "film", "show", "movie", "programme",
+          "program", "video", "game", "cartoon", "story"),
+    _room("The plane landed at the [MASK] on time.", "airport", "station"),
+    _room("There is a big tree in front of our [MASK].", "house", "school", "home", "door",
+          "window", "garden", "flat", "building", "church", "office", "shop"),
+    _room("I usually have [MASK] for breakfast.", "toast", "eggs", "bread", "cereal",
+          "porridge", "coffee", "tea", "fruit", "pancakes", "milk"),
+    _room("Can you help me carry these [MASK]?", "bags", "boxes", "books", "chairs", "things",
+          "plates"),
+    _room("The sun rises in the [MASK].", "east", "morning"),
+    _room("He missed the bus, so he was [MASK] for work.", "late"),
+    _room("My phone battery is [MASK].", "dead", "empty", "flat", "low", "full", "charged",
+          "broken", "gone"),
+    _room("She is learning to play the [MASK].", "piano", "guitar", "violin", "drums",
+          "flute", "trumpet", "game", "cello"),
+    _room("The shoes were too [MASK], so I bought a bigger pair.", "small", "tight", "short",
+          "little"),
+    _room("We walked along the [MASK] and looked at the sea.", "beach", "shore", "coast",
+          "river", "road", "path", "cliff", "cliffs", "street", "sand", "harbour"),
+    _room("Tomorrow will be sunny and [MASK].", "warm", "hot", "dry", "bright", "clear",
+          "cold", "windy", "nice", "fine", "beautiful", "lovely", "cool"),
+    _room("The children are [MASK] in the park.", "playing", "running", "swimming", "walking",
+          "singing", "dancing", "eating", "sitting", "laughing", "reading", "skating",
+          "outside", "together", "happy"),
+    _room("Our dog loves to chase the [MASK].", "ball", "cat", "cats", "birds", "ducks",
+          "sheep", "car", "cars", "squirrels", "rabbits", "stick", "postman", "bus", "bike"),
+    _room("Wear a hat, the sun is very [MASK] today.", "hot", "strong", "bright", "warm"),
+    _room("He fell off his [MASK] and hurt his knee.", "bike", "bicycle", "horse", "chair",
+          "bed", "skateboard", "ladder", "scooter", "board", "seat"),
+    _room("I need a [MASK] to write this down.", "pen", "pencil", "paper", "notebook", "book",
+          "computer", "minute", "piece", "note"),
+    _room("The teacher asked us to open our [MASK].", "books", "bags", "eyes", "notebooks",
+          "mouths", "laptops", "windows", "doors"),
+    _room("We sat by the fire to keep [MASK].", "warm", "dry", "safe"),
+    _room("My mother is [MASK] dinner in the kitchen.", "cooking", "making", "eating",
+          "preparing", "having"),
+    _room("How many [MASK] are there in your family?", "people", "children", "kids",
+          "brothers", "sisters", "members", "persons", "cousins"),
+)
+"""The second room set: 44 more everyday sentences, written after the first reference trained
+on the everyday world had been scored on ``ROOM_SENTENCES`` and before the world was grown
+again, so that it measures what that growth did for sentences nobody had looked at. Held out
+of every corpus like the first."""
+
+ROOM_SETS: dict[str, tuple[RoomSentence, ...]] = {"a": ROOM_SENTENCES, "b": ROOM_SENTENCES_B}
+"""The room sets by name, as ``benchmarks/room_sentences.py --set`` takes them."""
+
+
 @functools.cache
 def room_sentence_pattern() -> re.Pattern:
     """One regular expression matching any room sentence with any single word for its mask.
@@ -132,7 +219,7 @@ def room_sentence_pattern() -> re.Pattern:
     says a room sentence with a capital letter or another answer is caught too.
     """
     alternatives = []
-    for room in ROOM_SENTENCES:
+    for room in (*ROOM_SENTENCES, *ROOM_SENTENCES_B):
         before, after = room.text.split("[MASK]")
         alternatives.append(_loose(before) + r"[\w'-]+" + _loose(after))
     return re.compile(r"^\s*(?:" + "|".join(alternatives) + r")\s*$", re.IGNORECASE)
@@ -145,5 +232,5 @@ def _loose(text: str) -> str:
 
 
 def is_room_sentence(sentence: str) -> bool:
-    """True when ``sentence`` is one of ``ROOM_SENTENCES`` with some word in its mask."""
+    """True when ``sentence`` is a room sentence of either set with some word in its mask."""
     return room_sentence_pattern().match(sentence) is not None
