@@ -28,6 +28,7 @@ import numpy as np
 
 from minibert.checks import check_int, check_str
 from minibert.data.everyday import SCENE_SLOTS, SCENE_TABLE
+from minibert.data.facts import FACTS
 from minibert.data.room import is_room_sentence
 from minibert.data.templates import (
     FEMALE_NAMES,
@@ -58,8 +59,13 @@ MIN_SENTENCES = 4
 MAX_SENTENCES = 12
 # An everyday scene's document also says this many frames of minibert.data.words (at least,
 # at most) and this many of its chat sentences, placed among its own body sentences.
-FRAMES_PER_SCENE = (5, 10)
+FRAMES_PER_SCENE = (3, 7)
 CHAT_PER_SCENE = (1, 3)
+# ... and this many facts of its own scene and of any scene (minibert.data.facts), each with
+# a word of the fact and a frame drawn afresh.
+OWN_FACTS_PER_SCENE = (3, 7)
+ANY_FACTS_PER_SCENE = (1, 4)
+ALL_FACTS = tuple(fact for facts in FACTS.values() for fact in facts)
 
 WORLDS = ("themes", "everyday")
 """The toy worlds: ``"themes"``, the thirteen ambiguity themes alone (the demo's world), and
@@ -135,11 +141,13 @@ def _fill_everyday(template: str, entities: dict[str, str], topic: Topic,
 
 
 def _generate_document(topic: Topic, rng: np.random.Generator,
-                       cycles: dict[str, _WordCycle] | None = None) -> list[str]:
+                       cycles: dict[str, _WordCycle] | None = None,
+                       facts: tuple = ()) -> list[str]:
     """Write one document: an opening that introduces the entities, a body, a closing.
 
     With ``cycles`` (an everyday scene), frames and chat sentences of ``minibert.data.words``
-    join the body at random places.
+    and everyday facts (``facts``: the scene's own, ``minibert.data.facts``) join the body at
+    random places.
     """
     gender = "female" if rng.random() < 0.5 else "male"
     names = FEMALE_NAMES if gender == "female" else MALE_NAMES
@@ -161,6 +169,12 @@ def _generate_document(topic: Topic, rng: np.random.Generator,
     if cycles is not None:
         extra = [_pick(rng, FRAMES) for _ in range(int(rng.integers(*FRAMES_PER_SCENE)))]
         extra += [_pick(rng, CHAT) for _ in range(int(rng.integers(*CHAT_PER_SCENE)))]
+        chosen = [facts[int(rng.integers(len(facts)))]
+                  for _ in range(int(rng.integers(*OWN_FACTS_PER_SCENE)))] if facts else []
+        chosen += [ALL_FACTS[int(rng.integers(len(ALL_FACTS)))]
+                   for _ in range(int(rng.integers(*ANY_FACTS_PER_SCENE)))]
+        extra += [_pick(rng, fact.frames).replace("{x}", _pick(rng, fact.words))
+                  for fact in chosen]
         for sentence in extra:
             body.insert(int(rng.integers(len(body) + 1)), sentence)
     templates = [_pick(rng, topic.openings), *body, _pick(rng, topic.closings)]
@@ -181,8 +195,9 @@ def _generate_documents(num_documents: int, rng: np.random.Generator,
     for _ in range(num_documents):
         topic_name = names[int(rng.integers(len(names)))]
         topic = table[topic_name]
-        documents.append(_generate_document(topic, rng, cycles if topic_name in SCENE_TABLE
-                                            else None))
+        everyday = topic_name in SCENE_TABLE
+        documents.append(_generate_document(topic, rng, cycles if everyday else None,
+                                            FACTS.get(topic_name, ()) if everyday else ()))
         topics.append(topic_name)
     return documents, topics
 

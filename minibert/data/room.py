@@ -14,8 +14,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-__all__ = ["ROOM_SENTENCES", "ROOM_SENTENCES_B", "ROOM_SETS", "RoomSentence", "is_room_sentence",
-           "room_sentence_pattern"]
+__all__ = ["ROOM_SENTENCES", "ROOM_SENTENCES_B", "ROOM_SENTENCES_C", "ROOM_SETS", "RoomSentence",
+           "is_room_sentence", "room_sentence_pattern"]
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,94 @@ on the everyday world had been scored on ``ROOM_SENTENCES`` and before the world
 again, so that it measures what that growth did for sentences nobody had looked at. Held out
 of every corpus like the first."""
 
-ROOM_SETS: dict[str, tuple[RoomSentence, ...]] = {"a": ROOM_SENTENCES, "b": ROOM_SENTENCES_B}
+ROOM_SENTENCES_C: tuple[RoomSentence, ...] = (
+    _room("I like to drink [MASK] with my breakfast.", "coffee", "tea", "milk", "juice",
+          "water", "chocolate"),
+    _room("The kids are watching [MASK] in the living room.", "television", "tv", "cartoons",
+          "films", "movies", "football", "videos", "something"),
+    _room("Put your dirty clothes in the washing [MASK].", "machine", "basket"),
+    _room("We bought a new [MASK] for the kitchen.", "table", "fridge", "oven", "cooker",
+          "clock", "chair", "chairs", "lamp", "kettle", "sink", "cupboard", "microwave",
+          "knife", "toaster"),
+    _room("My uncle works on a [MASK] with lots of cows.", "farm"),
+    _room("You should wear a [MASK] when you ride a bike.", "helmet", "hat", "coat", "jacket"),
+    _room("The ice cream melted in the hot [MASK].", "sun", "weather", "car", "summer",
+          "kitchen", "room", "day"),
+    _room("Turn left at the end of the [MASK].", "road", "street", "corridor", "path", "lane",
+          "hall", "bridge"),
+    _room("I'm sorry I'm late, I missed the [MASK].", "bus", "train", "tram", "boat", "plane",
+          "flight", "ferry"),
+    _room("Christmas is in [MASK].", "december", "winter"),
+    _room("She is wearing a beautiful red [MASK].", "dress", "coat", "hat", "skirt", "scarf",
+          "shirt", "jumper", "jacket", "top", "blouse", "sweater"),
+    _room("My little brother is afraid of the [MASK].", "dark", "dog", "dogs", "spiders",
+          "water", "doctor", "dentist", "sea", "night", "snake", "snakes", "monster",
+          "monsters", "cat", "ghost", "ghosts", "teacher"),
+    _room("I haven't seen you for a long [MASK]!", "time", "while"),
+    _room("Let's meet at the [MASK] after school.", "park", "library", "cafe", "gate",
+          "station", "corner", "shop", "cinema", "beach", "bus", "pool", "house", "school"),
+    _room("He put sugar in his [MASK].", "tea", "coffee", "milk", "cereal", "porridge", "cup",
+          "drink", "mouth"),
+    _room("We need to buy some [MASK] for the party.", "food", "drinks", "cake", "balloons",
+          "snacks", "juice", "crisps", "pizza", "music", "presents", "chairs", "cups",
+          "plates", "sweets", "wine", "beer", "candles"),
+    _room("My best friend lives next [MASK].", "door"),
+    _room("The glass fell on the floor and [MASK].", "broke", "smashed", "shattered",
+          "cracked", "broken"),
+    _room("You can't park your car [MASK].", "here", "there", "outside"),
+    _room("The children were [MASK] loudly in the playground.", "playing", "shouting",
+          "laughing", "singing", "screaming", "talking", "running", "crying", "yelling"),
+    _room("My hands are cold because I forgot my [MASK].", "gloves", "mittens", "coat",
+          "jacket", "scarf"),
+    _room("The postman brought a [MASK] for you.", "letter", "parcel", "package", "card",
+          "postcard", "present", "box", "message", "note", "gift"),
+    _room("We had a picnic by the [MASK].", "river", "lake", "sea", "beach", "tree", "trees",
+          "road", "pool", "pond", "water", "fire", "house", "car", "park", "stream", "canal"),
+    _room("The cake is in the [MASK].", "oven", "fridge", "kitchen", "box", "tin", "cupboard",
+          "bag"),
+    _room("Take off your [MASK] before you come in.", "shoes", "boots", "coat", "hat",
+          "jacket", "coats"),
+    _room("I can't hear you, the music is too [MASK].", "loud", "noisy"),
+    _room("Our cat has four white [MASK].", "paws", "feet", "legs", "kittens", "socks",
+          "spots", "ears"),
+    _room("He cleaned his glasses and put them back [MASK].", "on", "again", "away", "down"),
+    _room("Every morning I walk my [MASK] in the park.", "dog", "dogs", "sister", "brother",
+          "puppy", "son", "daughter", "kids", "children"),
+    _room("She cut the apple with a [MASK].", "knife", "spoon", "fork", "sword"),
+    _room("The test was very [MASK], so everybody passed.", "easy", "short", "simple"),
+    _room("I'm going to the shop. Do you need [MASK]?", "anything", "something", "milk",
+          "bread", "help", "money", "food"),
+    _room("The train was full, so we had to [MASK].", "stand", "wait", "walk"),
+    _room("I wrote my name at the top of the [MASK].", "page", "paper", "letter", "sheet",
+          "form", "list", "card", "board", "test", "exam"),
+    _room("He drank too much coffee and couldn't [MASK].", "sleep", "stop", "work", "think",
+          "eat"),
+    _room("My grandparents live in a small village in the [MASK].", "country",
+          "countryside", "mountains", "north", "south", "east", "west", "hills", "valley",
+          "forest"),
+    _room("Don't touch the oven, it's very [MASK].", "hot", "dangerous", "old", "dirty",
+          "warm"),
+    _room("We waited for the bus in the [MASK].", "rain", "snow", "cold", "street",
+          "station", "sun", "dark", "wind", "morning", "evening", "queue", "shelter", "road"),
+    _room("The film was so boring that I fell [MASK].", "asleep"),
+    _room("She took a photo of the [MASK].", "sea", "sunset", "view", "beach", "mountains",
+          "mountain", "house", "family", "children", "city", "dog", "cat", "baby", "flowers",
+          "garden", "bridge", "tree", "sky", "moon", "lake", "church", "castle", "river",
+          "town", "group", "class", "team", "cake", "car", "birds", "bird", "kids"),
+    _room("The shop sells fresh fruit and [MASK].", "vegetables", "bread", "flowers", "milk",
+          "meat", "fish", "eggs", "cheese", "juice", "veg", "nuts"),
+    _room("I have to be home before [MASK].", "dark", "dinner", "midnight", "ten", "eight",
+          "nine", "seven", "six", "eleven", "lunch", "bedtime", "tea", "night", "sunset",
+          "noon"),
+    _room("Could you open the [MASK]? It's hot in here.", "window", "windows", "door"),
+)
+"""The third room set: 43 everyday sentences written after the facts of
+``minibert.data.facts`` and before the corpus that holds them was generated or any model
+trained on it; the world was not changed after. Of the three sets, this one alone saw nothing
+of the world it measures. Held out of every corpus like the others."""
+
+ROOM_SETS: dict[str, tuple[RoomSentence, ...]] = {
+    "a": ROOM_SENTENCES, "b": ROOM_SENTENCES_B, "c": ROOM_SENTENCES_C}
 """The room sets by name, as ``benchmarks/room_sentences.py --set`` takes them."""
 
 
@@ -219,7 +306,7 @@ def room_sentence_pattern() -> re.Pattern:
     says a room sentence with a capital letter or another answer is caught too.
     """
     alternatives = []
-    for room in (*ROOM_SENTENCES, *ROOM_SENTENCES_B):
+    for room in (*ROOM_SENTENCES, *ROOM_SENTENCES_B, *ROOM_SENTENCES_C):
         before, after = room.text.split("[MASK]")
         alternatives.append(_loose(before) + r"[\w'-]+" + _loose(after))
     return re.compile(r"^\s*(?:" + "|".join(alternatives) + r")\s*$", re.IGNORECASE)
