@@ -93,8 +93,8 @@ gradcheck: $(VENV)/.runtime
 
 # Re-execute every notebook and save it with its outputs.
 notebooks: $(VENV)/.dev
-	$(PY) tests/test_notebooks_layers.py
-	$(PY) tests/test_notebooks_pipeline.py
+	$(PY) tests/notebooks/test_notebooks_layers.py
+	$(PY) tests/notebooks/test_notebooks_pipeline.py
 
 lint: $(VENV)/.dev
 	$(PY) -m ruff check minibert tests benchmarks

@@ -55,7 +55,7 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str):
     # The assignment's workspace is loaded on first use, so that ``import minibert`` loads
-    # the library alone (tests/test_layout.py checks what it loads).
+    # the library alone (tests/project/test_layout.py checks what it loads).
     if name == "use_implementation":
         from minibert.assignment.workspace import use_implementation
 

@@ -5,7 +5,7 @@ sublayer, the feed-forward, its output sublayer) that each keep their own cache.
 same layer is two plain functions, llm.c style: every step of the forward on its own line
 with its shape, kept in one named cache, and every step of the backward under the
 forward line it inverts. It computes exactly what ``BertLayer`` computes, from the same
-``functional`` pairs, with HF's parameter names (``tests/test_flat_layer.py`` checks the
+``functional`` pairs, with HF's parameter names (``tests/core/test_flat_layer.py`` checks the
 output and every gradient against ``BertLayer``, and the gradients against finite
 differences). The derivations are in docs/backprop.md.
 

@@ -22,7 +22,7 @@ __all__ = ["erf", "normal_cdf", "normal_cdf_and_pdf", "ERF_BLOCK"]
 # W. J. Cody, "Rational Chebyshev approximations for the error function", Mathematics of
 # Computation 23 (1969) 631-637, as in his CALERF routine (SPECFUN, netlib): three
 # rational functions, each accurate to float64 rounding on its interval (max |error|
-# 2.2e-16 against math.erf on 400,001 points of [-7, 7], tests/test_functional.py).
+# 2.2e-16 against math.erf on 400,001 points of [-7, 7], tests/core/test_functional.py).
 #   |x| <= 0.46875:        erf(x)  = x R1(x^2)
 #   0.46875 < |x| <= 4:    erfc(x) = exp(-x^2) R2(|x|)
 #   |x| > 4:               erfc(x) = exp(-x^2) / |x| (1/sqrt(pi) + R3(1/x^2) / x^2)

@@ -5,6 +5,7 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,15 +16,21 @@ import small_models
 # explorer's pages, the slides and the benchmarks; and, in other files, the tests that
 # pretrain. They get the ``jobs`` mark; ``make test-fast`` (-m "not slow and not parity
 # and not jobs") leaves them out, ``make test`` and CI run them.
+TESTS = Path(__file__).resolve().parent
 JOB_FILES = frozenset({
-    "test_assignment.py", "test_assignment_grading.py", "test_assignment_mistakes.py",
-    "test_assignment_integrity.py", "test_assignment_distribution.py",
-    "test_benchmarks.py", "test_cli.py", "test_cli_inputs.py", "test_cli_runs.py",
-    "test_distill.py", "test_explore.py", "test_explore_browser.py", "test_finetune.py",
-    "test_fuzz.py",
-    "test_mpi.py", "test_notebook_figures.py", "test_notebooks_layers.py",
-    "test_notebooks_pipeline.py", "test_parallel.py", "test_reference.py", "test_signals.py",
-    "test_site.py", "test_slides.py", "test_trainer.py",
+    "assignment/test_assignment.py", "assignment/test_distribution.py",
+    "assignment/test_grading.py", "assignment/test_integrity.py", "assignment/test_mistakes.py",
+    "bridges/test_mpi.py",
+    "cli/test_cli.py", "cli/test_cli_inputs.py", "cli/test_cli_runs.py",
+    "core/test_reference.py",
+    "family/test_distill.py",
+    "io/test_fuzz.py",
+    "notebooks/test_notebook_figures.py", "notebooks/test_notebooks_layers.py",
+    "notebooks/test_notebooks_pipeline.py",
+    "project/test_benchmarks.py", "project/test_site.py",
+    "training/test_finetune.py", "training/test_parallel.py", "training/test_signals.py",
+    "training/test_trainer.py",
+    "viz/test_explore.py", "viz/test_explore_browser.py", "viz/test_slides.py",
 })
 JOB_TESTS = frozenset({
     "test_cli_pretrain_and_fill_mask_with_albert",
@@ -34,8 +41,13 @@ JOB_TESTS = frozenset({
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.path.name in JOB_FILES or item.originalname in JOB_TESTS:
+        if _under_tests(item.path) in JOB_FILES or item.originalname in JOB_TESTS:
             item.add_marker(pytest.mark.jobs)
+
+
+def _under_tests(path) -> str:
+    """A test file's path below tests/, with forward slashes ("cli/test_cli.py")."""
+    return path.relative_to(TESTS).as_posix() if TESTS in path.parents else path.name
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ the comparisons, and the command-line runner.
 - attention maps for the figure tests (``TOKENS``, ``softmax_attentions``, ``loop_rollout``).
 
 Imported by test modules (``tests/`` is on ``sys.path`` when pytest runs them: its
-conftest.py's folder is put there); tests/test_layout.py fails when a test file defines a
+conftest.py's folder is put there); tests/project/test_layout.py fails when a test file defines a
 helper again.
 """
 

@@ -620,7 +620,7 @@ def mathjax(stage: Path) -> None:
     """Only the MathJax file the site uses: the combined TeX-to-SVG script (not the 24 MB of
     the whole package). Its built-in TeX packages (base, AMS, newcommand) cover every
     formula of the pages; a formula that needs an extension loaded on demand (\\cancel,
-    \\boldsymbol) shows as a failed request in tests/test_site.py: copy that extension's
+    \\boldsymbol) shows as a failed request in tests/project/test_site.py: copy that extension's
     file from the package's input/tex/extensions/ here."""
     import importlib.util
 

@@ -1,7 +1,7 @@
 """The forwards whose backward the composition tasks ask for, built from the functional pairs.
 
 ``encoder_block_forward`` is one post-LN BERT layer: ``minibert.flat_layer``'s, the page
-that ``tests/test_flat_layer.py`` holds equal to ``minibert.BertLayer``;
+that ``tests/core/test_flat_layer.py`` holds equal to ``minibert.BertLayer``;
 ``tied_mlm_forward`` is an embedding lookup and a masked-LM decoder that share one table.
 Each returns ``(out, cache)`` with a named cache of every step, like ``minibert.functional``.
 

@@ -5,7 +5,7 @@ tracker and public from-scratch projects supplied them): the task it costs and t
 the grader's hint says. ``BROKEN`` holds files that cannot be graded as they are (a syntax
 error, a top-level NameError, a loop, an autodiff import). ``write_class`` writes a folder
 of submissions from them for ``minibert assignment grade-all`` (a rehearsal before a real
-class, and what tests/test_assignment_mistakes.py and benchmarks/grade_all.py grade).
+class, and what tests/assignment/test_mistakes.py and benchmarks/grade_all.py grade).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ snapshot back before running the group's backward for layer l. Nothing is copied
 snapshot holds references to the arrays the forward made, the same memory an unshared BERT
 of L layers keeps. Forget the restore and every layer's backward reads layer L-1's
 activations; write ``=`` instead of ``+=`` and only one layer's gradient survives. The
-tests (tests/test_albert.py) show both mistakes caught by the gradient check, and the
+tests (tests/family/test_albert.py) show both mistakes caught by the gradient check, and the
 shared gradient equal to the sum over an unshared model holding L copies of the weights.
 
 Module tree and names follow HuggingFace ``modeling_albert.py``, so real ALBERT

@@ -36,7 +36,7 @@ HEAD_JOBS = ("previous token", "next token", "[SEP]", "[CLS]")
 
 # The worked instance of notebook 06, section 5 (explain_instance on the first instance,
 # in a fixed seeded order, whose MLM targets show all three branches), copied from its
-# committed output; tests/test_slides.py reads that output and compares.
+# committed output; tests/viz/test_slides.py reads that output and compares.
 WORKED_INSTANCE = {
     "tokens": ("[CLS] was cold and clear after the spring rain . a heron and a crane waded "
                "slowly along the bank . [SEP] she untangled the line slowly while kenji "

@@ -1,7 +1,7 @@
 """Write tests/parity/reference_float64.safetensors: transformers' numbers for tiny models.
 
 The file lets the default test suite compare minibert with HuggingFace ``transformers``
-where torch is not installed (tests/test_numpy_parity.py, NumPy only), as llm.c's
+where torch is not installed (tests/core/test_numpy_parity.py, NumPy only), as llm.c's
 test_gpt2 compares its C code with a file PyTorch wrote. For each of tiny BERT
 (BertForPreTraining), ALBERT (AlbertForPreTraining) and DistilBERT (DistilBertForMaskedLM)
 it stores, in float64:

@@ -22,8 +22,8 @@ from minibert.training.parallel import WorkerError
 pytestmark = pytest.mark.skipif(torch_ddp.ddp_available() is not None,
                                 reason=f"DDP bridge: {torch_ddp.ddp_available()}")
 
-# The batches and models of tests/test_parallel.py (tests/ is not a package).
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The batches and models of tests/training/test_parallel.py (tests/ is not a package).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 from test_parallel import CONFIG, make_model, uneven_batch  # noqa: E402
 
 

@@ -1,0 +1,295 @@
+"""MPI ranks through the real entry point: ``mpiexec -n 2 python -m minibert pretrain``.
+
+Two ranks train the shards ``--workers 2`` trains, with the same shares of the loss, and
+end with the same weights to float32 rounding (measured: the same bits, for two ranks);
+rank 0 alone writes; SIGTERM to mpiexec (which forwards it to every rank) or to one rank
+alone saves the step and the printed command resumes it bit for bit; a rank killed or
+stopped ends the run within seconds. Skipped, with one line, without the mpi extra (mpi4py
+and an MPI library with its mpiexec); where MINIBERT_REQUIRE_MPI=1 (CI), that is a failure.
+Every run is ended, with all its processes, in a ``finally``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from small_models import weights
+
+from minibert.bridges import mpi
+
+MPIEXEC = shutil.which("mpiexec", path=os.pathsep.join([str(Path(sys.executable).parent),
+                                                        os.environ.get("PATH", "")]))
+_missing = mpi.mpi_available() or (None if MPIEXEC else "no mpiexec on PATH")
+if _missing is not None and os.environ.get("MINIBERT_REQUIRE_MPI") == "1":
+    raise RuntimeError(f"MINIBERT_REQUIRE_MPI=1 but the MPI tests cannot run: {_missing}")
+pytestmark = pytest.mark.skipif(_missing is not None, reason=f"MPI: {_missing}")
+
+RUN = ["--steps", "60", "--eval-every", "30", "--batch-size", "8", "--max-seq-length", "32",
+       "--vocab-size", "400", "--num-documents", "60"]
+
+
+def mpiexec(*args, ranks: int = 2):
+    return [MPIEXEC, "-n", str(ranks), sys.executable, "-m", "minibert", *args]
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (the launcher's proxies and the ranks, which MPICH puts
+    in process groups of their own)."""
+    found, queue = [], [pid]
+    while queue:
+        parent = queue.pop()
+        for task in os.listdir(f"/proc/{parent}/task") if os.path.isdir(f"/proc/{parent}") \
+                else []:
+            with contextlib.suppress(OSError), \
+                    open(f"/proc/{parent}/task/{task}/children") as handle:
+                children = [int(child) for child in handle.read().split()]
+                found += children
+                queue += children
+    return found
+
+
+def end(process: subprocess.Popen) -> None:
+    """Kill a run started in a session of its own: its group, and every process below it."""
+    if process.poll() is None:
+        below = descendants(process.pid)
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        for pid in below:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    process.wait(timeout=60)
+
+
+def start_ranks(out, *args, step: int = 10):
+    """``mpiexec -n 2 ... pretrain`` in a session of its own, once rank 0 printed ``step``."""
+    process = subprocess.Popen(mpiexec("pretrain", "--out", str(out), *args),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if line.startswith(f"step {step}/"):
+            return process, seen
+    end(process)
+    raise AssertionError("".join(seen))
+
+
+def rank_pids(process) -> dict[int, int]:
+    """rank -> pid of the ranks below mpiexec (read from their environment)."""
+    ranks = {}
+    for pid in descendants(process.pid):
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/environ", "rb") as handle:
+            for item in handle.read().split(b"\0"):
+                if item.startswith(b"PMI_RANK="):
+                    ranks[int(item.split(b"=")[1])] = pid
+    return ranks
+
+
+def test_two_ranks_train_as_two_workers_and_rank_0_alone_writes(tmp_path):
+    ranks = subprocess.run(mpiexec("pretrain", "--out", str(tmp_path / "mpi"), *RUN, "--json"),
+                           capture_output=True, text=True, timeout=600)
+    assert ranks.returncode == 0, ranks.stderr
+    assert "(2 MPI ranks)" in ranks.stderr and "on 2 MPI ranks" in ranks.stderr
+    assert ranks.stderr.count("final evaluation") == 1  # rank 1 prints nothing
+    assert json.loads(ranks.stdout)["steps"] == 60  # one report, rank 0's
+    workers = subprocess.run([sys.executable, "-m", "minibert", "pretrain", "--out",
+                              str(tmp_path / "workers"), *RUN, "--workers", "2"],
+                             capture_output=True, text=True, timeout=600)
+    assert workers.returncode == 0, workers.stderr
+    a, b = weights(tmp_path / "mpi"), weights(tmp_path / "workers")
+    scale = max(float(np.abs(v).max()) for v in b.values())
+    difference = max(float(np.abs(a[k].astype(np.float64) - b[k]).max()) for k in b)
+    assert difference <= 1e-5 * scale  # float32 rounding of 60 steps (measured: 0)
+    histories = [json.loads((tmp_path / name / "history.json").read_text())
+                 for name in ("mpi", "workers")]
+    losses = [[r["loss"] for r in h if r["split"] == "train"] for h in histories]
+    np.testing.assert_allclose(losses[0], losses[1], rtol=1e-5)
+
+
+def test_workers_must_match_the_ranks(tmp_path):
+    result = subprocess.run(mpiexec("pretrain", "--out", str(tmp_path / "x"), *RUN,
+                                    "--workers", "3"),
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert "--workers must be the number of MPI ranks 2" in result.stderr
+
+
+@pytest.mark.slow
+def test_sigterm_to_mpiexec_saves_the_step_and_the_command_resumes_exactly(tmp_path):
+    longer = [*RUN[:1], "150", *RUN[2:]]
+    reference = subprocess.run(mpiexec("pretrain", "--out", str(tmp_path / "ref"), *longer),
+                               capture_output=True, text=True, timeout=600)
+    assert reference.returncode == 0, reference.stderr
+    out = tmp_path / "run"
+    process, seen = start_ranks(out, *longer)
+    try:
+        os.killpg(process.pid, signal.SIGTERM)  # as scancel or timeout stop a job
+        _, rest = process.communicate(timeout=120)
+    finally:
+        end(process)
+    stderr = "".join(seen) + rest
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert "Traceback" not in stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("minibert pretrain: stopped by SIGTERM; the checkpoint holds step")
+    command = shlex.split(last.split("resume with: ", 1)[1])
+    assert command[:3] == ["mpiexec", "-n", "2"]
+    command[0] = MPIEXEC
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    a, b = weights(out), weights(tmp_path / "ref")
+    assert all(np.array_equal(a[k], b[k]) for k in b)
+
+
+def test_a_rank_that_fails_before_training_stops_them_all(tmp_path):
+    """Rank 0 alone checks --out: its refusal must end rank 1 too (not leave it waiting in
+    the first all-reduce), with rank 0's one line."""
+    out = tmp_path / "taken"
+    out.mkdir()
+    (out / "model.safetensors").write_bytes(b"")
+    result = subprocess.run(mpiexec("pretrain", "--out", str(out), *RUN),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"minibert pretrain: error: --out {str(out)!r} already holds a model; pass "
+        f"--overwrite to replace it"]
+
+
+FINETUNE = """
+import sys
+import numpy as np
+from minibert.bridges import mpi
+from minibert.data import tasks
+from minibert.heads import BertForSequenceClassification
+from minibert.training.finetune import FinetuneConfig, scratch_tokenizer, train_head
+from small_models import small_config
+
+world = mpi.world()
+tokenizer = scratch_tokenizer(FinetuneConfig(num_documents=100, vocab_size=200))
+task = tasks.make_task("classify", train_size=16, test_size=0, seed=2)
+features = tasks.encode(task, task.train, tokenizer, 24)
+config = small_config(vocab_size=len(tokenizer), max_position_embeddings=32,
+                      hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+model = BertForSequenceClassification(config, seed=4, dtype=np.float64,
+                                      id2label=list(task.label_names))
+settings = FinetuneConfig(task="classify", train_size=16, epochs=2, batch_size=8,
+                          learning_rate=1e-2)
+train_head(model, features, settings, lambda m: None, world=world)
+if world is None or world.rank == 0:
+    np.savez(sys.argv[1], **model.state_dict())
+"""
+
+
+def test_finetune_on_two_ranks_gives_the_weights_of_one_process(tmp_path):
+    """The same global batches, each rank a shard: one process's weights, to float64
+    rounding (no dropout, so that both draw nothing at random)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2])]))
+    one, two = tmp_path / "one.npz", tmp_path / "two.npz"
+    result = subprocess.run([sys.executable, "-c", FINETUNE, str(one)], env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    result = subprocess.run([MPIEXEC, "-n", "2", sys.executable, "-c", FINETUNE, str(two)],
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    with np.load(one) as a, np.load(two) as b:
+        assert sorted(a.files) == sorted(b.files)
+        scale = max(float(np.abs(a[k]).max()) for k in a.files)
+        assert max(float(np.abs(a[k] - b[k]).max()) for k in a.files) < 1e-10 * scale
+
+
+def test_finetune_under_mpi_writes_from_rank_0_alone(tmp_path):
+    result = subprocess.run(mpiexec("finetune", "--task", "classify", "--out",
+                                    str(tmp_path / "ft"), "--train-size", "16",
+                                    "--test-size", "8", "--epochs", "1", "--batch-size", "8",
+                                    "--json"),
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert json.loads(result.stdout)["steps"] == 2  # one report, rank 0's
+    assert (tmp_path / "ft" / "model.safetensors").is_file()
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="finding ranks needs /proc")
+def test_sigterm_to_one_rank_alone_stops_every_rank_at_the_same_step(tmp_path):
+    """The hang this guards against: rank 1 alone decided to stop and waited at a barrier
+    while rank 0 waited in the next step's all-reduce, for ever. The request now rides
+    the all-reduce: both stop after the same step, rank 0 saves it, and it resumes."""
+    longer = [*RUN[:1], "150", *RUN[2:], "--save-every", "5"]
+    reference = subprocess.run(mpiexec("pretrain", "--out", str(tmp_path / "ref"), *longer),
+                               capture_output=True, text=True, timeout=600)
+    assert reference.returncode == 0, reference.stderr
+    out = tmp_path / "run"
+    process, seen = start_ranks(out, *longer, step=10)
+    try:
+        ranks = rank_pids(process)
+        assert sorted(ranks) == [0, 1]
+        os.kill(ranks[1], signal.SIGTERM)
+        _, rest = process.communicate(timeout=30)
+    finally:
+        end(process)
+    stderr = "".join(seen) + rest
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert "Traceback" not in stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("minibert pretrain: stopped by SIGTERM (received by rank 1); the "
+                           "checkpoint holds step "), last
+    command = shlex.split(last.split("resume with: ", 1)[1])
+    command[0] = MPIEXEC
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    a, b = weights(out), weights(tmp_path / "ref")
+    assert all(np.array_equal(a[k], b[k]) for k in b)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="finding ranks needs /proc")
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGSTOP"])
+def test_a_rank_killed_or_stopped_ends_the_run_within_seconds(tmp_path, how):
+    """kill -9 of rank 1: the launcher ends the others; SIGSTOP of rank 1 (it stops
+    answering): rank 0's watchdog names it and aborts. Either way every process is gone
+    within 30 s and the last checkpoint is whole."""
+    out = tmp_path / "run"
+    process, seen = start_ranks(out, *RUN, "--save-every", "5", step=10)
+    try:
+        ranks = rank_pids(process)
+        below = descendants(process.pid)
+        os.kill(ranks[1], getattr(signal, how))
+        began = time.monotonic()
+        _, rest = process.communicate(timeout=30)
+        while any(os.path.exists(f"/proc/{pid}") and running(pid) for pid in below) \
+                and time.monotonic() - began < 30:
+            time.sleep(0.2)
+        assert not [pid for pid in below if running(pid)]
+    finally:
+        end(process)
+    stderr = "".join(seen) + rest
+    assert "Traceback" not in stderr
+    if how == "SIGSTOP":
+        assert process.returncode == mpi.ABORT_STATUS, stderr
+        assert "rank 0: rank 1 stopped answering" in stderr, stderr
+    else:
+        assert process.returncode != 0
+    from minibert.training.pretrain import checkpoint_step
+
+    assert checkpoint_step(out) is not None and checkpoint_step(out) % 5 == 0
+
+
+def running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
