@@ -23,7 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from minibert.data.room import ROOM_SENTENCES, ROOM_SETS  # noqa: E402
+from minibert.data.facts import FACTS  # noqa: E402
+from minibert.data.room import ROOM_SENTENCES, ROOM_SETS, word_runs  # noqa: E402
 from minibert.fill_mask import fill_mask  # noqa: E402
 from minibert.heads import BertForMaskedLM  # noqa: E402
 from minibert.io.fileio import atomic_write_text  # noqa: E402
@@ -80,6 +81,16 @@ def main(argv=None) -> int:
     print(f"\n{args.model}, set {args.set}: {result['sensible']}/{result['sentences']} "
           f"sentences with a sensible word in the top {TOP} ({result['share']:.0%}); "
           f"{result['misses_naming_unknown']} of {result['misses']} misses name an unknown word")
+    # A sentence that shares four words in a row with a fact's frame was, in part, seen.
+    runs = set().union(*(word_runs(frame) for facts in FACTS.values() for fact in facts
+                         for frame in fact.frames))
+    near = [row for row in rows if word_runs(row["text"]) & runs]
+    if near:
+        unseen = score([row for row in rows if row not in near])
+        print(f"{len(near)} sentences share four words in a row with a fact of "
+              f"minibert.data.facts: {'; '.join(row['text'] for row in near)}\n"
+              f"without them: {unseen['sensible']}/{unseen['sentences']} ({unseen['share']:.0%})")
+        result["without_near_facts"] = unseen
     if args.json:
         atomic_write_text(args.json, json.dumps({"model": args.model, "set": args.set,
                                                  "score": result, "rows": rows}, indent=1) + "\n")

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["ROOM_SENTENCES", "ROOM_SENTENCES_B", "ROOM_SENTENCES_C", "ROOM_SETS", "RoomSentence",
-           "is_room_sentence", "room_sentence_pattern"]
+           "is_room_sentence", "room_sentence_pattern", "word_runs"]
 
 
 @dataclass(frozen=True)
@@ -321,3 +321,15 @@ def _loose(text: str) -> str:
 def is_room_sentence(sentence: str) -> bool:
     """True when ``sentence`` is a room sentence of either set with some word in its mask."""
     return room_sentence_pattern().match(sentence) is not None
+
+
+def word_runs(text: str, n: int = 4) -> set[tuple[str, ...]]:
+    """The runs of ``n`` words in ``text``, lower case, its gap (``[MASK]`` or ``{x}``) written
+    ``X`` and any other slot ``S``: two sentences that share a run say nearly the same thing.
+
+    The facts of ``minibert.data.facts`` share no run with room sets a and b (a test checks);
+    the benchmark names each sentence of set c that shares a run with a fact's frame.
+    """
+    text = re.sub(r"\[mask\]|\{x\}", " X ", text.lower())
+    words = re.findall(r"[a-z0-9']+|X|S", re.sub(r"\{\w+\}", " S ", text))
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
