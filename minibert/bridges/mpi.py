@@ -35,8 +35,12 @@ loads this module, and ``mpi4py`` is imported only when a launcher started sever
 
 from __future__ import annotations
 
+import atexit
 import os
+import secrets
 import signal
+import socket
+import subprocess
 import sys
 import threading
 import time
@@ -54,7 +58,8 @@ from minibert.training.transport import (
 )
 
 __all__ = ["HEARTBEAT_TIMEOUT", "MPIDataParallel", "MPIWorld", "RankFailed", "Watchdog",
-           "launched_rank", "launched_ranks", "limit_blas_threads", "mpi_available", "world"]
+           "Witness", "launched_rank", "launched_ranks", "limit_blas_threads",
+           "mpi_available", "world"]
 
 # Seconds without a heartbeat from a peer before a rank declares it stopped or hung and
 # aborts the run; MINIBERT_HEARTBEAT_TIMEOUT in the environment changes it.
@@ -114,6 +119,10 @@ class MPIWorld:
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
         self.blas_threads: int | None = None  # set by world() when it limited them
         self.started = False  # past the meeting before the first step (``start``)
+        # What a witness names when every rank was killed (set by the job: pretrain).
+        self.out_dir: str | None = None
+        self.resume_command: str | None = None
+        self.witness: Witness | None = None
         # past the last step: no collective is left, so a failure needs no abort
         self.finished = False
 
@@ -152,6 +161,8 @@ class MPIWorld:
         """
         line = str(error).strip().splitlines()
         what = f"{type(error).__name__}: {line[0]}" if line else type(error).__name__
+        if self.witness is not None:
+            self.witness.say("quiet")  # this line says it: the witness stays silent
         print(f"minibert: rank {self.rank} failed ({what}); ending every rank with "
               f"MPI_Abort", file=sys.stderr, flush=True)
         self.comm.Abort(status)
@@ -256,6 +267,8 @@ class Watchdog:
                       if peer not in gone and now - heard[peer] > self.timeout]
             if silent and not self._stop.is_set():
                 seconds, peer = max(silent)
+                if self.world.witness is not None:
+                    self.world.witness.say("quiet")
                 print(f"minibert: rank {me}: rank {peer} stopped answering (no heartbeat for "
                       f"{seconds:.0f} s: its process is stopped or hung); ending every rank "
                       f"with MPI_Abort", file=sys.stderr, flush=True)
@@ -271,6 +284,123 @@ class Watchdog:
         self._stop.set()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
+
+
+# The launchers whose process may be a rank's grandparent on the same machine: MPICH's
+# (hydra: mpiexec, then its proxy, then the rank) and Open MPI's (mpirun/prterun, prted).
+_LAUNCHERS = ("mpiexec", "mpirun", "prterun", "orterun")
+
+
+def _parent_of(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as handle:
+        return int(handle.read().rsplit(")", 1)[1].split()[1])
+
+
+def launcher_pid() -> int:
+    """The pid of the launcher above this rank on this machine (mpiexec), else 0.
+
+    Looks at most three generations up (Linux's /proc); 0 where there is none to see (a
+    rank on another machine than mpiexec, srun's ranks, another system).
+    """
+    pid = os.getpid()
+    for _ in range(3):
+        try:
+            pid = _parent_of(pid)
+            with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as handle:
+                name = handle.read().strip()
+        except (OSError, ValueError, IndexError):
+            return 0
+        if pid <= 1:
+            return 0
+        if name.startswith(_LAUNCHERS):
+            return pid
+    return 0
+
+
+def _not_a_rank(environment) -> dict[str, str]:
+    """The environment without the launcher's variables: the witness is not a rank (tools
+    that find the ranks by PMI_RANK and the like must not take it for one)."""
+    return {name: value for name, value in environment.items()
+            if not name.startswith(("PMI_", "PMIX_", "OMPI_", "HYDI_", "HYDRA_", "MPIR_",
+                                    "MPICH_", "I_MPI_"))}
+
+
+class Witness:
+    """This rank's link to the run's witness (``minibert/bridges/_mpi_witness.py``).
+
+    A rank killed outright (kill -9, the out-of-memory killer) cannot say so, and MPICH's
+    mpiexec then kills every other rank within a millisecond, before any of them can; the
+    same when mpiexec dies of a signal it does not forward (SIGHUP). So rank 0 starts one
+    small process outside the ranks' process groups (which is where the launcher's
+    SIGKILL goes), and every rank of its machine connects to it. A rank says ``bye`` when it
+    exits by itself and ``quiet`` before it prints its own line and aborts the run; a
+    connection that ends without either is a rank that was killed, and the witness prints
+    the one line naming it (or the launcher), the checkpoint's step and the resume command.
+
+    Built by every rank at the same point (a collective: the ranks learn the socket's
+    name from rank 0). Linux only (an abstract socket, /proc); elsewhere, or when it cannot
+    start, there is no witness and the run goes on as before.
+    """
+
+    SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_mpi_witness.py")
+
+    def __init__(self, world: MPIWorld) -> None:
+        self.connection: socket.socket | None = None
+        self.process: subprocess.Popen | None = None
+        usable = sys.platform.startswith("linux")
+        hosts = world.comm.allgather(socket.gethostname() if usable else None)
+        name = None
+        if world.rank == 0 and usable:
+            try:
+                name = self._start(world.out_dir)
+            except OSError:
+                name = None
+        name = world.comm.bcast(name, root=0)
+        if name is None or hosts[world.rank] != hosts[0]:
+            return
+        try:
+            self.connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.connection.connect(name)
+        except OSError:
+            self.connection = None
+            return
+        self.say(f"hello {world.rank} {os.getpid()}")
+        if world.rank == 0 and world.resume_command:
+            self.say(f"resume {world.resume_command}")
+        atexit.register(self.say, "bye")
+
+    def _start(self, out_dir) -> str:
+        name = f"\0minibert-witness-{os.getpid()}-{secrets.token_hex(6)}"
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        stderr = None
+        try:
+            listener.bind(name)
+            listener.listen(64)
+            launcher = launcher_pid()
+            if launcher:  # the launcher's own stderr: it outlives the ranks' pipes
+                try:
+                    stderr = os.open(f"/proc/{launcher}/fd/2", os.O_WRONLY | os.O_APPEND)
+                except OSError:
+                    stderr = None
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", self.SCRIPT, str(listener.fileno()), str(launcher),
+                 str(out_dir) if out_dir is not None else "-"],
+                pass_fds=[listener.fileno()], stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
+                env=_not_a_rank(os.environ))
+        finally:
+            listener.close()
+            if stderr is not None:
+                os.close(stderr)
+        return name
+
+    def say(self, word: str) -> None:
+        """Send one line to the witness (nothing when there is none, or it is gone)."""
+        if self.connection is not None:
+            try:
+                self.connection.sendall(word.encode("utf-8", "replace") + b"\n")
+            except OSError:
+                pass
 
 
 class MPIDataParallel(Transport):
@@ -303,6 +433,8 @@ class MPIDataParallel(Transport):
         self.clip, self.pair_loss_weight = clip, pair_loss_weight
         self.wire = _widen_gradients(optimizer, 2)
         self.watchdog = Watchdog(world, heartbeat_timeout)
+        if world.witness is None:
+            world.witness = Witness(world)
 
     def step(self, batch: dict, requested=0, reduction: str = "global") -> StepResult:
         start = time.perf_counter()
