@@ -14,7 +14,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: demo test test-fast gradcheck benchmark notebooks lint site clean dist
+.PHONY: demo test test-fast gradcheck benchmark notebooks reference lint site clean dist
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -95,6 +95,14 @@ gradcheck: $(VENV)/.runtime
 notebooks: $(VENV)/.dev
 	$(PY) tests/notebooks/test_notebooks_layers.py
 	$(PY) tests/notebooks/test_notebooks_pipeline.py
+
+# Install a finished pretrain folder as the reference checkpoint tiny-toy (checked, with its
+# records, swapped in whole), then refresh what shows it: the lecture checklist, the docs'
+# figures, the pictures, the notebooks that load it and the site (docs/make_reference.py).
+#   make reference RUN=runs/everyday        FLAGS="--float16" or "--skip site" as needed
+reference: $(VENV)/.docs $(VENV)/.dev
+	@test -n "$(RUN)" || { echo "make reference: give RUN=DIR, a finished pretrain folder" >&2; exit 2; }
+	$(PY) docs/make_reference.py "$(RUN)" $(FLAGS)
 
 lint: $(VENV)/.dev
 	$(PY) -m ruff check minibert tests benchmarks

@@ -10,7 +10,10 @@ like any other::
     model, tokenizer = mb.load_reference("tiny-toy")
     folder = mb.reference_path("tiny-toy")     # for the command line: --model <folder>
 
-``benchmarks/reference_checkpoint.py`` trains it again and compares the metrics.
+``benchmarks/reference_checkpoint.py`` trains it again and compares the metrics;
+``python docs/make_reference.py RUN`` (``make reference RUN=DIR``) installs a finished run as
+``tiny-toy``, with its records (command.txt, the probe answers, room_sentences.json,
+checklist.json), and refreshes the docs, figures and notebooks that show it.
 """
 
 from __future__ import annotations
@@ -19,13 +22,16 @@ import json
 import warnings
 from pathlib import Path
 
-__all__ = ["REFERENCES", "reference_path", "load_reference", "reference_metrics"]
+__all__ = ["REFERENCES", "MAX_REFERENCE_BYTES", "reference_path", "load_reference",
+           "reference_metrics"]
 
 REFERENCE_ROOT = Path(__file__).resolve().parent / "reference_checkpoints"
 REFERENCES = {
     "tiny-toy": "the tiny preset at 4 layers (H = 128, 2 heads) pretrained with MLM + NSP on "
                 "the toy corpus",
 }
+# The most a reference folder may take in the package, all its files together (25 MB).
+MAX_REFERENCE_BYTES = 25_000_000
 
 
 def reference_path(name: str = "tiny-toy") -> Path:
