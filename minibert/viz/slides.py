@@ -499,7 +499,7 @@ def _objective_page(fig: Figure, context: _Context) -> Figure:
     share = nsp_plateau(held)[0] if held else None
     page = pretraining_objective_figure(worked_instance_rows(),
                                         WORKED_INSTANCE["next_sentence_label"], share)
-    _source(page, "Notebook 06 §5; NotNext share: history.json (07: 0.617)")
+    _source(page, "Notebook 06 §5; NotNext share: history.json (notebook 07 counts it)")
     return page
 
 
@@ -525,6 +525,17 @@ def _recipe_differences(recipe: dict | None) -> list[str]:
     if recipe.get("warmup_fraction", 0.01) == 0.0:
         differences.append("no warm-up")
     return differences
+
+
+def _corpus_note(recipe: dict | None) -> list[str]:
+    """The curves page's lines on what the run read, from its training_config.json: the
+    corpus file it names, or the generated topics."""
+    corpus = (recipe or {}).get("corpus")
+    if corpus:
+        return [f"(read {Path(corpus).name};", "notebook 07 §5 gives", "the baselines)."]
+    from minibert.data.templates import TOPICS
+
+    return [f"(a generated {len(TOPICS)}-topic", "corpus; notebook 07 §5", "gives the baselines)."]
 
 
 def _curves_page(fig: Figure, context: _Context) -> None:
@@ -557,7 +568,7 @@ def _curves_page(fig: Figure, context: _Context) -> None:
              ("dashed: from there on it" if rise else ""),
              (f"stays above {floor + NSP_RISE_MARGIN:.2f} (+{NSP_RISE_MARGIN:g})." if rise else ""),
              f"Ends: NSP {nsp[-1]:.2f}, MLM {held[-1]['masked_lm_accuracy']:.2f}",
-             "(a generated 13-topic", "corpus; notebook 07 §5", "gives the baselines)."]
+             *_corpus_note(context.recipe)]
     _lines(fig, [n for n in notes if n], top=0.86, left=0.615, step=0.062,
            size=MIN_FONT_SIZE)
     differences = _recipe_differences(context.recipe)
