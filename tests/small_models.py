@@ -10,11 +10,16 @@ the comparisons, and the command-line runner.
 - ``cli``: ``python -m minibert ...`` in a subprocess; ``refused``: the checks of a refusal;
   ``start_pretrain``: a pretraining run in the background; ``weights`` and ``sha256`` of
   the model a run wrote;
-- attention maps for the figure tests (``TOKENS``, ``softmax_attentions``, ``loop_rollout``).
+- attention maps for the figure tests (``TOKENS``, ``softmax_attentions``, ``loop_rollout``);
+- the gradients that are exactly 0 (``key_biases``, ``exactly_zero_gradients``) and the
+  parameter each is measured against (``zero_gradient_partner``); a model's transformers
+  twin (``hf_config``, ``twin_of``, ``assert_same_keys``: the parity suite's ``hf_twin``
+  fixture and tests/parity/make_reference.py);
+- safetensors' test arrays (``random_array``, ``same_array``).
 
-Imported by test modules (``tests/`` is on ``sys.path`` when pytest runs them: its
-conftest.py's folder is put there); tests/project/test_layout.py fails when a test file defines a
-helper again.
+Imported by the test modules of every folder below tests/ (``tests/`` is on ``sys.path``
+when pytest runs them: its conftest.py's folder is put there); tests/project/test_layout.py
+fails when a file anywhere below tests/ defines a helper again.
 """
 
 from __future__ import annotations
@@ -266,3 +271,120 @@ def end_started() -> None:
                 else:
                     process.kill()
         process.wait(timeout=60)
+
+
+# ---- exactly-zero gradients and a model's transformers twin (the parity suite, the model's
+# tests and tests/parity/make_reference.py) ------------------------------------------------
+
+# A key bias adds q . b_key, one constant along the key axis, to every score of a query row,
+# and softmax ignores that: its true gradient is exactly 0 (BERT's, ALBERT's, DistilBERT's).
+KEY_BIASES = ("attention.self.key.bias", "attention.key.bias", "attention.k_lin.bias")
+
+
+def key_biases(model) -> set[str]:
+    """The names of ``model``'s key biases, whose true gradient is exactly 0."""
+    return {name for name, _ in model.named_parameters() if name.endswith(KEY_BIASES)}
+
+
+def exactly_zero_gradients(model) -> set[str]:
+    """Parameters whose true gradient is exactly 0, so two libraries return rounding noise.
+
+    The key biases; for question answering also ``qa_outputs.bias`` and the bias of the last
+    LayerNorm: each adds the same vector at every position, which shifts all T start scores
+    (and all T end scores) of a row by one constant, and a softmax over positions ignores it.
+    """
+    names = key_biases(model)
+    if isinstance(model, mb.BertForQuestionAnswering):
+        last = model.config.num_hidden_layers - 1
+        names |= {"qa_outputs.bias", f"bert.encoder.layer.{last}.output.LayerNorm.bias"}
+    return names
+
+
+def zero_gradient_partner(name: str) -> str:
+    """The parameter whose gradient sets the scale for an exactly-zero gradient ``name``.
+
+    A key bias is measured against the query bias of the same attention (its own value is
+    rounding noise, which varies with the BLAS kernel); any other bias (the QA output bias,
+    a LayerNorm bias) against the weight it is added to.
+    """
+    for key, query in (("key.bias", "query.bias"), ("k_lin.bias", "q_lin.bias")):
+        if name.endswith("." + key):
+            return name[: -len(key)] + query
+    if name.endswith(".bias"):
+        return name[: -len("bias")] + "weight"
+    raise ValueError(f"name must end in '.bias', got {name!r}")
+
+
+# Buffers transformers keeps in some state dicts that are no parameters (recent versions do
+# not save them; older ones listed them in state_dict()).
+HF_BUFFERS = ("embeddings.position_ids", "embeddings.token_type_ids")
+
+
+def assert_same_keys(ours, theirs) -> None:
+    """minibert's state-dict keys are transformers' (its buffers aside)."""
+    theirs = {name for name in theirs if not name.endswith(HF_BUFFERS)}
+    assert set(ours) == theirs, (f"only in minibert: {sorted(set(ours) - theirs)}; "
+                                 f"only in transformers: {sorted(theirs - set(ours))}")
+
+
+def hf_config(hf, config):
+    """transformers' config of the same class name and fields, with eager attention (so that
+    the attention maps are returned); ``hf`` holds the module ``transformers``."""
+    fields = {k: v for k, v in config.to_dict().items() if k != "model_type"}
+    return getattr(hf.transformers, type(config).__name__)(**fields, attn_implementation="eager")
+
+
+def twin_of(hf, model, hf_class=None):
+    """transformers' model of the same class (or ``hf_class``) and config, holding
+    ``model``'s weights, with its dtype, in eval mode. ``hf`` holds the modules ``torch``
+    and ``transformers`` (a namespace: this file imports neither).
+
+    Asserts that both state dicts have the same keys (transformers' buffers aside; the tied
+    alias keys are in both) and copies every array with ``torch.from_numpy``.
+    """
+    torch = hf.torch
+    if hf_class is None:
+        hf_class = getattr(hf.transformers, type(model).__name__, None)
+        if hf_class is None:
+            raise ValueError(f"model must be a minibert class that transformers also has, "
+                             f"got {type(model).__name__}")
+    kwargs = {}
+    if type(model).__name__ in ("BertModel", "AlbertModel"):
+        kwargs["add_pooling_layer"] = model.pooler is not None
+    with torch.random.fork_rng():
+        torch.manual_seed(0)  # transformers draws its own initial weights, all overwritten
+        twin = hf_class(hf_config(hf, model.config), **kwargs)
+    twin = twin.to(torch.float64 if np.dtype(model.dtype) == np.float64 else torch.float32)
+    ours, theirs = model.state_dict(), twin.state_dict()
+    assert_same_keys(ours, theirs)
+    with torch.no_grad():
+        for name, value in theirs.items():
+            if name in ours:
+                value.copy_(torch.from_numpy(ours[name]))
+    return twin.eval()
+
+
+# ---- safetensors' arrays (tests/io/test_safetensors.py and its parity file) -------------------
+
+def random_array(dtype, shape, rng):
+    """Random values over the dtype's whole range; floats also get inf, nan, -0 and subnormals."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return np.asarray(rng.random(shape) < 0.5)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return np.asarray(rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True))
+    tiny = np.finfo(dtype).smallest_subnormal
+    magnitudes = 10.0 ** rng.integers(-3, 4, size=shape)
+    values = np.asarray(rng.standard_normal(shape) * magnitudes, dtype=dtype)
+    specials = np.array([np.inf, -np.inf, np.nan, -0.0, tiny, -3 * tiny], dtype=dtype)
+    flat = values.reshape(-1)
+    flat[: min(flat.size, specials.size)] = specials[: flat.size]
+    return values
+
+
+def same_array(loaded, original):
+    """Same dtype, shape and bytes (so NaNs and -0.0 count too)."""
+    original = np.asarray(original)
+    return (loaded.dtype == original.dtype and loaded.shape == original.shape
+            and loaded.tobytes() == np.ascontiguousarray(original).tobytes())

@@ -13,11 +13,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from small_models import (
+    exactly_zero_gradients,
     log_softmax,
     make_batch,
     perturbed,
     relative_difference,
     small_config,
+    zero_gradient_partner,
 )
 
 import minibert as mb
@@ -33,21 +35,6 @@ def small_model(cls=mb.BertForPreTraining, seed=0, **overrides):
     """A float64 model of the small config in eval mode, every parameter perturbed."""
     model = cls(small_config(**overrides), seed=seed, dtype=np.float64)
     return perturbed(model, seed + 100).eval()
-
-
-KEY_BIAS = ".attention.self.key.bias"
-
-
-def exactly_zero_gradients(model) -> set[str]:
-    """The key biases: softmax ignores a constant added to a whole row of scores, and
-    q . b_key is constant along the key axis, so their true gradient is exactly 0."""
-    return {name for name, _ in model.named_parameters() if name.endswith(KEY_BIAS)}
-
-
-def zero_gradient_partner(name: str) -> str:
-    """The query bias of the same attention: the scale an exactly-zero key-bias gradient is
-    measured against (its own value is rounding noise, which varies with the BLAS kernel)."""
-    return name[: -len(KEY_BIAS)] + ".attention.self.query.bias"
 
 
 def assert_gradients_agree(gradients: dict, reference: dict, exactly_zero: set[str],

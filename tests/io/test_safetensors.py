@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from small_models import random_array, same_array
 
 import minibert.io.safetensors as st
 from minibert.io.fileio import atomic_write_bytes
@@ -24,30 +25,6 @@ NUMPY_DTYPES = {
     "I64": np.int64, "I32": np.int32, "I16": np.int16, "I8": np.int8,
     "U64": np.uint64, "U32": np.uint32, "U16": np.uint16, "U8": np.uint8, "BOOL": np.bool_,
 }
-
-
-def random_array(dtype, shape, rng):
-    """Random values over the dtype's whole range; floats also get inf, nan, -0 and subnormals."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return np.asarray(rng.random(shape) < 0.5)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return np.asarray(rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True))
-    tiny = np.finfo(dtype).smallest_subnormal
-    magnitudes = 10.0 ** rng.integers(-3, 4, size=shape)
-    values = np.asarray(rng.standard_normal(shape) * magnitudes, dtype=dtype)
-    specials = np.array([np.inf, -np.inf, np.nan, -0.0, tiny, -3 * tiny], dtype=dtype)
-    flat = values.reshape(-1)
-    flat[: min(flat.size, specials.size)] = specials[: flat.size]
-    return values
-
-
-def same_array(loaded, original):
-    """Same dtype, shape and bytes (so NaNs and -0.0 count too)."""
-    original = np.asarray(original)
-    return (loaded.dtype == original.dtype and loaded.shape == original.shape
-            and loaded.tobytes() == np.ascontiguousarray(original).tobytes())
 
 
 def raw_file(tmp_path, header, data=b"", length=None):

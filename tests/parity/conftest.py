@@ -20,7 +20,15 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from small_models import perturbed, relative_difference
+from small_models import (
+    HF_BUFFERS,
+    assert_same_keys,
+    exactly_zero_gradients,
+    perturbed,
+    relative_difference,
+    twin_of,
+    zero_gradient_partner,
+)
 
 import minibert as mb
 from minibert.checks import IGNORE_INDEX
@@ -32,9 +40,6 @@ PARITY_DIR = Path(__file__).resolve().parent
 PARITY_CONFIG = dict(vocab_size=97, hidden_size=24, num_hidden_layers=2, num_attention_heads=3,
                      intermediate_size=40, max_position_embeddings=32)
 
-# HF keeps ``position_ids`` as a buffer; it is not a parameter and recent versions do not
-# save it, but older ones listed it in state_dict().
-HF_BUFFER_KEYS = {"bert.embeddings.position_ids", "embeddings.position_ids"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -68,53 +73,12 @@ def make_model():
     return build
 
 
-def _hf_config(hf, config: mb.BertConfig):
-    fields = {k: v for k, v in config.to_dict().items() if k != "model_type"}
-    return hf.transformers.BertConfig(**fields, attn_implementation="eager")
-
-
-def _hf_class(hf, model):
-    name = type(model).__name__
-    cls = getattr(hf.transformers, name, None)
-    if cls is None:
-        raise ValueError(f"model must be a minibert BERT class that transformers also has, "
-                         f"got {name}")
-    return cls
-
-
-def _assert_same_keys(ours: dict, theirs: dict) -> None:
-    theirs = set(theirs) - HF_BUFFER_KEYS
-    assert set(ours) == theirs, (f"only in minibert: {sorted(set(ours) - theirs)}; "
-                                 f"only in transformers: {sorted(theirs - set(ours))}")
-
-
 @pytest.fixture
 def hf_twin(hf):
-    """Factory: the HF model of the same class and config, holding minibert's weights.
-
-    ``hf_twin(model)`` asserts that both state dicts have the same keys (HF's
-    ``position_ids`` buffer aside; the tied alias keys are in both) and copies every
-    array with ``torch.from_numpy``. The twin has minibert's dtype and is in eval mode.
-    """
-    torch = hf.torch
-
-    def build(model):
-        kwargs = {}
-        if isinstance(model, mb.BertModel):
-            kwargs["add_pooling_layer"] = model.pooler is not None
-        with torch.random.fork_rng():
-            torch.manual_seed(0)  # HF draws its own (overwritten) initial weights
-            twin = _hf_class(hf, model)(_hf_config(hf, model.config), **kwargs)
-        twin = twin.to(torch.float64 if model.dtype == np.float64 else torch.float32)
-        ours = model.state_dict()
-        _assert_same_keys(ours, twin.state_dict())
-        with torch.no_grad():
-            for name, value in twin.state_dict().items():
-                if name in ours:
-                    value.copy_(torch.from_numpy(ours[name]))
-        return twin.eval()
-
-    return build
+    """Factory: ``hf_twin(model)``, the HF model of the same class and config holding
+    minibert's weights, with its dtype, in eval mode (``small_models.twin_of``: it asserts
+    that both state dicts have the same keys, HF's buffers aside, and copies every array)."""
+    return lambda model: twin_of(hf, model)
 
 
 @pytest.fixture
@@ -123,8 +87,8 @@ def load_from_hf():
 
     def load(model, twin):
         state = {name: value.detach().cpu().numpy()
-                 for name, value in twin.state_dict().items() if name not in HF_BUFFER_KEYS}
-        _assert_same_keys(model.state_dict(), state)
+                 for name, value in twin.state_dict().items() if not name.endswith(HF_BUFFERS)}
+        assert_same_keys(model.state_dict(), state)
         model.load_state_dict(state, strict=True)
         return model
 
@@ -198,19 +162,6 @@ def assert_matches():
     return check
 
 
-def zero_gradient_partner(name: str) -> str:
-    """The parameter whose gradient sets the scale for an exactly-zero gradient ``name``.
-
-    A key bias is measured against the query bias of the same attention; any other bias
-    (the QA output bias, a LayerNorm bias) against the weight it is added to.
-    """
-    if name.endswith(".key.bias"):
-        return name[: -len(".key.bias")] + ".query.bias"
-    if name.endswith(".bias"):
-        return name[: -len("bias")] + "weight"
-    raise ValueError(f"name must end in '.bias', got {name!r}")
-
-
 @pytest.fixture
 def assert_gradients_match(assert_matches):
     """``assert_gradients_match(model, twin, rtol, exactly_zero=())`` after both backward passes.
@@ -233,5 +184,33 @@ def assert_gradients_match(assert_matches):
                 assert np.linalg.norm(theirs[name]) < rtol * scale, name
                 continue
             assert_matches(f"grad {name}", grad, theirs[name], rtol)
+
+    return check
+
+
+@pytest.fixture
+def assert_twin_matches(assert_matches, assert_gradients_match):
+    """``assert_twin_matches(model, twin, ours, theirs, outputs=("logits",), rtol=1e-9)``:
+    runs both models forward on their inputs (``ours``: numpy, ``theirs``: torch) and
+    backward from their losses; the named outputs, the loss, the last hidden state, the first
+    attention map and every gradient are equal (``exactly_zero_gradients`` for the
+    parameters whose true gradient is 0)."""
+
+    def check(model, twin, ours: dict, theirs: dict, outputs=("logits",), rtol=1e-9) -> None:
+        out = model(**ours, output_hidden_states=True, output_attentions=True)
+        twin.zero_grad()
+        ref = twin(**theirs, output_hidden_states=True, output_attentions=True)
+        for name in outputs:
+            assert_matches(name, getattr(out, name), getattr(ref, name).detach().numpy(), rtol)
+        assert_matches("loss", out.loss, ref.loss.item(), rtol)
+        assert len(out.hidden_states) == len(ref.hidden_states)
+        assert_matches("hidden_states[-1]", out.hidden_states[-1],
+                       ref.hidden_states[-1].detach().numpy(), rtol)
+        assert_matches("attentions[0]", out.attentions[0], ref.attentions[0].detach().numpy(),
+                       rtol)
+        model.zero_grad()
+        model.backward()
+        ref.loss.backward()
+        assert_gradients_match(model, twin, rtol, exactly_zero_gradients(model))
 
     return check

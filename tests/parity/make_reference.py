@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import torch
@@ -36,6 +37,11 @@ import minibert as mb
 from minibert.checks import IGNORE_INDEX
 from minibert.io import safetensors
 from minibert.training.optim import no_weight_decay
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the shared helpers
+from small_models import twin_of  # noqa: E402
+
+HF = SimpleNamespace(torch=torch, transformers=transformers)
 
 OUT = Path(__file__).resolve().parent / "reference_float64.safetensors"
 SIZES = dict(vocab_size=40, num_attention_heads=2, max_position_embeddings=12)
@@ -82,19 +88,6 @@ def batch_for(family: str, config, pair_label: str | None, rng) -> dict:
     return batch
 
 
-def hf_twin(hf_class, model):
-    """The HF model of ``model``'s config, float64, eval mode, with ``model``'s weights."""
-    fields = {k: v for k, v in model.config.to_dict().items() if k != "model_type"}
-    config_class = {"bert": transformers.BertConfig, "albert": transformers.AlbertConfig,
-                    "distilbert": transformers.DistilBertConfig}[model.config.model_type]
-    twin = hf_class(config_class(**fields, attn_implementation="eager")).double().eval()
-    state = {k: torch.from_numpy(v.copy()) for k, v in model.state_dict().items()}
-    missing, unexpected = twin.load_state_dict(state, strict=False)
-    assert not unexpected and all(k.endswith("position_ids") for k in missing), (missing,
-                                                                                 unexpected)
-    return twin
-
-
 def outputs(family: str, out) -> dict:
     logits = out.logits if family == "distilbert" else out.prediction_logits
     tensors = {"logits.mlm": logits, "loss": out.loss.reshape(1)}
@@ -133,7 +126,7 @@ def main() -> int:
         for _, value in model.named_parameters():
             value += 0.1 * rng.standard_normal(value.shape)
         batch = batch_for(family, config, pair_label, rng)
-        twin = hf_twin(hf_class, model)
+        twin = twin_of(HF, model, hf_class)
         torch_batch = {k: torch.from_numpy(v) for k, v in batch.items()}
         out = twin(**torch_batch)
         out.loss.backward()

@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 import pytest
+from small_models import hf_config, key_biases
 
 from minibert.family.albert import (
     AlbertConfig,
@@ -30,7 +31,6 @@ pytest.importorskip("transformers")
 pytestmark = pytest.mark.parity
 
 FLOAT64_RTOL = 1e-9
-KEY_BIAS = "attention.key.bias"
 
 # Distinct sizes on every axis: V=97, E=10, H=24, N=3 heads of D=8, I=40.
 SMALL = dict(vocab_size=97, embedding_size=10, hidden_size=24, num_attention_heads=3,
@@ -52,45 +52,11 @@ def make_albert(cls=AlbertForPreTraining, seed=0, scale=0.1, sharing="one-group"
     return model.eval()
 
 
-def hf_config(hf, config: AlbertConfig):
-    fields = {k: v for k, v in config.to_dict().items() if k != "model_type"}
-    return hf.transformers.AlbertConfig(**fields, attn_implementation="eager")
-
-
-@pytest.fixture
-def albert_twin(hf):
-    """Factory: HF's model of the same class and config, holding minibert's weights."""
-    torch = hf.torch
-
-    def build(model):
-        kwargs = {}
-        if isinstance(model, AlbertModel):
-            kwargs["add_pooling_layer"] = model.pooler is not None
-        with torch.random.fork_rng():
-            torch.manual_seed(0)
-            twin = getattr(hf.transformers, type(model).__name__)(hf_config(hf, model.config),
-                                                                   **kwargs)
-        twin = twin.to(torch.float64)
-        ours, theirs = model.state_dict(), twin.state_dict()
-        assert set(ours) == set(theirs), (sorted(set(ours) ^ set(theirs)))
-        with torch.no_grad():
-            for name, value in theirs.items():
-                value.copy_(torch.from_numpy(ours[name]))
-        return twin.eval()
-
-    return build
-
-
 def albert_batch(padded_batch, config, **kwargs):
     """conftest's padded batch, its pair label under ALBERT's name."""
     batch = padded_batch(config, **kwargs)
     batch["sentence_order_label"] = batch.pop("next_sentence_label")
     return batch
-
-
-def key_biases(model) -> set[str]:
-    # A constant added to every score of a softmax row changes nothing: gradient exactly 0.
-    return {name for name, _ in model.named_parameters() if name.endswith(KEY_BIAS)}
 
 
 def compare_sequence_outputs(out, ref, assert_matches, config):
@@ -105,10 +71,10 @@ def compare_sequence_outputs(out, ref, assert_matches, config):
 
 
 @pytest.mark.parametrize("sharing", list(SHARING))
-def test_parameter_names_and_order_equal_hf(sharing, albert_twin):
+def test_parameter_names_and_order_equal_hf(sharing, hf_twin):
     for cls in (AlbertForPreTraining, AlbertModel, AlbertForMaskedLM):
         model = make_albert(cls, sharing=sharing)
-        twin = albert_twin(model)  # asserts the state-dict keys (aliases included) are equal
+        twin = hf_twin(model)  # asserts the state-dict keys (aliases included) are equal
         assert [n for n, _ in model.named_parameters()] == [n for n, _ in
                                                             twin.named_parameters()]
 
@@ -116,10 +82,10 @@ def test_parameter_names_and_order_equal_hf(sharing, albert_twin):
 @pytest.mark.parametrize("sharing, hidden_act", [("one-group", "gelu_new"),
                                                  ("groups-and-inner", "gelu"),
                                                  ("one-group", "relu")])
-def test_pretraining_matches_hf_float64(sharing, hidden_act, albert_twin, padded_batch,
+def test_pretraining_matches_hf_float64(sharing, hidden_act, hf_twin, padded_batch,
                                         to_torch, assert_matches, assert_gradients_match):
     model = make_albert(AlbertForPreTraining, sharing=sharing, hidden_act=hidden_act)
-    twin = albert_twin(model)
+    twin = hf_twin(model)
     batch = albert_batch(padded_batch, model.config)
     assert (batch["attention_mask"] == 0).any()
     out = model(**batch, output_attentions=True, output_hidden_states=True)
@@ -138,10 +104,10 @@ def test_pretraining_matches_hf_float64(sharing, hidden_act, albert_twin, padded
 
 
 @pytest.mark.parametrize("sharing", list(SHARING))
-def test_albert_model_matches_hf(sharing, albert_twin, padded_batch, to_torch, assert_matches,
+def test_albert_model_matches_hf(sharing, hf_twin, padded_batch, to_torch, assert_matches,
                                  assert_gradients_match, hf):
     model = make_albert(AlbertModel, sharing=sharing, seed=2)
-    twin = albert_twin(model)
+    twin = hf_twin(model)
     batch = padded_batch(model.config, lengths=(9, 6, 4), seed=2)
     inputs = {k: batch[k] for k in ("input_ids", "token_type_ids", "attention_mask")}
     out = model(**inputs, output_attentions=True, output_hidden_states=True)
@@ -165,10 +131,10 @@ def test_albert_model_matches_hf(sharing, albert_twin, padded_batch, to_torch, a
     assert np.all(dict(model.named_gradients())["embeddings.word_embeddings.weight"][pad] == 0)
 
 
-def test_masked_lm_matches_hf(albert_twin, padded_batch, to_torch, assert_matches,
+def test_masked_lm_matches_hf(hf_twin, padded_batch, to_torch, assert_matches,
                               assert_gradients_match):
     model = make_albert(AlbertForMaskedLM, sharing="groups-and-inner", seed=4)
-    twin = albert_twin(model)
+    twin = hf_twin(model)
     batch = padded_batch(model.config, seed=4)
     inputs = {k: batch[k] for k in ("input_ids", "token_type_ids", "attention_mask", "labels")}
     out = model(**inputs)
@@ -181,9 +147,9 @@ def test_masked_lm_matches_hf(albert_twin, padded_batch, to_torch, assert_matche
     assert_gradients_match(model, twin, FLOAT64_RTOL, key_biases(model))
 
 
-def test_hf_state_dict_loads_strictly_and_back(albert_twin, load_from_hf, padded_batch,
+def test_hf_state_dict_loads_strictly_and_back(hf_twin, load_from_hf, padded_batch,
                                                to_torch, assert_matches, hf):
-    twin = albert_twin(make_albert(AlbertForPreTraining, seed=6, sharing="groups-and-inner"))
+    twin = hf_twin(make_albert(AlbertForPreTraining, seed=6, sharing="groups-and-inner"))
     generator = hf.torch.Generator().manual_seed(7)
     with hf.torch.no_grad():
         for param in twin.parameters():

@@ -94,7 +94,7 @@ def _saved(hf, tmp_path, class_name: str, overrides: dict, dtype: str = "float32
     return folder
 
 
-def _reference(hf, class_name: str, folder):
+def _theirs(hf, class_name: str, folder):
     """transformers' outputs of the saved folder, in float32."""
     torch = hf.torch
     model = getattr(hf.transformers, class_name).from_pretrained(
@@ -131,7 +131,7 @@ def _ours(cls, folder, distil: bool) -> dict:
 def test_variant_loads_as_transformers_computes_it(hf, tmp_path, case):
     class_name, cls, overrides, dtype = LOADED[case]
     folder = _saved(hf, tmp_path, class_name, overrides, dtype)
-    theirs = _reference(hf, class_name, folder)
+    theirs = _theirs(hf, class_name, folder)
     ours = _ours(cls, folder, class_name.startswith("DistilBert"))
     compared = set(theirs) & set(ours)
     assert compared, f"{case}: no output to compare ({sorted(theirs)} vs {sorted(ours)})"
@@ -166,7 +166,7 @@ def test_untied_decoder_round_trips_through_minibert(hf, tmp_path):
                                 names["bert.embeddings.word_embeddings.weight"])
     again = tmp_path / "again"
     model.save_pretrained(again)
-    theirs = _reference(hf, "BertForMaskedLM", again)["logits"]
+    theirs = _theirs(hf, "BertForMaskedLM", again)["logits"]
     ours = np.asarray(model(IDS, token_type_ids=SEGMENTS, attention_mask=MASK).logits)
     real = MASK.astype(bool)
     assert np.abs(ours[real] - theirs[real]).max() < 1e-4 * np.abs(theirs).max()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from small_models import relative_difference
+from small_models import HF_BUFFERS, hf_config, relative_difference, twin_of
 
 from minibert.checks import IGNORE_INDEX
 from minibert.family import distillation as D
@@ -30,39 +30,14 @@ FLOAT64_RTOL = 1e-9
 CONFIG = dict(vocab_size=97, max_position_embeddings=32, n_layers=2, n_heads=3, dim=24,
               hidden_dim=40, dropout=0.0, attention_dropout=0.0)
 KEY_BIAS = "attention.k_lin.bias"
-HF_BUFFERS = {"distilbert.embeddings.position_ids", "embeddings.position_ids"}
 
 
-def make_model(cls, seed=0, scale=0.1, **overrides):
+def make_distilbert(cls, seed=0, scale=0.1, **overrides):
     model = cls(DistilBertConfig(**{**CONFIG, **overrides}), seed=seed, dtype=np.float64)
     rng = np.random.default_rng(seed + 1)
     for _, value in model.named_parameters():
         value += scale * rng.standard_normal(value.shape)
     return model.eval()
-
-
-def hf_config(hf, config: DistilBertConfig):
-    fields = {k: v for k, v in config.to_dict().items() if k != "model_type"}
-    return hf.transformers.DistilBertConfig(**fields, attn_implementation="eager")
-
-
-def hf_twin(hf, model):
-    """The HF model of the same class and config holding minibert's weights (float64)."""
-    torch = hf.torch
-    cls = getattr(hf.transformers, type(model).__name__)
-    with torch.random.fork_rng():
-        torch.manual_seed(0)
-        twin = cls(hf_config(hf, model.config)).to(torch.float64)
-    ours = model.state_dict()
-    theirs = twin.state_dict()
-    assert set(ours) == set(theirs) - HF_BUFFERS, (
-        f"only in minibert: {sorted(set(ours) - set(theirs))}; "
-        f"only in transformers: {sorted(set(theirs) - set(ours) - HF_BUFFERS)}")
-    with torch.no_grad():
-        for name, value in theirs.items():
-            if name in ours:
-                value.copy_(torch.from_numpy(ours[name]))
-    return twin.eval()
 
 
 def padded_batch(config, lengths=(11, 8, 5), seed=0):
@@ -114,8 +89,8 @@ def test_parameter_counts_equal_hf(hf):
 
 @pytest.mark.parametrize("cls", [DistilBertModel, DistilBertForMaskedLM])
 def test_parameter_names_and_order_equal_hf(hf, cls):
-    model = make_model(cls)
-    twin = hf_twin(hf, model)
+    model = make_distilbert(cls)
+    twin = twin_of(hf, model)
     assert [name for name, _ in model.named_parameters()] == [
         name for name, _ in twin.named_parameters()]
 
@@ -123,8 +98,8 @@ def test_parameter_names_and_order_equal_hf(hf, cls):
 @pytest.mark.parametrize("activation", ["gelu", "gelu_new", "relu"])
 def test_masked_lm_matches_hf_float64(hf, activation):
     torch = hf.torch
-    model = make_model(DistilBertForMaskedLM, activation=activation)
-    twin = hf_twin(hf, model)
+    model = make_distilbert(DistilBertForMaskedLM, activation=activation)
+    twin = twin_of(hf, model)
     input_ids, attention_mask, labels = padded_batch(model.config)
     out = model(input_ids, attention_mask, labels=labels, output_attentions=True,
                 output_hidden_states=True)
@@ -150,8 +125,8 @@ def test_masked_lm_matches_hf_float64(hf, activation):
 
 def test_base_model_matches_hf_with_a_random_upstream_gradient(hf):
     torch = hf.torch
-    model = make_model(DistilBertModel, seed=2)
-    twin = hf_twin(hf, model)
+    model = make_distilbert(DistilBertModel, seed=2)
+    twin = twin_of(hf, model)
     input_ids, attention_mask, _ = padded_batch(model.config, lengths=(9, 6, 4), seed=2)
     out = model(input_ids, attention_mask, output_attentions=True, output_hidden_states=True)
     ref = twin(input_ids=torch.from_numpy(input_ids),
@@ -180,7 +155,7 @@ def test_hf_state_dict_loads_strictly(hf):
         torch.manual_seed(4)
         twin = hf.transformers.DistilBertForMaskedLM(hf_config(hf, config)).to(torch.float64)
     state = {name: value.detach().numpy() for name, value in twin.state_dict().items()
-             if name not in HF_BUFFERS}
+             if not name.endswith(HF_BUFFERS)}
     assert "vocab_projector.weight" in state  # the tied alias, listed as HF lists it
     model = DistilBertForMaskedLM(config, dtype=np.float64)
     assert model.load_state_dict(state, strict=True) == ([], [])
@@ -192,7 +167,7 @@ def test_hf_state_dict_loads_strictly(hf):
 
 def test_save_pretrained_round_trips_through_transformers(hf, tmp_path):
     torch = hf.torch
-    model = make_model(DistilBertForMaskedLM, seed=5)
+    model = make_distilbert(DistilBertForMaskedLM, seed=5)
     model.save_pretrained(tmp_path / "ours")
     twin = hf.transformers.DistilBertForMaskedLM.from_pretrained(
         tmp_path / "ours", torch_dtype=torch.float64, attn_implementation="eager").eval()

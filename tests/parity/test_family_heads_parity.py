@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 import pytest
-from small_models import perturbed
+from small_models import HF_BUFFERS, perturbed, twin_of
 
 from minibert.family.albert import (
     AlbertConfig,
@@ -46,8 +46,6 @@ ALBERT = dict(vocab_size=97, embedding_size=10, hidden_size=24, num_attention_he
 ALBERT_GROUPS = dict(num_hidden_layers=4, num_hidden_groups=2, inner_group_num=2)
 DISTILBERT = dict(vocab_size=97, max_position_embeddings=32, n_layers=2, n_heads=3, dim=24,
                   hidden_dim=40)
-HF_BUFFERS = {"albert.embeddings.position_ids", "albert.embeddings.token_type_ids",
-              "distilbert.embeddings.position_ids"}
 
 
 def parity_model(model, seed=0):
@@ -55,75 +53,15 @@ def parity_model(model, seed=0):
     return perturbed(model, seed + 1, 0.1).eval()
 
 
-def albert_classifier(seed=0, **overrides):
+def parity_albert_classifier(seed=0, **overrides):
     config = AlbertConfig(**{**ALBERT, **overrides}, id2label=LABEL_NAMES)
     return parity_model(AlbertForSequenceClassification(config, seed=seed, dtype=np.float64), seed)
 
 
-def distilbert_classifier(seed=0, **overrides):
+def parity_distilbert_classifier(seed=0, **overrides):
     config = DistilBertConfig(**{**DISTILBERT, **overrides}, id2label=LABEL_NAMES)
     return parity_model(DistilBertForSequenceClassification(config, seed=seed, dtype=np.float64),
                      seed)
-
-
-def hf_twin(hf, model):
-    """HF's model of the same class and config, holding minibert's weights (float64)."""
-    torch = hf.torch
-    fields = {k: v for k, v in model.config.to_dict().items() if k != "model_type"}
-    hf_config_class = getattr(hf.transformers, type(model.config).__name__)
-    with torch.random.fork_rng():
-        torch.manual_seed(0)  # HF draws its own initial weights, all overwritten below
-        twin = getattr(hf.transformers, type(model).__name__)(
-            hf_config_class(**fields, attn_implementation="eager"))
-    twin = twin.to(torch.float64)
-    ours, theirs = model.state_dict(), twin.state_dict()
-    assert set(ours) == set(theirs) - HF_BUFFERS, (
-        f"only in minibert: {sorted(set(ours) - set(theirs))}; "
-        f"only in transformers: {sorted(set(theirs) - set(ours) - HF_BUFFERS)}")
-    assert [n for n, _ in model.named_parameters()] == [n for n, _ in twin.named_parameters()]
-    with torch.no_grad():
-        for name, value in theirs.items():
-            if name in ours:
-                value.copy_(torch.from_numpy(ours[name]))
-    return twin.eval()
-
-
-def key_biases(model) -> set[str]:
-    # A constant added to every score of a softmax row changes nothing: gradient exactly 0.
-    return {name for name, _ in model.named_parameters()
-            if name.endswith(("attention.key.bias", "attention.k_lin.bias"))}
-
-
-def key_bias_partner(name: str) -> str:
-    return name.replace("key.bias", "query.bias").replace("k_lin.bias", "q_lin.bias")
-
-
-def compare(model, twin, ours, theirs, assert_matches) -> None:
-    """Forward and backward of both; every output and gradient equal by name."""
-    out = model(**ours, output_hidden_states=True, output_attentions=True)
-    twin.zero_grad()
-    ref = twin(**theirs, output_hidden_states=True, output_attentions=True)
-    assert_matches("logits", out.logits, ref.logits.detach().numpy(), FLOAT64_RTOL)
-    assert_matches("loss", out.loss, ref.loss.item(), FLOAT64_RTOL)
-    assert len(out.hidden_states) == len(ref.hidden_states)
-    assert_matches("hidden_states[-1]", out.hidden_states[-1],
-                   ref.hidden_states[-1].detach().numpy(), FLOAT64_RTOL)
-    assert_matches("attentions[0]", out.attentions[0], ref.attentions[0].detach().numpy(),
-                   FLOAT64_RTOL)
-    model.zero_grad()
-    model.backward()
-    ref.loss.backward()
-    grads = dict(model.named_gradients())
-    hf_grads = {name: p.grad.detach().numpy() for name, p in twin.named_parameters()}
-    assert set(grads) == set(hf_grads)
-    zero = key_biases(model)
-    for name, grad in grads.items():
-        if name in zero:
-            scale = np.linalg.norm(hf_grads[key_bias_partner(name)])
-            assert np.linalg.norm(grad) < FLOAT64_RTOL * scale, name
-            assert np.linalg.norm(hf_grads[name]) < FLOAT64_RTOL * scale, name
-            continue
-        assert_matches(f"grad {name}", grad, hf_grads[name], FLOAT64_RTOL)
 
 
 # -- ALBERT ------------------------------------------------------------------------------
@@ -131,22 +69,23 @@ def compare(model, twin, ours, theirs, assert_matches) -> None:
 
 @pytest.mark.parametrize("sharing", [{}, ALBERT_GROUPS], ids=["one-group", "groups-and-inner"])
 def test_albert_classifier_matches_hf_float64(sharing, hf, padded_batch, to_torch,
-                                              assert_matches):
-    model = albert_classifier(**sharing)
-    twin = hf_twin(hf, model)
+                                              assert_twin_matches):
+    model = parity_albert_classifier(**sharing)
+    twin = twin_of(hf, model)
+    assert [n for n, _ in model.named_parameters()] == [n for n, _ in twin.named_parameters()]
     assert twin.config.num_labels == 3 and twin.config.id2label[2] == "spam"
     assert twin.config.problem_type is None  # HF decides: single-label for int labels
     batch = padded_batch(model.config, lengths=(11, 8, 5, 3))
     assert batch["token_type_ids"].any()  # two segments per row
     inputs = {key: batch[key] for key in ("input_ids", "token_type_ids", "attention_mask")}
     inputs["labels"] = np.array([2, 0, 1, 2])
-    compare(model, twin, inputs, to_torch(inputs), assert_matches)
+    assert_twin_matches(model, twin, inputs, to_torch(inputs))
 
 
 def test_albert_classifier_loads_hf_state_dict_strictly(hf):
-    twin = hf_twin(hf, albert_classifier())
+    twin = twin_of(hf, parity_albert_classifier())
     state = {name: value.detach().numpy() for name, value in twin.state_dict().items()
-             if name not in HF_BUFFERS}
+             if not name.endswith(HF_BUFFERS)}
     model = AlbertForSequenceClassification(AlbertConfig(**ALBERT, id2label=LABEL_NAMES),
                                             seed=5, dtype=np.float64)
     model.load_state_dict(state, strict=True)
@@ -155,7 +94,7 @@ def test_albert_classifier_loads_hf_state_dict_strictly(hf):
 
 
 def test_albert_folders_both_ways(hf, tmp_path, padded_batch, to_torch, assert_matches):
-    model = albert_classifier()
+    model = parity_albert_classifier()
     folder = model.save_pretrained(tmp_path / "ours")
     twin = hf.transformers.AlbertForSequenceClassification.from_pretrained(
         folder, attn_implementation="eager").double().eval()
@@ -178,7 +117,7 @@ def test_albert_pretraining_folder_of_hf_becomes_a_classifier(pretrained, hf, tm
     """HF's pretraining checkpoint: the encoder is kept, the classifier initialized."""
     config = AlbertConfig(**ALBERT)
     source = parity_model(pretrained(config, dtype=np.float64))
-    twin = hf_twin(hf, source)
+    twin = twin_of(hf, source)
     twin.save_pretrained(tmp_path / "pretrained")
     # An MLM folder has no pooler: HF and minibert initialize it with the classifier.
     heads = ["classifier.bias", "classifier.weight"]
@@ -204,20 +143,21 @@ def test_albert_pretraining_folder_of_hf_becomes_a_classifier(pretrained, hf, tm
 
 @pytest.mark.parametrize("activation", ["gelu", "relu"])
 def test_distilbert_classifier_matches_hf_float64(activation, hf, padded_batch, to_torch,
-                                                  assert_matches):
-    model = distilbert_classifier(activation=activation, seq_classif_dropout=0.3)
-    twin = hf_twin(hf, model)
+                                                  assert_twin_matches):
+    model = parity_distilbert_classifier(activation=activation, seq_classif_dropout=0.3)
+    twin = twin_of(hf, model)
+    assert [n for n, _ in model.named_parameters()] == [n for n, _ in twin.named_parameters()]
     assert twin.config.num_labels == 3 and twin.config.id2label[0] == "ham"
     batch = padded_batch(model.config, lengths=(11, 8, 5, 3), seed=2)
     inputs = {key: batch[key] for key in ("input_ids", "attention_mask")}
     inputs["labels"] = np.array([1, 2, 0, 1])
-    compare(model, twin, inputs, to_torch(inputs), assert_matches)
+    assert_twin_matches(model, twin, inputs, to_torch(inputs))
 
 
 def test_distilbert_classifier_loads_hf_state_dict_strictly(hf):
-    twin = hf_twin(hf, distilbert_classifier())
+    twin = twin_of(hf, parity_distilbert_classifier())
     state = {name: value.detach().numpy() for name, value in twin.state_dict().items()
-             if name not in HF_BUFFERS}
+             if not name.endswith(HF_BUFFERS)}
     model = DistilBertForSequenceClassification(
         DistilBertConfig(**DISTILBERT, id2label=LABEL_NAMES), seed=5, dtype=np.float64)
     model.load_state_dict(state, strict=True)
@@ -226,7 +166,7 @@ def test_distilbert_classifier_loads_hf_state_dict_strictly(hf):
 
 
 def test_distilbert_folders_both_ways(hf, tmp_path, padded_batch, to_torch, assert_matches):
-    model = distilbert_classifier()
+    model = parity_distilbert_classifier()
     folder = model.save_pretrained(tmp_path / "ours")
     twin = hf.transformers.DistilBertForSequenceClassification.from_pretrained(
         folder, attn_implementation="eager").double().eval()
@@ -245,7 +185,7 @@ def test_distilbert_folders_both_ways(hf, tmp_path, padded_batch, to_torch, asse
 
 def test_distilbert_mlm_folder_of_hf_becomes_a_classifier(hf, tmp_path):
     source = parity_model(DistilBertForMaskedLM(DistilBertConfig(**DISTILBERT), dtype=np.float64))
-    hf_twin(hf, source).save_pretrained(tmp_path / "mlm")
+    twin_of(hf, source).save_pretrained(tmp_path / "mlm")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = DistilBertForSequenceClassification.from_pretrained(tmp_path / "mlm", seed=1,

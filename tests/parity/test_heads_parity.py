@@ -27,7 +27,6 @@ pytest.importorskip("transformers")
 pytestmark = pytest.mark.parity
 
 FLOAT64_RTOL = 1e-9
-KEY_BIAS = "attention.self.key.bias"
 LABEL_NAMES = {"0": "ham", "1": "eggs", "2": "spam"}
 
 
@@ -35,41 +34,8 @@ def inputs_of(batch: dict) -> dict:
     return {key: batch[key] for key in ("input_ids", "token_type_ids", "attention_mask")}
 
 
-def exactly_zero_gradients(model) -> set[str]:
-    """Parameters whose true gradient is exactly 0, so both libraries return rounding noise.
-
-    The key bias: a constant added to every score of a query row leaves its softmax
-    unchanged. For question answering also ``qa_outputs.bias`` and the bias of the last
-    LayerNorm: each adds the same vector at every position, which shifts all T start
-    scores (and all T end scores) of a row by one constant, and a softmax over positions
-    ignores that.
-    """
-    names = {name for name, _ in model.named_parameters() if name.endswith(KEY_BIAS)}
-    if isinstance(model, BertForQuestionAnswering):
-        last = model.config.num_hidden_layers - 1
-        names |= {"qa_outputs.bias", f"bert.encoder.layer.{last}.output.LayerNorm.bias"}
-    return names
-
-
-def compare(model, twin, ours_kwargs, theirs_kwargs, outputs, assert_matches,
-            assert_gradients_match) -> None:
-    out = model(**ours_kwargs, output_hidden_states=True, output_attentions=True)
-    twin.zero_grad()
-    ref = twin(**theirs_kwargs, output_hidden_states=True, output_attentions=True)
-    for name in outputs:
-        assert_matches(name, getattr(out, name), getattr(ref, name).detach().numpy(),
-                       FLOAT64_RTOL)
-    assert_matches("loss", out.loss, ref.loss.item(), FLOAT64_RTOL)
-    assert_matches("hidden_states[-1]", out.hidden_states[-1],
-                   ref.hidden_states[-1].detach().numpy(), FLOAT64_RTOL)
-    model.zero_grad()
-    model.backward()
-    ref.loss.backward()
-    assert_gradients_match(model, twin, FLOAT64_RTOL, exactly_zero_gradients(model))
-
-
 def test_sequence_classification_matches_hf(make_model, hf_twin, padded_batch, to_torch,
-                                            assert_matches, assert_gradients_match):
+                                            assert_twin_matches):
     model = make_model(BertForSequenceClassification, extra={"id2label": LABEL_NAMES})
     twin = hf_twin(model)
     assert twin.config.num_labels == 3 and twin.config.id2label[2] == "spam"
@@ -77,25 +43,23 @@ def test_sequence_classification_matches_hf(make_model, hf_twin, padded_batch, t
         [name for name, _ in twin.named_parameters()]
     batch = inputs_of(padded_batch(model.config))
     labels = np.array([2, 0, 1])
-    compare(model, twin, {**batch, "labels": labels},
-            to_torch({**batch, "labels": labels}), ["logits"], assert_matches,
-            assert_gradients_match)
+    assert_twin_matches(model, twin, {**batch, "labels": labels},
+                        to_torch({**batch, "labels": labels}), ["logits"])
 
 
 def test_sentence_pair_classification_matches_hf(make_model, hf_twin, padded_batch,
-                                                 to_torch, assert_matches, assert_gradients_match):
+                                                 to_torch, assert_twin_matches):
     model = make_model(BertForSequenceClassification, extra={"num_labels": 4}, seed=2)
     twin = hf_twin(model)
     batch = inputs_of(padded_batch(model.config, lengths=(12, 12, 7, 3), seed=4))
     assert batch["token_type_ids"].any()  # two segments per row
     labels = np.array([3, 1, 0, 3])
-    compare(model, twin, {**batch, "labels": labels},
-            to_torch({**batch, "labels": labels}), ["logits"], assert_matches,
-            assert_gradients_match)
+    assert_twin_matches(model, twin, {**batch, "labels": labels},
+                        to_torch({**batch, "labels": labels}), ["logits"])
 
 
 def test_token_classification_matches_hf(make_model, hf_twin, padded_batch, to_torch,
-                                         assert_matches, assert_gradients_match):
+                                         assert_twin_matches):
     model = make_model(BertForTokenClassification, extra={"num_labels": 5})
     twin = hf_twin(model)
     assert "bert.pooler.dense.weight" not in model.state_dict()
@@ -105,13 +69,12 @@ def test_token_classification_matches_hf(make_model, hf_twin, padded_batch, to_t
     labels[batch["attention_mask"] == 0] = IGNORE_INDEX  # padding
     labels[:, 0] = IGNORE_INDEX  # [CLS]
     labels[:, 3] = IGNORE_INDEX  # a "##" piece
-    compare(model, twin, {**batch, "labels": labels},
-            to_torch({**batch, "labels": labels}), ["logits"], assert_matches,
-            assert_gradients_match)
+    assert_twin_matches(model, twin, {**batch, "labels": labels},
+                        to_torch({**batch, "labels": labels}), ["logits"])
 
 
 def test_question_answering_matches_hf(make_model, hf_twin, padded_batch, to_torch,
-                                       assert_matches, assert_gradients_match):
+                                       assert_twin_matches):
     model = make_model(BertForQuestionAnswering)
     twin = hf_twin(model)
     batch = inputs_of(padded_batch(model.config, lengths=(11, 9, 6, 5)))
@@ -120,9 +83,9 @@ def test_question_answering_matches_hf(make_model, hf_twin, padded_batch, to_tor
     # value, ignored by both).
     starts = np.array([6, 0, 4, seq_len])
     ends = np.array([8, 0, 4, 2])
-    compare(model, twin, {**batch, "start_positions": starts, "end_positions": ends},
-            to_torch({**batch, "start_positions": starts, "end_positions": ends}),
-            ["start_logits", "end_logits"], assert_matches, assert_gradients_match)
+    assert_twin_matches(model, twin, {**batch, "start_positions": starts, "end_positions": ends},
+                        to_torch({**batch, "start_positions": starts, "end_positions": ends}),
+                        ["start_logits", "end_logits"])
 
 
 def test_hf_reads_a_saved_classifier_folder(make_model, hf, tmp_path, padded_batch,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from small_models import key_biases
 
 import minibert as mb
 
@@ -29,14 +30,7 @@ FLOAT64_RTOL = 1e-9
 FLOAT32_RTOL = 1e-5
 
 ACTIVATIONS = ["gelu", "gelu_new", "relu"]
-KEY_BIAS = "attention.self.key.bias"
 PAD_ROW_KEY = "embeddings.word_embeddings.weight"
-
-
-def key_biases(model) -> set[str]:
-    """The key biases: adding one constant to all scores of a query row leaves its softmax
-    unchanged, so their true gradient is exactly 0."""
-    return {name for name, _ in model.named_parameters() if name.endswith(KEY_BIAS)}
 
 
 def compare_pretraining(model, twin, batch, to_torch, assert_matches, assert_gradients_match,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from small_models import random_array, same_array
 
 import minibert.io.safetensors as st
 
@@ -23,20 +24,6 @@ NUMPY_DTYPES = [np.float64, np.float32, np.float16, np.int64, np.int32, np.int16
                 np.uint64, np.uint32, np.uint16, np.uint8, np.bool_]
 
 
-def random_array(dtype, shape, rng):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return np.asarray(rng.random(shape) < 0.5)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return np.asarray(rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True))
-    values = np.asarray(rng.standard_normal(shape) * 100, dtype=dtype)
-    flat = values.reshape(-1)
-    specials = np.array([np.inf, -np.inf, np.nan, -0.0], dtype=dtype)[: flat.size]
-    flat[: specials.size] = specials
-    return values
-
-
 def mixed_tensors(seed):
     """Every dtype, with a 0-d scalar, an empty tensor and names that need JSON escapes."""
     rng = np.random.default_rng(seed)
@@ -46,11 +33,6 @@ def mixed_tensors(seed):
     tensors["empty"] = np.zeros((0, 4), np.int32)
     tensors['ünïcødé "quoted" \\ \n'] = random_array(np.float16, (2, 2), rng)
     return tensors
-
-
-def same_array(loaded, original):
-    return (loaded.dtype == original.dtype and loaded.shape == original.shape
-            and loaded.tobytes() == np.ascontiguousarray(original).tobytes())
 
 
 def test_files_written_by_minibert_load_in_the_reference(tmp_path):

@@ -230,7 +230,7 @@ def repeated_helpers(root: Path) -> list[str]:
     folder in it, parity/ included), and names of the shared modules defined again (as a
     helper or a fixture) elsewhere."""
     functions = {path.relative_to(root).as_posix(): top_level_functions(path)
-                 for path in sorted(root.rglob("*.py")) if "parity" not in path.parts}
+                 for path in sorted(root.rglob("*.py"))}
     shared = {name for file in SHARED for name in functions.get(file, {})}
     where: dict[str, list[str]] = {}
     for file, names in functions.items():
