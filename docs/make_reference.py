@@ -215,6 +215,27 @@ def store_float16(staging: Path, model32, tokenizer) -> float:
                zip(_logits(model16, tokenizer), _logits(model32, tokenizer), strict=True))
 
 
+def remeasure_float16(staging: Path, config: TrainingConfig, metrics: dict) -> None:
+    """metrics.json measured again on the float16 weights (the shipped figures are the
+    shipped model's), the float32 run's figures kept beside them."""
+    from minibert.training.pretrain_eval import evaluate_pretrained
+
+    corpus = None
+    if config.corpus is not None:
+        corpus = Path(config.corpus)
+        if not corpus.is_file():
+            raise StepError(f"--float16 measures the held-out figures again on the float16 "
+                            f"weights, from the run's corpus {str(corpus)!r}, which is not there")
+    again = evaluate_pretrained(staging, corpus=corpus)
+    kept = {key: metrics[key] for key in again if key in metrics}
+    atomic_write_json(staging / "metrics.json",
+                      {**metrics, **again, "weights": "float16", "float32_heldout": kept})
+    say(f"check: held-out on the float16 weights: masked-LM "
+        f"{again['masked_lm_accuracy']:.4f} (float32 {metrics['masked_lm_accuracy']:.4f}), "
+        f"next sentence {again.get('next_sentence_accuracy', float('nan')):.4f} "
+        f"(float32 {metrics['next_sentence_accuracy']:.4f})")
+
+
 # ----- 2. install ------------------------------------------------------------------------
 
 
@@ -270,6 +291,7 @@ def install(run: Path, checked: dict, float16: bool, corpus_command: str) -> dic
         if float16:
             facts["float16_change"] = store_float16(staging, checked["model"], checked["tokenizer"])
             say(f"check: float16 weights change a logit by at most {facts['float16_change']:.2e}")
+            remeasure_float16(staging, config, checked["metrics"])
         size = folder_bytes(staging)
         if size > MAX_REFERENCE_BYTES:
             raise StepError(f"the folder takes {size:,} bytes, more than the "
