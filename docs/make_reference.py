@@ -25,7 +25,8 @@ tokenizer_config.json, training_config.json, metrics.json, history.json). The st
    (the ``−100`` row, the loss of that bug, the cut-off sentence's answer, the plateau, the
    size of the model), the reference's card in docs/results.md (between two
    ``reference-card`` comments, written there the first time) and the README's summary line.
-4. **figures**: ``docs/make_figures.py`` (toy_*.png, board_*.png, the training curves) and
+4. **figures**: ``docs/make_figures.py`` (toy_*.png, board_*.png, the training curves; the
+   MiniLM pictures are kept as they were, and no picture is added) and
    ``docs/make_screenshot.py`` (the explorer picture; needs chromium).
 5. **notebooks**: every notebook whose code loads the reference is executed again and saved
    by its test file (``python tests/.../test_notebooks_*.py NAME``).
@@ -69,7 +70,11 @@ from room_sentences import room_table, score  # noqa: E402
 from minibert.data.room import ROOM_SETS, RoomSentence  # noqa: E402
 from minibert.fill_mask import fill_mask  # noqa: E402
 from minibert.heads import BertForPreTraining  # noqa: E402
-from minibert.io.fileio import atomic_write_json, atomic_write_text  # noqa: E402
+from minibert.io.fileio import (  # noqa: E402
+    atomic_write_bytes,
+    atomic_write_json,
+    atomic_write_text,
+)
 from minibert.io.safetensors import load_file, load_metadata, save_file  # noqa: E402
 from minibert.reference import MAX_REFERENCE_BYTES, REFERENCE_ROOT  # noqa: E402
 from minibert.tokenization import load_tokenizer  # noqa: E402
@@ -503,7 +508,9 @@ def reference_card(facts: dict) -> str:
              f"from its files): {config['num_hidden_layers']} layers, H = "
              f"{config['hidden_size']}, {config['num_attention_heads']} heads, V = "
              f"{config['vocab_size']:,}; {metrics['parameters']:,} parameters; "
-             f"model.safetensors {facts['weights_bytes'] / 1e6:.2f} MB, the folder "
+             f"model.safetensors {facts['weights_bytes'] / 1e6:.2f} MB"
+             + (" (float16 weights; the held-out figures below are theirs)"
+                if metrics.get("weights") == "float16" else "") + ", the folder "
              f"{facts['bytes'] / 1e6:.2f} MB. Trained by `{facts['command']}` "
              f"({metrics['steps']:,} steps, {metrics.get('train_seconds', 0):,.0f} s in the "
              f"training loop; command.txt says how to make its corpus)."), "",
@@ -559,7 +566,7 @@ def refresh_readme(facts: dict, changed: list, missed: list) -> None:
     atomic_write_text(README, text)
     for row in facts["probes"]["readme_examples.json"]:
         if not row["correct"]:
-            missed.append(f"{README.name}: the example \"{row['text']}\" now gives "
+            missed.append(f"{README.name}: CHECK the example \"{row['text']}\": it now gives "
                           f"{row['top'][0]['token_str']}, not {'/'.join(row['expected'])}")
 
 
@@ -638,6 +645,23 @@ def run_command(argv: list[str], what: str) -> None:
         tail = shown.strip().splitlines()[-3:]
         raise StepError(f"{what} failed (exit {result.returncode}): {' | '.join(tail)}")
     say(f"{what}: done in {time.monotonic() - start:.0f} s")
+
+
+def refresh_figures() -> None:
+    """docs/make_figures.py, keeping only what shows the reference: the MiniLM pictures come
+    back byte for byte, and a picture the repository did not hold is not added."""
+    images = ROOT / "docs" / "images"
+    before = {path.name for path in images.iterdir()}
+    minilm = {path: path.read_bytes() for path in images.glob("minilm_*.png")}
+    try:
+        run_command([sys.executable, "docs/make_figures.py"], "figures")
+    finally:
+        for path, data in minilm.items():
+            if path.read_bytes() != data:
+                atomic_write_bytes(path, data)
+        for path in images.iterdir():
+            if path.name not in before:
+                path.unlink()
 
 
 def notebooks_that_load_the_reference() -> list[str]:
@@ -743,7 +767,7 @@ def main(argv=None) -> int:
             say(f"docs: {len(changed)} refreshed" + (f", {len(missed)} not found" if missed
                                                       else ""))
         if "figures" not in args.skip:
-            run_command([sys.executable, "docs/make_figures.py"], "figures")
+            refresh_figures()
             if shutil.which("chromium") or shutil.which("chromium-browser"):
                 run_command([sys.executable, "docs/make_screenshot.py"], "screenshot")
             else:
