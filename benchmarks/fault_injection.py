@@ -12,6 +12,9 @@ one rank or worker, or to the launcher's process group; kill -9 of one rank or w
 
 - every process of the run is gone within 30 s (else: a hang; they are killed);
 - no traceback in the output;
+- a run the fault stopped printed minibert's own line (counted in the table; MPICH's
+  mpiexec kills every rank at once on kill -9 of one and dies of SIGHUP, and the line is
+  then the witness's, ``minibert.bridges.mpi.Witness``);
 - the checkpoint, if any, is whole (``checkpoint_step`` reads it);
 - the run completed from what it left (``--resume``, or a fresh start when no checkpoint
   was written yet) ends with the weights of a run never interrupted, bit for bit.
@@ -215,6 +218,9 @@ def one_case(transport: str, fault: str, target: str, moment: str, rng, work: Pa
     record["status"] = process.returncode
     record["traceback"] = "Traceback" in stderr
     record["last"] = stderr.strip().splitlines()[-1] if stderr.strip() else ""
+    # A run the fault stopped must say why in minibert's own line (for MPICH's kill -9 of a
+    # rank and SIGHUP to mpiexec, the witness's: no rank is left to say it).
+    record["named"] = any(line.startswith("minibert") for line in stderr.splitlines())
     from minibert.training.pretrain import Trainer, checkpoint_step
 
     has_folder = Trainer.find_checkpoint(out) is not None
@@ -314,8 +320,9 @@ def table(records: list[dict], mpi_name: str = "MPICH") -> str:
                   "group": "the group"}.get(record["target"], record["target"])
         rows[(record["transport"], record["fault"], target)].append(record)
     lines = ["| transport | fault | to | cases | exit status | slowest exit (s) | hangs | "
-             "tracebacks | lost checkpoints | resumes equal |",
-             "|---|---|---|---:|---|---:|---:|---:|---:|---:|"]
+             "tracebacks | lost checkpoints | resumes equal | stopped runs with minibert's "
+             "line |",
+             "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|"]
     for (transport, fault, target), group in sorted(rows.items()):
         statuses = ", ".join(str(s) for s in sorted({r["status"] for r in group}))
         lines.append(
@@ -323,13 +330,22 @@ def table(records: list[dict], mpi_name: str = "MPICH") -> str:
             f"{target} | {len(group)} | {statuses} | "
             f"{max(r['seconds'] for r in group):.1f} | {sum(r['hang'] for r in group)} | "
             f"{sum(r['traceback'] for r in group)} | {sum(r['lost'] for r in group)} | "
-            f"{sum(r['equal'] for r in group)}/{len(group)} |")
+            f"{sum(r['equal'] for r in group)}/{len(group)} | {named(group)} |")
     total = len(records)
     lines.append(f"| all | | | {total} | | {max(r['seconds'] for r in records):.1f} | "
                  f"{sum(r['hang'] for r in records)} | {sum(r['traceback'] for r in records)} | "
                  f"{sum(r['lost'] for r in records)} | "
-                 f"{sum(r['equal'] for r in records)}/{total} |")
+                 f"{sum(r['equal'] for r in records)}/{total} | {named(records)} |")
     return "\n".join(lines)
+
+
+def named(records: list[dict]) -> str:
+    """Of the runs the fault stopped (exit status not 0), how many printed minibert's line
+    (older logs, without the field, count as ?)."""
+    stopped = [r for r in records if r["status"] != 0]
+    if any("named" not in r for r in stopped):
+        return "?"
+    return f"{sum(r['named'] for r in stopped)}/{len(stopped)}"
 
 
 if __name__ == "__main__":

@@ -105,16 +105,15 @@ class Witness:
 
     def _read(self, connection: socket.socket) -> bool:
         """Take what the rank sent; False when its connection has ended."""
-        entry = self.ranks[connection]
-        while True:
+        entry, open_ = self.ranks[connection], True
+        while open_:
             try:
                 data = connection.recv(4096)
             except (BlockingIOError, InterruptedError):
                 break
             except OSError:
                 data = b""
-            if not data:
-                return False
+            open_ = bool(data)
             entry["data"] += data
         *lines, entry["data"] = entry["data"].split(b"\n")
         for line in lines:
@@ -127,7 +126,7 @@ class Witness:
             elif word in ("bye", "quiet"):
                 entry["said"] = word
                 self.quiet = self.quiet or word == "quiet"
-        return True
+        return open_
 
     def watch(self) -> int:
         last_change = time.monotonic()

@@ -23,7 +23,10 @@ No rank ever waits at a collective because of a decision it took alone.
 Failing: a rank that raises an error after training began prints one line naming itself
 and the error, and calls ``MPI_Abort``, which ends every rank at once (a rank left alone
 would wait for ever in the next all-reduce). A rank killed outright (kill -9, the
-out-of-memory killer) is noticed by the launcher, which ends the others. A rank that stops
+out-of-memory killer) is noticed by the launcher, which ends the others at once (MPICH's
+mpiexec: SIGKILL to every rank within a millisecond; it does the same when it dies of
+SIGHUP, which it does not forward): no rank is left to say why, so a witness process
+outside the ranks' process groups (``Witness``) prints the one line. A rank that stops
 answering (its process stopped or hung) is noticed by the others' watchdog: every rank's
 thread sends a heartbeat to every other rank each second, and a rank that hears nothing
 from a peer for ``HEARTBEAT_TIMEOUT`` seconds names it in one line and aborts the run.

@@ -280,11 +280,96 @@ def test_a_rank_killed_or_stopped_ends_the_run_within_seconds(tmp_path, how):
     if how == "SIGSTOP":
         assert process.returncode == mpi.ABORT_STATUS, stderr
         assert "rank 0: rank 1 stopped answering" in stderr, stderr
+        assert "was killed" not in stderr  # the watchdog's line is the one line
     else:
-        assert process.returncode != 0
+        assert process.returncode == signal.SIGKILL, stderr  # mpiexec's: the rank's signal
+        # mpiexec kills rank 0 at once; the witness, outside the ranks' groups, says why
+        ours = [line for line in stderr.splitlines() if line.startswith("minibert")]
+        assert len(ours) == 1, stderr
+        assert ours[0].startswith(f"minibert: rank 1 (pid {ranks[1]}) was killed"), ours
+        assert "; the checkpoint holds step " in ours[0] and "resume with: mpiexec" in ours[0]
     from minibert.training.pretrain import checkpoint_step
 
     assert checkpoint_step(out) is not None and checkpoint_step(out) % 5 == 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="finding ranks needs /proc")
+def test_sighup_to_mpiexec_is_named_and_the_checkpoint_resumes_exactly(tmp_path):
+    """MPICH's mpiexec does not forward SIGHUP: it dies of it, and its proxy kills every
+    rank at once, before any can save or speak. The witness names mpiexec and the signal,
+    the checkpoint of the last periodic save is whole, and its command resumes it exactly."""
+    longer = [*RUN[:1], "150", *RUN[2:], "--save-every", "5"]
+    reference = subprocess.run(mpiexec("pretrain", "--out", str(tmp_path / "ref"), *longer),
+                               capture_output=True, text=True, timeout=600)
+    assert reference.returncode == 0, reference.stderr
+    out = tmp_path / "run"
+    process, seen = start_ranks(out, *longer, step=10)
+    try:
+        below = descendants(process.pid)
+        os.kill(process.pid, signal.SIGHUP)
+        _, rest = process.communicate(timeout=30)  # ends when the witness has written
+        began = time.monotonic()
+        while any(running(pid) for pid in below) and time.monotonic() - began < 30:
+            time.sleep(0.1)
+        assert not [pid for pid in below if running(pid)]
+    finally:
+        end(process)
+    stderr = "".join(seen) + rest
+    assert process.returncode == -signal.SIGHUP, stderr  # the shell shows 129
+    assert "Traceback" not in stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith(f"minibert: mpiexec (pid {process.pid}) "), last
+    assert "SIGHUP" in last and "; the checkpoint holds step " in last, last
+    command = shlex.split(last.split("resume with: ", 1)[1])
+    command[0] = MPIEXEC
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    a, b = weights(out), weights(tmp_path / "ref")
+    assert all(np.array_equal(a[k], b[k]) for k in b)
+
+
+def test_the_witness_names_the_rank_whose_connection_ended_without_a_word(tmp_path):
+    """The witness alone (no MPI): rank 0 says bye, rank 1's connection just ends (as a
+    killed process's does): one line names rank 1; a run whose ranks all say bye, or one
+    that said quiet, gets no line. It ends by itself either way."""
+    import socket
+
+    def witness(script):
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(tmp_path / f"w{len(list(tmp_path.iterdir()))}"))
+        listener.listen(8)
+        process = subprocess.Popen([sys.executable, mpi.Witness.SCRIPT,
+                                    str(listener.fileno()), "0", "-"],
+                                   pass_fds=[listener.fileno()], stderr=subprocess.PIPE,
+                                   text=True, start_new_session=True)
+        try:
+            ranks = []
+            for rank in range(2):
+                connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                connection.connect(listener.getsockname())
+                connection.sendall(f"hello {rank} {1000 + rank}\n".encode())
+                ranks.append(connection)
+            ranks[0].sendall(b"resume mpiexec -n 2 python -m minibert pretrain --resume\n")
+            for rank, word in enumerate(script):
+                if word:
+                    ranks[rank].sendall(f"{word}\n".encode())
+                ranks[rank].close()
+            _, stderr = process.communicate(timeout=30)
+        finally:
+            listener.close()
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        assert process.returncode == 0, stderr
+        return stderr
+
+    line = witness(["bye", None])
+    assert line == ("minibert: rank 1 (pid 1001) was killed (kill -9, the out-of-memory "
+                    "killer, or a crash), and the launcher ended the other ranks; resume "
+                    "with: mpiexec -n 2 python -m minibert pretrain --resume\n")
+    assert witness(["bye", "bye"]) == ""
+    assert witness(["quiet", None]) == ""
 
 
 def running(pid: int) -> bool:
