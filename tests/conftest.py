@@ -21,7 +21,8 @@ JOB_FILES = frozenset({
     "assignment/test_assignment.py", "assignment/test_distribution.py",
     "assignment/test_grading.py", "assignment/test_integrity.py", "assignment/test_mistakes.py",
     "bridges/test_mpi.py",
-    "cli/test_cli.py", "cli/test_cli_inputs.py", "cli/test_cli_runs.py",
+    "cli/test_commands.py", "cli/test_help.py", "cli/test_messages.py", "cli/test_outputs.py",
+    "cli/test_refusals.py", "cli/test_runs.py",
     "core/test_reference.py",
     "family/test_distill.py",
     "io/test_fuzz.py",
@@ -46,7 +47,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def _under_tests(path) -> str:
-    """A test file's path below tests/, with forward slashes ("cli/test_cli.py")."""
+    """A test file's path below tests/, with forward slashes ("cli/test_help.py")."""
     return path.relative_to(TESTS).as_posix() if TESTS in path.parents else path.name
 
 

@@ -139,6 +139,10 @@ def relative_difference(ours, theirs) -> float:
     return diff / scale if scale else (0.0 if diff == 0.0 else float("inf"))
 
 
+# A sentence with one mask, for the commands that read text (fill-mask, attention, ...).
+MASKED_TEXT = "she deposited the money at the [MASK] before noon."
+
+
 def cli(*args, cwd=None, timeout=240) -> subprocess.CompletedProcess:
     """``python -m minibert ARGS`` in a subprocess: returncode, stdout, stderr (text)."""
     return subprocess.run([sys.executable, "-m", "minibert", *map(str, args)],
