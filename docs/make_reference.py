@@ -415,8 +415,9 @@ def checklist_section(facts: dict) -> str:
              f"sensible first word above {SURE:.0%}. The table holds the model's own answers: "
              f"the lecture's sentences, then room sentences that work and room sentences that "
              f"fail (*unsure*: a sensible word in its top 3, not first above {SURE:.0%}). "
-             f"`python docs/make_reference.py --refresh` writes this part again from the "
-             f"shipped folder's checklist.json.")
+             f"Every room sentence's top 3 and note line, misses included, is in the shipped "
+             f"folder's room_sentences.json; `python docs/make_reference.py --refresh` writes "
+             f"this part again from its checklist.json.")
     text = [CHECKLIST_HEADING, _paragraph(intro), "",
             "| sentence | tiny-toy's first answer | |", "|---|---|---|"]
     text += [f"| \"{_quote(row['text'])}\" | {row['first']} | {_verdict(row)} |"
@@ -432,7 +433,9 @@ def checklist_section(facts: dict) -> str:
         found = [word for word in row["top"] if word in row["sensible"]]
         if verdict == "unsure":
             said = (f"its first guess is {first}, and *{found[0]}* is in its top 3 "
-                    f"({', '.join(row['top'])}): close, not sure")
+                    f"({', '.join(row['top'])}): close, not sure"
+                    + (f"; it says first what it never read whole ({row['unknown']})"
+                       if row["unknown"] else ""))
         elif row["unknown"]:
             said = (f"it answers {first}, and says first what it never read whole "
                     f"({row['unknown']}): it guesses from the words it knows")
@@ -440,7 +443,7 @@ def checklist_section(facts: dict) -> str:
             said = (f"it knows every word and answers {first} (top 3: "
                     f"{', '.join(row['top'])}): knowing the words is not knowing the world; "
                     f"its corpus did not teach it this one")
-        text.append(_paragraph(f"- \"{row['text']}\" {said}.", indent="  "))
+        text.append(_paragraph(f"- \"{row['text']}\": {said}.", indent="  "))
     text += ["", _paragraph("The point to make: *a model knows only its corpus* (BERT read "
                             "books and Wikipedia, so it knows Paris; this one read a generated "
                             "toy world). When the note line names a word, that is the answer "
