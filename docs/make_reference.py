@@ -262,6 +262,31 @@ def checklist_rows(model, tokenizer) -> list[dict]:
     return rows
 
 
+def corpus_check(config: TrainingConfig, corpus_command: str) -> str | None:
+    """Whether ``corpus_command`` (the command.txt line that makes the corpus) writes the
+    very file the run read: None when it does, else what to check. Only a
+    ``python -m minibert.data.make_corpus -o FILE ...`` command is run (into a scratch folder)."""
+    import shlex
+    import tempfile
+
+    corpus = Path(config.corpus)
+    argv = shlex.split(corpus_command)
+    if argv[:3] != ["python", "-m", "minibert.data.make_corpus"] or "-o" not in argv:
+        return f"command.txt says the corpus comes from {corpus_command!r}: not checked"
+    if not corpus.is_file():
+        return f"the run's corpus {str(corpus)!r} is not there: its bytes are not checked"
+    with tempfile.TemporaryDirectory() as scratch:
+        argv[argv.index("-o") + 1] = str(Path(scratch) / corpus.name)
+        subprocess.run([sys.executable, *argv[1:]], cwd=ROOT, capture_output=True, check=False)
+        made = Path(scratch) / corpus.name
+        if made.is_file() and made.read_bytes() == corpus.read_bytes():
+            return None
+    return (f"{corpus_command!r} does not write the corpus the run read ({corpus.name}): "
+            f"command.txt would not remake it, and the slow re-evaluation test of "
+            f"tests/core/test_reference.py fails; give the command that does with "
+            f"--corpus-command")
+
+
 def command_text(run: Path, config: TrainingConfig, corpus_command: str) -> str:
     lines = [pretrain_command(config)]
     if config.corpus is not None:
@@ -320,7 +345,11 @@ def install(run: Path, checked: dict, float16: bool, corpus_command: str) -> dic
         atomic_write_json(staging / "room_sentences.json", room)
         atomic_write_json(staging / "checklist.json", checklist_rows(model, tokenizer))
         atomic_write_text(staging / "command.txt", command_text(run, config, corpus_command))
-        facts.update(size=size, transformers_gap=gap)
+        facts.update(size=size, transformers_gap=gap, corpus=None)
+        if config.corpus is not None:
+            facts["corpus"] = corpus_check(config, corpus_command)
+            say(f"check: {facts['corpus']}" if facts["corpus"] else
+                f"check: {corpus_command!r} writes the very corpus the run read")
         # In place by two renames; the old folder comes back if the second one fails.
         shutil.rmtree(retired, ignore_errors=True)
         if destination.exists():
@@ -759,6 +788,8 @@ def main(argv=None) -> int:
                 f"parameters); the unknown-word line reads its vocabulary: {checked['note']}")
             facts = install(run, checked, args.float16, args.corpus_command)
             say(f"install: {REFERENCE_ROOT / NAME} replaced ({facts['size']:,} bytes)")
+            if facts["corpus"]:
+                missed.append(f"CHECK the corpus: {facts['corpus']}")
         elif not (REFERENCE_ROOT / NAME / "checklist.json").is_file():
             raise StepError(f"the shipped {NAME} has no checklist.json: install a run first "
                             f"(python docs/make_reference.py RUN)")
@@ -789,7 +820,7 @@ def main(argv=None) -> int:
     for line in changed:
         say(f"refreshed  {line}")
     for line in missed:
-        say(f"NOT FOUND  {line}")
+        say(line if line.startswith("CHECK") or ": CHECK" in line else f"NOT FOUND  {line}")
     if before is not None:
         stale = stale_lines(old_figures(before))
         say(f"\n{len(stale)} lines still quote a figure of the committed model (edit by hand, "
