@@ -407,13 +407,15 @@ def new_output(path: str, overwrite: bool) -> None:
         raise CommandError(f"-o {path!r} already exists; pass --overwrite to replace it")
 
 
-def require_bert(folder: str, name: str, command: str) -> None:
-    """Refuse a folder of another family (ALBERT, DistilBERT) for a BERT-only command."""
+def require_bert(folder: str, name: str, command: str, note: str = "") -> None:
+    """Refuse a folder of a family that BERT's own classes do not load (ALBERT, DistilBERT,
+    ...) for a command written on those classes; ``note`` ends the message."""
     from minibert.family.registry import family_of_folder
 
     family = family_of_folder(folder)
-    if family.model_type != "bert":
-        raise CommandError(f"{command} needs a BERT folder; {name!r} holds {family.article}")
+    if not family.bert_classes:
+        raise CommandError(f"{command} needs a BERT folder; {name!r} holds {family.article}"
+                           f"{note}")
 
 
 def require_mlm_head(folder: str, name: str, command: str) -> None:

@@ -23,8 +23,19 @@ from minibert.cli.common import (
     out_path,
     print_results,
     reading_model,
+    require_bert,
     require_mlm_head,
 )
+
+
+def _write_figure(fig, args, what: str) -> int:
+    """Save a view's figure to -o at --dpi and say where, with ``what`` it shows."""
+    from minibert import viz
+
+    with file_access("-o must name a file in a folder you can write to"):
+        path = viz.save_figure(fig, args.out, dpi=args.dpi)
+    print(f"wrote {path} ({what})")
+    return 0
 
 
 def _say_unknown(tokenizer, *texts) -> None:
@@ -223,10 +234,7 @@ def _run_attention(args) -> int:
         attention_mask=encoding["attention_mask"][0], hide_special=args.hide_special,
         merge_pieces=args.merge_pieces, annotate=args.annotate)
     _say_unknown(tokenizer, args.text, args.pair)
-    with file_access("-o must name a file in a folder you can write to"):
-        path = viz.save_figure(fig, args.out, dpi=args.dpi)
-    print(f"wrote {path} ({view} view, {len(tokens)} tokens)")
-    return 0
+    return _write_figure(fig, args, f"{view} view, {len(tokens)} tokens")
 
 
 def add_figures(subparsers) -> None:
@@ -279,17 +287,13 @@ def _run_saliency(args) -> int:
     import warnings
 
     from minibert import viz
-    from minibert.family.registry import family_of_folder
     from minibert.heads import BertForMaskedLM
     from minibert.tokenization import load_tokenizer
 
     folder = model_folder(args.model, "--model")
     with file_access("--model must be a readable model folder"):
         tokenizer = load_tokenizer(folder)
-        family = family_of_folder(folder)
-        if family.model_type != "bert":
-            raise CommandError(f"--view saliency needs a BERT folder; {args.model!r} holds "
-                               f"{family.article} (the other views work for it)")
+        require_bert(folder, args.model, "--view saliency", " (the other views work for it)")
         require_mlm_head(folder, args.model, "--view saliency")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the next-sentence head is not needed
@@ -299,10 +303,7 @@ def _run_saliency(args) -> int:
     _say_unknown(tokenizer, args.text, args.pair)
     fig = viz.fill_mask_saliency_figure(model.eval(), tokenizer, args.text, args.pair,
                                         word=args.token)
-    with file_access("-o must name a file in a folder you can write to"):
-        path = viz.save_figure(fig, args.out, dpi=args.dpi)
-    print(f"wrote {path} (saliency view)")
-    return 0
+    return _write_figure(fig, args, "saliency view")
 
 
 def add_explore(subparsers) -> None:

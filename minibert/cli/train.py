@@ -153,48 +153,13 @@ def _check_corpus(path: str, objective: str) -> None:
                            f"least 2 (a blank line ends a document), or use --objective mlm")
 
 
-def _check_pretraining_memory(config) -> None:
-    """Refuse a run whose weights, optimizer and activations would not fit in the memory
-    this machine has left, before anything is allocated (training/memory.py's estimate, with
-    the vocabulary at its cap --vocab-size)."""
-    from minibert.config import BertConfig
-    from minibert.family.registry import FAMILIES
-    from minibert.training.memory import (
-        pretraining_parameters,
-        training_memory,
-    )
-
-    sizes = dict(vocab_size=config.vocab_size,
-                 max_position_embeddings=max(128, config.max_seq_length))
-    if config.num_layers is not None:
-        sizes["num_hidden_layers"] = config.num_layers
-    model = BertConfig.preset(config.preset, **sizes)
-    # the family's own count (ALBERT: one block shared by every layer) and BERT's heads
-    family_config = FAMILIES[config.architecture].config_class.preset(config.preset, **sizes)
-    parameters = pretraining_parameters(family_config)
-    need = training_memory(model, config.batch_size, config.max_seq_length, config.workers,
-                           parameters=parameters)
-    _refuse_beyond_memory(
-        f"--preset {config.preset} with {model.num_hidden_layers} layers, --batch-size "
-        f"{config.batch_size}, --max-seq-length {config.max_seq_length} and --workers "
-        f"{config.workers}", need, "lower --batch-size or --max-seq-length, or choose fewer "
-        "--layers or a smaller --preset")
-
-
-def _refuse_beyond_memory(settings: str, need: dict, advice: str) -> None:
-    """Refuse, naming ``settings`` and the estimate ``need`` (training_memory's), a run
-    that needs more memory than this machine has left."""
-    from minibert.training.memory import available_memory, format_bytes
-
-    available = available_memory()
-    if available is None or need["total"] <= available[0]:
-        return
-    raise CommandError(
-        f"{settings} need about {format_bytes(need['total'])} of memory "
-        f"({format_bytes(need['weights_and_optimizer'] + need['worker_gradients'])} for "
-        f"{need['parameters']:,} parameters, their gradients and Adam's moments; "
-        f"{format_bytes(need['activations'])} of activations), more than the "
-        f"{format_bytes(available[0])} left ({available[1]}); {advice}")
+def _bounded_run(args) -> None:
+    """The checks every training command makes first: --out is a path it may write, and
+    --max-seq-length, --seed and --batch-size are within their bounds."""
+    out_path(args.out)
+    bounded(args.max_seq_length, "--max-seq-length", maximum=MAX_SEQ_LENGTH)
+    bounded(args.seed, "--seed", minimum=0)
+    bounded(args.batch_size, "--batch-size", maximum=MAX_BATCH_SIZE)
 
 
 def _check_finetune_memory(args, folder: str | None) -> None:
@@ -204,7 +169,7 @@ def _check_finetune_memory(args, folder: str | None) -> None:
     from minibert.config import BertConfig
     from minibert.data.tasks import DEFAULT_MAX_LENGTH
     from minibert.io.fileio import read_json_object
-    from minibert.training.memory import training_memory
+    from minibert.training.memory import refuse_beyond_memory, training_memory
 
     names = {"hidden_size": ("hidden_size", "dim"), "num_hidden_layers": ("num_hidden_layers",
              "n_layers"), "num_attention_heads": ("num_attention_heads", "n_heads"),
@@ -221,12 +186,11 @@ def _check_finetune_memory(args, folder: str | None) -> None:
                                max_position_embeddings=max(length, 8))
     except (OSError, ValueError, TypeError, StopIteration):
         return
-    need = training_memory(model, args.batch_size, length)
-    _refuse_beyond_memory(
-        f"{f'--model {args.model}' if args.model else 'a new tiny BERT'} "
-        f"({model.num_hidden_layers} layers of width {model.hidden_size}) with --batch-size "
-        f"{args.batch_size} and --max-seq-length {length}", need,
-        "lower --batch-size or --max-seq-length")
+    settings = (f"{f'--model {args.model}' if args.model else 'a new tiny BERT'} "
+                f"({model.num_hidden_layers} layers of width {model.hidden_size}) with "
+                f"--batch-size {args.batch_size} and --max-seq-length {length}")
+    refuse_beyond_memory(lambda name: settings, training_memory(model, args.batch_size, length),
+                         lambda name: "lower --batch-size or --max-seq-length")
 
 
 def _resume_command(args) -> str:
@@ -267,12 +231,9 @@ def _run_pretrain(args) -> int:
     from minibert.training.parallel import WorkerError
     from minibert.training.pretrain import TrainingConfig, pretrain
 
-    out_path(args.out)
+    _bounded_run(args)
     bounded(args.steps, "--steps", maximum=MAX_STEPS)
-    bounded(args.max_seq_length, "--max-seq-length", maximum=MAX_SEQ_LENGTH)
-    bounded(args.seed, "--seed", minimum=0)
     bounded(args.layers, "--layers", minimum=1, maximum=MAX_LAYERS)
-    bounded(args.batch_size, "--batch-size", maximum=MAX_BATCH_SIZE)
     bounded(args.vocab_size, "--vocab-size", maximum=MAX_VOCAB_SIZE)
     bounded(args.num_documents, "--num-documents", maximum=MAX_DOCUMENTS)
     for option in ("--eval-every", "--save-every", "--snapshot-every"):
@@ -292,7 +253,6 @@ def _run_pretrain(args) -> int:
         corpus=args.corpus, eval_every=args.eval_every, save_seconds=args.save_seconds,
         save_every=args.save_every, snapshot_every=args.snapshot_every, seed=args.seed,
         workers=_pretrain_workers(args))
-    _check_pretraining_memory(config)
     if args.corpus is not None:
         _check_corpus(args.corpus, objective)
     command = _resume_command(args)
@@ -387,12 +347,9 @@ def _run_finetune(args) -> int:
     from minibert.bridges.mpi import launched_rank
     from minibert.training.finetune import finetune
 
-    out_path(args.out)
+    _bounded_run(args)
     bounded(args.train_size, "--train-size", maximum=MAX_EXAMPLES)
     bounded(args.test_size, "--test-size", maximum=MAX_EXAMPLES)
-    bounded(args.max_seq_length, "--max-seq-length", maximum=MAX_SEQ_LENGTH)
-    bounded(args.seed, "--seed", minimum=0)
-    bounded(args.batch_size, "--batch-size", maximum=MAX_BATCH_SIZE)
     bounded(args.epochs, "--epochs", maximum=MAX_EPOCHS)
     bounded(args.min_steps, "--min-steps", maximum=MAX_STEPS)
     model = None if args.model is None else model_folder(args.model, "--model")
@@ -468,11 +425,8 @@ def _run_distil(args) -> int:
     from minibert.training.distillation import DistillConfig, distil
     from minibert.training.memory import MemoryRefused
 
-    out_path(args.out)
+    _bounded_run(args)
     bounded(args.steps, "--steps", maximum=MAX_STEPS)
-    bounded(args.max_seq_length, "--max-seq-length", maximum=MAX_SEQ_LENGTH)
-    bounded(args.seed, "--seed", minimum=0)
-    bounded(args.batch_size, "--batch-size", maximum=MAX_BATCH_SIZE)
     bounded(args.num_documents, "--num-documents", maximum=MAX_DOCUMENTS)
     config = DistillConfig(
         steps=args.steps, batch_size=args.batch_size, max_seq_length=args.max_seq_length,

@@ -61,6 +61,10 @@ class Family:
     token_types: bool = True  # whether its forward takes token_type_ids
     # The config field of the dropout before the sentence-pair head, when it has its own.
     pair_head_dropout: str | None = None
+    # Whether its folders load into BERT's own classes (parameters named bert.*, cls.*):
+    # the commands written on those classes (the saliency view, the lecture figures and
+    # slides, distillation's teacher) read only such folders.
+    bert_classes: bool = False
 
     @property
     def article(self) -> str:
@@ -84,7 +88,7 @@ FAMILIES: dict[str, Family] = {family.model_type: family for family in (
            {"classify": BertForSequenceClassification, "tag": BertForTokenClassification,
             "qa": BertForQuestionAnswering},
            objectives=("nsp", "sop", "mlm"), pair_label="next_sentence_label",
-           pair_weight="nsp_weight"),
+           pair_weight="nsp_weight", bert_classes=True),
     # ALBERT's MLM folders have no pooler: its encoder is loaded without one. It replaces
     # next-sentence prediction by sentence-order prediction.
     Family("albert", "ALBERT", albert.AlbertConfig, albert.AlbertModel,

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from minibert.io import safetensors
-from minibert.io.fileio import atomic_write_json, read_json_object
+from minibert.io.fileio import atomic_write_json, existing_folder, read_json_object
 
 __all__ = [
     "CONFIG_NAME",
@@ -111,23 +111,8 @@ def save_pretrained(model, directory: str | os.PathLike, tokenizer=None) -> Path
     return directory
 
 
-def _existing_folder(directory, what: str) -> Path:
-    """``directory`` as a Path; FileNotFoundError or NotADirectoryError that say which."""
-    if not isinstance(directory, (str, os.PathLike)):
-        raise TypeError(f"{what} must be a str or os.PathLike, got {type(directory).__name__}")
-    directory = Path(directory)
-    if not directory.exists():
-        raise FileNotFoundError(f"{what} {str(directory)!r} does not exist")
-    if not directory.is_dir():
-        raise NotADirectoryError(
-            f"{what} {str(directory)!r} is a file; expected a folder holding config.json "
-            "and model.safetensors (as save_pretrained writes)"
-        )
-    return directory
-
-
 def _check_folder(directory) -> Path:
-    directory = _existing_folder(directory, "checkpoint folder")
+    directory = existing_folder(directory, "checkpoint folder")
     if not (directory / CONFIG_NAME).is_file():
         raise FileNotFoundError(
             f"checkpoint folder {str(directory)!r} has no {CONFIG_NAME}; "

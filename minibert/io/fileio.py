@@ -33,8 +33,8 @@ try:
 except ImportError:  # Windows: the lock is a file created exclusively, without liveness
     fcntl = None
 
-__all__ = ["writable_destination", "DuplicateKeyError", "FolderInUse", "RUN_FILES",
-           "LOCK_NAME", "atomic_open",
+__all__ = ["existing_folder", "writable_destination", "DuplicateKeyError", "FolderInUse",
+           "RUN_FILES", "LOCK_NAME", "atomic_open",
            "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_folder",
            "folder_versions", "remove_folder", "strict_json_loads", "run_folder",
            "clear_run_files", "open_to_read", "read_bounded", "read_json_object", "running_job",
@@ -587,3 +587,24 @@ def read_json_object(path: str | os.PathLike, what: str) -> dict[str, Any]:
         raise ValueError(f"{where} nests lists and objects more than {MAX_JSON_DEPTH} levels "
                          f"deep; a config file nests a few")
     return data
+
+
+# What save_pretrained writes: the folder a model is read from.
+MODEL_FOLDER_FILES = "config.json and model.safetensors (as save_pretrained writes)"
+
+
+def existing_folder(directory, what: str, holding: str = MODEL_FOLDER_FILES,
+                    argument: str | None = None) -> Path:
+    """``directory`` as a Path, after checking that it is a folder that exists: TypeError
+    (naming ``argument``, ``what`` by default), FileNotFoundError or NotADirectoryError
+    that say which ``what`` it is and what it should hold."""
+    if not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"{argument or what} must be a str or os.PathLike, got "
+                        f"{type(directory).__name__}")
+    directory = Path(directory)
+    if not directory.exists():
+        raise FileNotFoundError(f"{what} {str(directory)!r} does not exist")
+    if not directory.is_dir():
+        raise NotADirectoryError(f"{what} {str(directory)!r} is a file; expected a folder "
+                                 f"holding {holding}")
+    return directory

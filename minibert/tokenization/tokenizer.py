@@ -20,7 +20,13 @@ from typing import NamedTuple
 import numpy as np
 
 from minibert.checks import check_int, check_str, is_int
-from minibert.io.fileio import atomic_write_json, atomic_write_text, read_bounded, read_json_object
+from minibert.io.fileio import (
+    atomic_write_json,
+    atomic_write_text,
+    existing_folder,
+    read_bounded,
+    read_json_object,
+)
 from minibert.tokenization.basic import BasicTokenizer
 from minibert.tokenization.wordpiece import WordpieceTokenizer
 
@@ -617,15 +623,7 @@ class BertTokenizer:
         (``do_basic_tokenize: false``, a ``never_split`` list) raise ValueError rather
         than being ignored.
         """
-        if not isinstance(directory, (str, os.PathLike)):
-            raise TypeError(f"directory must be a str or os.PathLike, got "
-                            f"{type(directory).__name__}")
-        directory = Path(directory)
-        if not directory.exists():
-            raise FileNotFoundError(f"tokenizer folder {str(directory)!r} does not exist")
-        if not directory.is_dir():
-            raise NotADirectoryError(f"tokenizer folder {str(directory)!r} is a file; expected "
-                                     f"a folder holding {VOCAB_FILE_NAME}")
+        directory = existing_folder(directory, "tokenizer folder", VOCAB_FILE_NAME, "directory")
         vocab, read_from = directory / VOCAB_FILE_NAME, {}
         if not vocab.exists() and (directory / TOKENIZER_FILE_NAME).exists():
             # transformers 5 saves tokenizer.json (the fast tokenizer) and no vocab.txt
@@ -698,17 +696,7 @@ def load_tokenizer(directory: str | os.PathLike) -> BertTokenizer:
     given instead, is named as a model folder); vocab.txt and tokenizer_config.json are
     read as ``from_pretrained`` reads them, settings and all.
     """
-    if not isinstance(directory, (str, os.PathLike)):
-        raise TypeError(f"model folder must be a str or os.PathLike, got "
-                        f"{type(directory).__name__}")
-    directory = Path(directory)
-    if not directory.exists():
-        raise FileNotFoundError(f"model folder {str(directory)!r} does not exist")
-    if not directory.is_dir():
-        raise NotADirectoryError(
-            f"model folder {str(directory)!r} is a file; expected a folder holding config.json "
-            f"and model.safetensors (as save_pretrained writes)")
-    return BertTokenizer.from_pretrained(directory)
+    return BertTokenizer.from_pretrained(existing_folder(directory, "model folder"))
 
 
 _SPECIAL_TOKEN_DEFAULTS = {

@@ -61,6 +61,19 @@ def no_weight_decay(name: str) -> bool:
 # ------------------------------------------------------------------------------------------
 
 
+def update_moments(grad, exp_avg, exp_avg_sq, betas: tuple[float, float], tmp) -> None:
+    """Adam's two running moments of the gradient, in place (both updates below start so):
+    m = beta1 m + (1 - beta1) g and v = beta2 v + (1 - beta2) g^2; ``tmp`` is a working
+    array like ``grad``."""
+    beta1, beta2 = betas
+    exp_avg *= beta1  # m = beta1 m + (1 - beta1) g
+    exp_avg += np.multiply(grad, 1.0 - beta1, out=tmp)
+    exp_avg_sq *= beta2  # v = beta2 v + (1 - beta2) g^2
+    np.multiply(grad, grad, out=tmp)
+    tmp *= 1.0 - beta2
+    exp_avg_sq += tmp
+
+
 def adamw_update(param, grad, exp_avg, exp_avg_sq, lr: float, step: int,
                  betas: tuple[float, float], eps: float, weight_decay: float,
                  bias_correction: bool = True, scratch: np.ndarray | None = None) -> None:
@@ -76,12 +89,7 @@ def adamw_update(param, grad, exp_avg, exp_avg_sq, lr: float, step: int,
     tmp = np.empty_like(param) if scratch is None else scratch
     if weight_decay:
         param *= 1.0 - lr * weight_decay  # decoupled decay: p = p (1 - lr wd)
-    exp_avg *= beta1  # m = beta1 m + (1 - beta1) g
-    exp_avg += np.multiply(grad, 1.0 - beta1, out=tmp)
-    exp_avg_sq *= beta2  # v = beta2 v + (1 - beta2) g^2
-    np.multiply(grad, grad, out=tmp)
-    tmp *= 1.0 - beta2
-    exp_avg_sq += tmp
+    update_moments(grad, exp_avg, exp_avg_sq, betas, tmp)
     step_size = lr
     np.sqrt(exp_avg_sq, out=tmp)
     if bias_correction:
@@ -102,16 +110,10 @@ def adam_weight_decay_update(param, grad, exp_avg, exp_avg_sq, lr: float,
 
     ``scratch``: two working arrays like ``param`` (shape (2, *param.shape)), or None.
     """
-    beta1, beta2 = betas
     if scratch is None:
         scratch = np.empty((2, *np.shape(param)), np.asarray(param).dtype)
     update, tmp = scratch[0], scratch[1]
-    exp_avg *= beta1  # m = beta1 m + (1 - beta1) g
-    exp_avg += np.multiply(grad, 1.0 - beta1, out=tmp)
-    exp_avg_sq *= beta2  # v = beta2 v + (1 - beta2) g^2
-    np.multiply(grad, grad, out=tmp)
-    tmp *= 1.0 - beta2
-    exp_avg_sq += tmp
+    update_moments(grad, exp_avg, exp_avg_sq, betas, tmp)
     np.sqrt(exp_avg_sq, out=update)
     update += eps
     np.divide(exp_avg, update, out=update)  # m / (sqrt(v) + eps)

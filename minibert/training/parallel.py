@@ -259,15 +259,10 @@ def ring_schedule(num_workers: int) -> list[dict]:
     return schedule
 
 
-def ring_allreduce(buffers: list[np.ndarray]) -> list[int]:
-    """Sum N workers' flat gradients in place, with the ring schedule, in one process.
 
-    Inputs: buffers, N 1-D arrays of one shape and dtype (worker r's gradient).
-    Outputs: bytes sent by each worker; afterwards every buffer holds the sum, the same
-    bits in every buffer (each chunk is added up once, on one worker, then copied).
-    Each step's messages are taken before any is delivered, as if all were in flight at
-    once, exactly as the worker processes exchange them.
-    """
+def _check_buffers(buffers) -> np.ndarray:
+    """The first of ``buffers``, after checking that they are a non-empty list of 1-D arrays
+    of one shape and dtype (one gradient per worker)."""
     if not isinstance(buffers, (list, tuple)) or not buffers:
         raise ValueError("buffers must be a non-empty list of 1-D arrays")
     first = buffers[0]
@@ -278,6 +273,18 @@ def ring_allreduce(buffers: list[np.ndarray]) -> list[int]:
                              f"{first.shape} {first.dtype}, got "
                              f"{getattr(buffer, 'shape', type(buffer).__name__)} "
                              f"{getattr(buffer, 'dtype', '')}")
+    return first
+
+def ring_allreduce(buffers: list[np.ndarray]) -> list[int]:
+    """Sum N workers' flat gradients in place, with the ring schedule, in one process.
+
+    Inputs: buffers, N 1-D arrays of one shape and dtype (worker r's gradient).
+    Outputs: bytes sent by each worker; afterwards every buffer holds the sum, the same
+    bits in every buffer (each chunk is added up once, on one worker, then copied).
+    Each step's messages are taken before any is delivered, as if all were in flight at
+    once, exactly as the worker processes exchange them.
+    """
+    first = _check_buffers(buffers)
     n = len(buffers)
     bounds = chunk_bounds(first.size, n)
     sent = [0] * n
@@ -309,8 +316,15 @@ def reduce_chunk(grads: np.ndarray, part: slice, scratch: np.ndarray, out: np.nd
     """
     squares = 0.0
     block = scratch.size
+    import os as _os
+    direct = len(grads) == 2 and _os.environ.get("MB_ROUTE_B") == "1"
     for start in range(part.start, part.stop, block):
         stop = min(start + block, part.stop)
+        if direct:
+            total = out[start - part.start: stop - part.start]
+            np.add(grads[0, start:stop], grads[1, start:stop], out=total)
+            squares += float(np.einsum("i,i->", total, total, dtype=np.float64))
+            continue
         total = scratch[: stop - start]
         if len(grads) == 1:
             np.copyto(total, grads[0, start:stop])
@@ -333,16 +347,7 @@ def shared_allreduce(buffers: list[np.ndarray]) -> list[int]:
     only reads). Outputs: bytes each worker read from other workers' slots,
     (N - 1) / N of the gradient. Afterwards every buffer holds the sum, the same bits in each.
     """
-    if not isinstance(buffers, (list, tuple)) or not buffers:
-        raise ValueError("buffers must be a non-empty list of 1-D arrays")
-    first = buffers[0]
-    for rank, buffer in enumerate(buffers):
-        if not isinstance(buffer, np.ndarray) or buffer.ndim != 1 \
-                or buffer.shape != first.shape or buffer.dtype != first.dtype:
-            raise ValueError(f"buffers[{rank}] must be a 1-D array like buffers[0] "
-                             f"{first.shape} {first.dtype}, got "
-                             f"{getattr(buffer, 'shape', type(buffer).__name__)} "
-                             f"{getattr(buffer, 'dtype', '')}")
+    first = _check_buffers(buffers)
     n = len(buffers)
     grads = np.stack(buffers)
     bounds = chunk_bounds(first.size, n)
