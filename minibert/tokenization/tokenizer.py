@@ -645,48 +645,27 @@ class BertTokenizer:
 
     # ----------------------------------------------------------------- training
     @classmethod
-    def train(
-        cls,
-        texts: Iterable[str],
-        vocab_size: int = 2000,
-        min_frequency: int = 2,
-        special_tokens: Sequence[str] = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"),
-        do_lower_case: bool = True,
-        strip_accents: bool | None = None,
-        tokenize_chinese_chars: bool = True,
-        max_input_chars_per_word: int = 100,
-        **kwargs,
-    ) -> BertTokenizer:
+    def train(cls, texts: Iterable[str], vocab_size: int = 2000, **kwargs) -> BertTokenizer:
         """Learn a WordPiece vocabulary from ``texts`` and return a tokenizer that uses it.
 
-        See ``minibert.tokenization.trainer.WordPieceTrainer`` for the algorithm; use it
+        See ``minibert.tokenization.trainer.WordPieceTrainer`` for the algorithm and its
+        settings (``min_frequency``, ``special_tokens``, and the normalisation:
+        ``do_lower_case``, ``strip_accents``, ``tokenize_chinese_chars``,
+        ``max_input_chars_per_word``, which the tokenizer then applies too); use it
         directly to inspect the merges. Special tokens come first, so ``[PAD]`` gets id 0.
         Other keyword arguments go to the constructor (e.g. ``model_max_length``).
         """
-        from minibert.tokenization.trainer import WordPieceTrainer
+        from minibert.tokenization.trainer import NORMALIZATION, WordPieceTrainer
 
-        trainer = WordPieceTrainer(
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            special_tokens=special_tokens,
-            do_lower_case=do_lower_case,
-            strip_accents=strip_accents,
-            tokenize_chinese_chars=tokenize_chinese_chars,
-            max_input_chars_per_word=max_input_chars_per_word,
-        )
+        training = {name: kwargs.pop(name) for name in ("min_frequency", "special_tokens")
+                    if name in kwargs}
+        shared = {name: kwargs[name] for name in NORMALIZATION if name in kwargs}
+        trainer = WordPieceTrainer(vocab_size=vocab_size, **training, **shared)
         vocab = trainer.train(texts)
         named = {kwargs.get(name, default) for name, default in _SPECIAL_TOKEN_DEFAULTS.items()}
-        kwargs.setdefault(
-            "additional_special_tokens", [token for token in special_tokens if token not in named]
-        )
-        return cls(
-            vocab,
-            do_lower_case=do_lower_case,
-            strip_accents=strip_accents,
-            tokenize_chinese_chars=tokenize_chinese_chars,
-            max_input_chars_per_word=max_input_chars_per_word,
-            **kwargs,
-        )
+        kwargs.setdefault("additional_special_tokens",
+                          [token for token in trainer.special_tokens if token not in named])
+        return cls(vocab, **kwargs)
 
 
 def load_tokenizer(directory: str | os.PathLike) -> BertTokenizer:

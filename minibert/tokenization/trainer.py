@@ -45,6 +45,10 @@ from minibert.tokenization.basic import BasicTokenizer
 __all__ = ["Merge", "WordPieceTrainer"]
 
 CONTINUATION_PREFIX = "##"
+# The settings that say how text is split into words before WordPiece: the trainer's and
+# the tokenizer's, the same (BertTokenizer.train passes them to both).
+NORMALIZATION = ("do_lower_case", "strip_accents", "tokenize_chinese_chars",
+                 "max_input_chars_per_word")
 
 
 class Merge(NamedTuple):
