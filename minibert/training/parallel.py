@@ -316,8 +316,10 @@ def reduce_chunk(grads: np.ndarray, part: slice, scratch: np.ndarray, out: np.nd
     """
     squares = 0.0
     block = scratch.size
-    import os as _os
-    direct = len(grads) == 2 and _os.environ.get("MB_ROUTE_B") == "1"
+    # Two slots: the sum goes straight into ``out`` (g0 + g1, the same bits), one pass
+    # over the chunk fewer than through ``scratch``. With more, ``out`` (a slot's chunk)
+    # may be a row the sum has yet to read, so the block is summed in ``scratch`` first.
+    direct = len(grads) == 2
     for start in range(part.start, part.stop, block):
         stop = min(start + block, part.stop)
         if direct:
