@@ -1,6 +1,7 @@
 """docs/lecture_50min.md and docs/lecture_guide.md name only figures and notebook cells that
 exist, and every cited cell carries its label in text a reader can search for."""
 
+import importlib.util
 import json
 import re
 from pathlib import Path
@@ -67,7 +68,8 @@ def test_the_plan_covers_fine_tuning_and_the_published_results():
 def _minute_rows() -> list[list[str]]:
     """The cells of each row of the plan's minute-by-minute table."""
     rows = []
-    for line in PLAN.splitlines():
+    section = PLAN.split("\n## Minute by minute", 1)[1].split("\n## ", 1)[0]
+    for line in section.splitlines():
         if re.match(r"\|\s*\d+–\d+\s*\|", line):
             rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
     return rows
@@ -85,15 +87,85 @@ def test_the_segments_follow_each_other_and_fit_in_45_minutes():
     assert spans[-1][1] <= 40 and "The last 5 minutes, 40–45, are for questions" in PLAN
 
 
-def test_each_segment_allows_one_and_a_half_times_its_estimate():
-    """The plan's own estimate, slide by slide: the "say" notes at 130 words a minute, half a
-    minute per page, a minute per trip out of the deck; each segment allows 1.5 times it."""
-    for minutes, pages, trip, say in _minute_rows():
-        start, end = (int(n) for n in minutes.split("–"))
-        first, _, last = re.match(r"slides? (\d+)(–(\d+))?", pages).groups()
-        count = int(last or first) - int(first) + 1
-        estimate = len(say.split()) / 130 + 0.5 * count + (1 if trip != "—" else 0)
-        assert 1.5 * estimate <= end - start, (minutes, round(estimate, 2))
+def _timing():
+    """benchmarks/lecture_timing.py (its rules) and the figures it measured."""
+    path = ROOT / "benchmarks" / "lecture_timing.py"
+    spec = importlib.util.spec_from_file_location("lecture_timing", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    figures = json.loads((ROOT / "docs" / "results" / "lecture_timing.json")
+                         .read_text(encoding="utf-8"))
+    return module, figures
+
+
+def test_the_timing_ran_every_command_the_plan_runs_in_the_room():
+    timing, figures = _timing()
+    rows = timing.minute_rows(PLAN)
+    assert [s["minutes"] for s in figures["segments"]] == [r["minutes"] for r in rows]
+    assert [s["slides"] for s in figures["segments"]] == [r["slides"] for r in rows]
+    measured = figures["commands"]
+    commands = [c for r in rows for c in timing.trip_commands(r["trip"], PLAN)]
+    assert any(" fill-mask " in c for c in commands) and any(" explore " in c for c in commands)
+    for command in commands:
+        if " fill-mask " in command:  # the room's sentence: a measured one stands for it
+            stem = command.split(" '", 1)[0].split(' "', 1)[0]
+            assert any(c.startswith(stem) for c in measured), command
+        else:
+            assert command in measured, command
+    for command, seconds in measured.items():
+        assert seconds["runs"] >= 3 and 0 < seconds["median"] <= seconds["slowest"], command
+    # every page a segment shows has its words counted
+    assert {n for r in rows for n in r["slides"]} <= {int(n) for n in figures["page_words"]}
+    assert all(words > 0 for words in figures["page_words"].values())
+
+
+def test_the_speaking_rate_is_stated_with_its_source():
+    timing, figures = _timing()
+    assert figures["rate_words_per_minute"] == timing.RATE == 125
+    assert "Lucas" in figures["rate_source"] and "p. 300" in figures["rate_source"]
+    assert "125 words a minute" in PLAN and "Lucas (*The Art of Public Speaking*" in PLAN
+
+
+def _estimates(rate: int) -> list[tuple[dict, dict]]:
+    """(segment, estimate) with the plan's words now and the measured seconds."""
+    timing, figures = _timing()
+    pages = {int(n): words for n, words in figures["page_words"].items()}
+    return [(row, timing.segment_estimate(row, pages, segment["estimate"]["live_seconds"],
+                                          rate))
+            for row, segment in zip(timing.minute_rows(PLAN), figures["segments"],
+                                    strict=True)]
+
+
+def test_each_segment_allows_one_and_a_half_times_its_timed_estimate():
+    """Spoken words (notes and pages) at 125 a minute, the commands' measured seconds and
+    the switching allowance: each segment allows 1.5 times that, and the whole fits 40
+    minutes, then 5 for questions."""
+    timing, _ = _timing()
+    estimates = _estimates(timing.RATE)
+    for row, estimate in estimates:
+        assert timing.MARGIN * estimate["minutes"] <= row["length"], (row["minutes"], estimate)
+    assert sum(row["length"] for row, _ in estimates) == 40
+    assert timing.MARGIN * sum(e["minutes"] for _, e in estimates) + 5 <= 45
+
+
+def test_on_a_slow_day_the_named_cuts_cover_the_overrun():
+    """At 100 words a minute some segments overrun their 1.5-times margin; the cuts the plan
+    names save at least that, and the segment never cut still fits on its own."""
+    timing, _ = _timing()
+    slow = _estimates(timing.SLOW_RATE)
+    overrun = sum(max(0.0, timing.MARGIN * e["minutes"] - row["length"]) for row, e in slow)
+    named = timing.cuts(PLAN)
+    assert set(named) == {"First cut", "Second cut", "Third cut"}, named
+    assert overrun <= sum(named.values()), (overrun, named)
+    never = next(e for row, e in slow if row["minutes"] == "15–21")
+    assert timing.MARGIN * never["minutes"] <= 6
+
+
+def test_the_plan_quotes_the_timing_it_measured():
+    timing, figures = _timing()
+    assert timing.markdown_table(figures) in PLAN
+    assert f"{figures['total_minutes']:.1f} minutes" in PLAN
+    assert "not idle" in PLAN and "load average" in PLAN
 
 
 def test_the_cuts_are_named_and_the_spare_page_has_no_minutes():
