@@ -20,7 +20,8 @@ tokenizer_config.json, training_config.json, metrics.json, history.json). The st
    score (room_sentences.json, ``benchmarks/room_sentences.py``) and the lecture checklist's
    answers (checklist.json). The staged folder is loaded again, then put in place by
    renaming: the shipped folder is the old one or the new one, never half of each.
-3. **docs**: the lecture checklist's fill-mask table and its lines for the misses
+3. **docs** (and **timing**, ``benchmarks/lecture_timing.py`` again, for the plan's "Timed"
+   table): the lecture checklist's fill-mask table and its lines for the misses
    (docs/lecture_50min.md, written from checklist.json), the live figures the plan quotes
    (the ``−100`` row, the loss of that bug, the cut-off sentence's answer, the plateau, the
    size of the model), the reference's card in docs/results.md (between two
@@ -44,6 +45,7 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
+import importlib.util
 import json
 import re
 import shutil
@@ -82,7 +84,7 @@ from minibert.tokenization.unknown import unknown_words  # noqa: E402
 from minibert.training.pretrain import TrainingConfig  # noqa: E402
 
 NAME = "tiny-toy"
-STEPS = ("check", "install", "docs", "figures", "notebooks", "site")
+STEPS = ("check", "install", "docs", "timing", "figures", "notebooks", "site")
 RECORDS = ("fill_mask.json", "paraphrases.json", "readme_examples.json", "room_sentences.json",
            "checklist.json", "command.txt")
 PLAN = ROOT / "docs" / "lecture_50min.md"
@@ -679,6 +681,33 @@ def run_command(argv: list[str], what: str) -> None:
     say(f"{what}: done in {time.monotonic() - start:.0f} s")
 
 
+def refresh_timing(changed: list, missed: list) -> None:
+    """benchmarks/lecture_timing.py again (it runs fill-mask on every sentence of the new
+    checklist table), and the plan's "Timed" table and total written from what it measured."""
+    path = ROOT / "benchmarks" / "lecture_timing.py"
+    spec = importlib.util.spec_from_file_location("lecture_timing", path)
+    timing = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timing)
+    old = json.loads(Path(timing.OUT).read_text(encoding="utf-8"))
+    run_command([sys.executable, str(path.relative_to(ROOT)), "--repeats", "3"], "timing")
+    new = json.loads(Path(timing.OUT).read_text(encoding="utf-8"))
+    text = PLAN.read_text(encoding="utf-8")
+    table = timing.markdown_table(old)
+    if table not in text:
+        missed.append(f"{PLAN.name}: the timing table as lecture_timing.json had it")
+        return
+    text = text.replace(table, timing.markdown_table(new))
+    text = substitute(text, PLAN.name, [
+        (rf"In all, {DEC} minutes of the 40 are spoken, run or switched \({DEC} at 100",
+         f"In all, {new['total_minutes']:.1f} minutes of the 40 are spoken, run or switched "
+         f"({new['total_minutes_slow']:.1f} at 100")], changed, missed)
+    atomic_write_text(PLAN, text)
+    changed.append(f"{PLAN.name}: the timing table")
+    missed.append(f"{PLAN.name}: CHECK the prose under the timing table (the segments that "
+                  f"overrun at 100 words a minute, the load average, the fill-mask and "
+                  f"explorer seconds): it quotes the run before")
+
+
 def refresh_figures() -> None:
     """docs/make_figures.py, keeping only what shows the reference: the MiniLM pictures come
     back byte for byte, and a picture the repository did not hold is not added."""
@@ -800,6 +829,8 @@ def main(argv=None) -> int:
             refresh_readme(facts, changed, missed)
             say(f"docs: {len(changed)} refreshed" + (f", {len(missed)} not found" if missed
                                                       else ""))
+        if "timing" not in args.skip and (ROOT / "benchmarks" / "lecture_timing.py").is_file():
+            refresh_timing(changed, missed)
         if "figures" not in args.skip:
             refresh_figures()
             if shutil.which("chromium") or shutil.which("chromium-browser"):
