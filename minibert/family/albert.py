@@ -60,17 +60,12 @@ from minibert.base import (
     ShapeCache,
     preserved_caches,
 )
-from minibert.checks import (
-    check_real,
-)
 from minibert.config import BertFields, preset_sizes
 from minibert.heads.pretraining import (
     BertWithHeads,
-    MaskedLMCache,
     MaskedLMModel,
-    masked_lm_backward,
-    masked_lm_forward,
-    sentence_pair_labels,
+    pretraining_backward,
+    pretraining_losses,
 )
 from minibert.heads.tasks import PooledClassifier, label_config
 from minibert.hf_config import ClassifierLabels, HFConfigFile
@@ -512,11 +507,6 @@ class AlbertForPreTrainingOutput(BertForPreTrainingOutput):
         return self.next_sentence_loss
 
 
-class SOPCache(NamedTuple):
-    mlm: MaskedLMCache | None  # None when the forward had no MLM labels
-    sop: bool  # whether it had sentence-order labels (the loss layer keeps its own cache)
-
-
 _ALBERT_DECODER_ALIASES = {
     "predictions.decoder.weight": "albert.embeddings.word_embeddings.weight",
     "predictions.decoder.bias": "predictions.bias",
@@ -566,31 +556,15 @@ class AlbertForPreTraining(_AlbertWithHeads):
         sequence_output = albert.last_hidden_state  # (B, T, H)
         # sentence-order prediction: two logits from the pooled [CLS] vector
         sop_logits = self.sop_classifier(albert.pooler_output)  # (B, 2)
-        sop_loss = None
-        if sentence_order_label is not None:
-            sentence_order_label = sentence_pair_labels(
-                "sentence_order_label", sentence_order_label, len(sop_logits),
-                "0 = A then B, 1 = swapped")
-            sop_loss = float(self.sop_loss(sop_logits, sentence_order_label))
-        # masked LM: only the M labelled positions go through the decoder
-        mlm_loss = masked_logits = mlm_cache = None
-        if labels is not None:
-            mlm_loss, masked_logits, mlm_cache = masked_lm_forward(
-                sequence_output, labels, self.predictions, self.config.vocab_size)
-        parts = [part for part in (mlm_loss, sop_loss) if part is not None]
-        if parts:
-            self.cache = SOPCache(mlm_cache, sop_loss is not None)
+        # BERT's two losses (heads.pretraining), with SOP in the place of NSP
+        losses = pretraining_losses(sequence_output, sop_logits, labels, sentence_order_label,
+                                    self.predictions, self.sop_loss, self.config.vocab_size,
+                                    "sentence_order_label", "0 = A then B, 1 = swapped")
+        self.cache = losses.cache
         return AlbertForPreTrainingOutput(
-            loss=float(sum(parts)) if parts else None,
-            seq_relationship_logits=sop_logits,
-            hidden_states=albert.hidden_states,
-            attentions=albert.attentions,
-            masked_lm_loss=mlm_loss,
-            next_sentence_loss=sop_loss,
-            masked_lm_logits=masked_logits,
-            masked_lm_positions=None if mlm_cache is None else mlm_cache.positions,
-            _prediction_logits=LazyLogits(lambda: self.predictions.predict(sequence_output)),
-        )
+            seq_relationship_logits=sop_logits, hidden_states=albert.hidden_states,
+            attentions=albert.attentions, **losses.output_fields(),
+            _prediction_logits=LazyLogits(lambda: self.predictions.predict(sequence_output)))
 
     def backward(self, mlm_weight: float = 1.0, sop_weight: float = 1.0) -> None:
         """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps).
@@ -599,18 +573,10 @@ class AlbertForPreTraining(_AlbertWithHeads):
         sentence_order_loss``; 1 and 1 give the forward's ``loss`` (other weights as
         BertForPreTraining.backward's, for a shard's share of a batch).
         """
-        mlm_weight = check_real("mlm_weight", mlm_weight)
-        sop_weight = check_real("sop_weight", sop_weight)
-        if self.cache is None:
-            raise RuntimeError("backward() needs a forward pass with labels and/or "
-                               "sentence_order_label first")
-        cache, self.cache = self.cache, None  # one backward per forward
-        d_sequence = d_pooled = None
-        if cache.mlm is not None:
-            d_sequence = masked_lm_backward(mlm_weight, cache.mlm, self.predictions.backward)
-        if cache.sop:
-            # forward: sop_loss = cross_entropy(sop_classifier(pooled))
-            d_pooled = self.sop_classifier.backward(self.sop_loss.backward(sop_weight))  # (B, H)
+        d_sequence, d_pooled = pretraining_backward(
+            self.cache, mlm_weight, sop_weight, self.predictions, self.sop_classifier,
+            self.sop_loss, "sentence_order_label", "sop_weight")
+        self.cache = None  # one backward per forward
         self.albert.backward(d_sequence, d_pooled)
 
 

@@ -52,6 +52,9 @@ __all__ = [
     "masked_lm_forward",
     "masked_lm_backward",
     "PreTrainingCache",
+    "PreTrainingLosses",
+    "pretraining_losses",
+    "pretraining_backward",
     "MLM_DECODER_ALIASES",
 ]
 
@@ -152,7 +155,24 @@ class MaskedLMCache(NamedTuple):
 
 class PreTrainingCache(NamedTuple):
     mlm: MaskedLMCache | None  # None when the forward had no MLM labels
-    nsp: bool  # whether it had next-sentence labels (the loss layer keeps its own cache)
+    pair: bool  # whether it had sentence-pair labels, NSP or SOP (the loss layer keeps its cache)
+
+
+class PreTrainingLosses(NamedTuple):
+    """What the two pretraining losses gave (``pretraining_losses``)."""
+
+    loss: float | None  # the sum of the parts that had labels; None without any
+    masked_lm_loss: float | None
+    pair_loss: float | None  # next-sentence or sentence-order prediction
+    masked_lm_logits: np.ndarray | None  # (M, V)
+    masked_lm_positions: tuple | None
+    cache: PreTrainingCache | None  # what pretraining_backward needs; None without labels
+
+    def output_fields(self) -> dict:
+        """The fields of a pretraining output (BertForPreTrainingOutput and its ALBERT twin)."""
+        return dict(loss=self.loss, masked_lm_loss=self.masked_lm_loss,
+                    next_sentence_loss=self.pair_loss, masked_lm_logits=self.masked_lm_logits,
+                    masked_lm_positions=self.masked_lm_positions)
 
 
 def sentence_pair_labels(name: str, label, batch: int, meaning: str) -> np.ndarray:
@@ -163,6 +183,46 @@ def sentence_pair_labels(name: str, label, batch: int, meaning: str) -> np.ndarr
         raise ValueError(f"{name} must have shape (B,) = ({batch},), got {label.shape}")
     check_ids(name, label, 2, meaning)
     return label
+
+
+def pretraining_losses(sequence_output, pair_logits, labels, pair_label, predictions, pair_loss,
+                       vocab_size: int, pair_name: str, pair_meaning: str) -> PreTrainingLosses:
+    """The masked-LM loss of ``predictions`` at the M labelled positions of ``labels`` and
+    the sentence-pair loss (``pair_loss`` of ``pair_logits`` (B, 2) against ``pair_label``,
+    checked as ``pair_name``), each where its labels are given. BERT's (NSP) and ALBERT's
+    (SOP) pretraining models run this; ``pretraining_backward`` is its backward."""
+    pair = None
+    if pair_label is not None:
+        pair_label = sentence_pair_labels(pair_name, pair_label, len(pair_logits), pair_meaning)
+        pair = float(pair_loss(pair_logits, pair_label))
+    mlm_loss = masked_logits = mlm_cache = None
+    if labels is not None:  # only the M labelled positions go through the decoder
+        mlm_loss, masked_logits, mlm_cache = masked_lm_forward(sequence_output, labels,
+                                                               predictions, vocab_size)
+    parts = [part for part in (mlm_loss, pair) if part is not None]
+    return PreTrainingLosses(float(sum(parts)) if parts else None, mlm_loss, pair, masked_logits,
+                             None if mlm_cache is None else mlm_cache.positions,
+                             PreTrainingCache(mlm_cache, pair is not None) if parts else None)
+
+
+def pretraining_backward(cache: PreTrainingCache | None, mlm_weight, pair_weight, predictions,
+                         pair_classifier, pair_loss, pair_name: str, pair_weight_name: str):
+    """The gradients (d sequence_output (B, T, H), d pooled_output (B, H)) of
+    ``mlm_weight * masked_lm_loss + pair_weight * pair_loss``; either is None when its part
+    had no labels. The weights are checked (``pair_weight`` as ``pair_weight_name``) and a
+    forward with labels asked for before anything runs."""
+    mlm_weight = check_real("mlm_weight", mlm_weight)
+    pair_weight = check_real(pair_weight_name, pair_weight)
+    if cache is None:
+        raise RuntimeError(f"backward() needs a forward pass with labels and/or {pair_name} "
+                           "first")
+    d_sequence = d_pooled = None
+    if cache.mlm is not None:
+        d_sequence = masked_lm_backward(mlm_weight, cache.mlm, predictions.backward)
+    if cache.pair:
+        # forward: pair_loss = cross_entropy(pair_classifier(pooled))
+        d_pooled = pair_classifier.backward(pair_loss.backward(pair_weight))
+    return d_sequence, d_pooled
 
 
 def masked_positions(labels, shape: tuple, vocab_size: int):
@@ -306,30 +366,15 @@ class BertForPreTraining(PretrainedModel, Module):
         sequence_output = bert.last_hidden_state  # (B, T, H)
         # next-sentence prediction: two logits from the pooled [CLS] vector
         nsp_logits = self.cls.seq_relationship(bert.pooler_output)  # (B, 2)
-        nsp_loss = None
-        if next_sentence_label is not None:
-            next_sentence_label = sentence_pair_labels("next_sentence_label", next_sentence_label,
-                                                       len(nsp_logits), NSP_MEANING)
-            nsp_loss = float(self.nsp_loss(nsp_logits, next_sentence_label))
-        # masked LM: only the M labelled positions go through the decoder
-        mlm_loss = masked_logits = mlm_cache = None
-        if labels is not None:
-            mlm_loss, masked_logits, mlm_cache = masked_lm_forward(
-                sequence_output, labels, self.cls.predictions, self.config.vocab_size)
-        parts = [part for part in (mlm_loss, nsp_loss) if part is not None]
-        if parts:
-            self.cache = PreTrainingCache(mlm_cache, nsp_loss is not None)
+        # the masked LM on the labelled positions, plus NSP where its labels are given
+        losses = pretraining_losses(sequence_output, nsp_logits, labels, next_sentence_label,
+                                    self.cls.predictions, self.nsp_loss, self.config.vocab_size,
+                                    "next_sentence_label", NSP_MEANING)
+        self.cache = losses.cache
         return BertForPreTrainingOutput(
-            loss=float(sum(parts)) if parts else None,
-            seq_relationship_logits=nsp_logits,
-            hidden_states=bert.hidden_states,
-            attentions=bert.attentions,
-            masked_lm_loss=mlm_loss,
-            next_sentence_loss=nsp_loss,
-            masked_lm_logits=masked_logits,
-            masked_lm_positions=None if mlm_cache is None else mlm_cache.positions,
-            _prediction_logits=LazyLogits(lambda: self.cls.predictions.predict(sequence_output)),
-        )
+            seq_relationship_logits=nsp_logits, hidden_states=bert.hidden_states,
+            attentions=bert.attentions, **losses.output_fields(),
+            _prediction_logits=LazyLogits(lambda: self.cls.predictions.predict(sequence_output)))
 
     def backward(self, mlm_weight: float = 1.0, nsp_weight: float = 1.0) -> None:
         """Add d loss / d parameter into every gradient buffer (call zero_grad() between steps).
@@ -339,18 +384,10 @@ class BertForPreTraining(PretrainedModel, Module):
         of a batch contribute its share of the whole batch's mean (data parallelism and
         gradient accumulation, see minibert.training.parallel).
         """
-        mlm_weight = check_real("mlm_weight", mlm_weight)
-        nsp_weight = check_real("nsp_weight", nsp_weight)
-        if self.cache is None:
-            raise RuntimeError("backward() needs a forward pass with labels and/or "
-                               "next_sentence_label first")
-        cache, self.cache = self.cache, None  # one backward per forward
-        d_sequence = d_pooled = None
-        if cache.mlm is not None:
-            d_sequence = masked_lm_backward(mlm_weight, cache.mlm, self.cls.predictions.backward)
-        if cache.nsp:
-            # forward: nsp_loss = cross_entropy(seq_relationship(pooled))
-            d_pooled = self.cls.seq_relationship.backward(self.nsp_loss.backward(nsp_weight))
+        d_sequence, d_pooled = pretraining_backward(
+            self.cache, mlm_weight, nsp_weight, self.cls.predictions, self.cls.seq_relationship,
+            self.nsp_loss, "next_sentence_label", "nsp_weight")
+        self.cache = None  # one backward per forward
         self.bert.backward(d_sequence, d_pooled)  # (B, T, H) and (B, H), either may be None
 
 
