@@ -1,7 +1,7 @@
 """The witness of an MPI run: a small process that outlives the ranks of its machine.
 
 Run as a script by rank 0 (``minibert.bridges.mpi.Witness``), never imported, in a session
-of its own: ``python _mpi_witness.py LISTEN_FD LAUNCHER_PID OUT_DIR``.
+of its own: ``python _mpi_witness.py LISTEN_FD LAUNCHER_PID``.
 
 Why it exists. When a rank of an MPICH run is killed (kill -9, the out-of-memory killer),
 mpiexec's proxy kills every other rank with SIGKILL within a millisecond; when mpiexec
@@ -9,16 +9,17 @@ itself dies of a signal it does not forward (SIGHUP), the proxy does the same. N
 runs another instruction, so no rank can say what happened. The launcher kills the
 ranks' process groups; this process is in none of them, so it sees them go.
 
-How. Each rank of rank 0's machine connects to the socket of LISTEN_FD and says
-``hello RANK PID``; rank 0 adds ``resume COMMAND``. A rank that ends by itself says
-``bye`` first (at exit); a rank that prints its own line and aborts the run says
-``quiet``. A connection that closes without either belongs to a rank that was killed;
-the launcher's end is watched too (LAUNCHER_PID, 0 for none). At the first such end the
-witness prints one line: the rank (or the launcher) that ended first, how when the
-kernel still says, the step the checkpoint in OUT_DIR holds ("-": none) and the command
-that resumes it; then it exits. Its stderr is the launcher's own (rank 0 opened the
-launcher's descriptor 2 for it), so the line reaches the user after the launcher is gone.
-It exits without a word when every rank said bye, and within two minutes whatever happens.
+How. Each rank of rank 0's machine connects to the socket of LISTEN_FD and says ``hello
+RANK PID``; rank 0 adds ``out FOLDER`` and ``resume COMMAND``. A rank that ends by
+itself says ``bye`` first (at exit); a rank that prints its own line and aborts the run
+says ``quiet``. A connection that closes without either belongs to a rank that was
+killed; the launcher's end is watched too (LAUNCHER_PID, 0 for none). At the first such
+end the witness prints one line: the rank (or the launcher) that ended first, how when
+the kernel still says, the step the checkpoint in FOLDER holds and the command that
+resumes it; then it exits. Its stderr is the launcher's own (rank 0 opened the
+launcher's descriptor 2 for it), so the line reaches the user after the launcher is
+gone. It exits without a word when every rank said bye, and within two minutes whatever
+happens.
 """
 
 from __future__ import annotations
@@ -63,9 +64,9 @@ def _launcher_name(pid: int) -> str:
         return "the launcher"
 
 
-def _checkpoint(out_dir: str) -> str:
+def _checkpoint(out_dir: str | None) -> str:
     """What the checkpoint in ``out_dir`` holds, in words ("" when there is no folder)."""
-    if out_dir == "-":
+    if out_dir is None:
         return ""
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__)))))
@@ -76,13 +77,14 @@ def _checkpoint(out_dir: str) -> str:
     except Exception:  # noqa: BLE001 - a line without the step beats no line
         return ""
     if step is None:
-        return "; no checkpoint was written yet (start the run again)"
+        return "; no checkpoint was written yet: start the run again (without --resume)"
     return f"; the checkpoint holds step {step}"
 
 
 class Witness:
-    def __init__(self, listener: socket.socket, launcher: int, out_dir: str) -> None:
-        self.listener, self.launcher, self.out_dir = listener, launcher, out_dir
+    def __init__(self, listener: socket.socket, launcher: int) -> None:
+        self.listener, self.launcher = listener, launcher
+        self.out_dir: str | None = None
         self.ranks: dict[socket.socket, dict] = {}  # connection -> rank, pid, said, data
         self.resume: str | None = None
         self.quiet = False
@@ -123,6 +125,8 @@ class Witness:
                 entry["rank"], entry["pid"] = int(rank), int(pid)
             elif word == "resume":
                 self.resume = rest
+            elif word == "out":
+                self.out_dir = rest
             elif word in ("bye", "quiet"):
                 entry["said"] = word
                 self.quiet = self.quiet or word == "quiet"
@@ -183,8 +187,10 @@ class Witness:
             else:
                 what = (f"{' and '.join(described)} were {cause} at the same moment ("
                         f"{launcher} names the first by its pid)")
-        resume = f"; resume with: {self.resume}" if self.resume else ""
-        line = f"minibert: {what}{_checkpoint(self.out_dir)}{resume}\n"
+        saved = _checkpoint(self.out_dir)
+        resume = (f"; resume with: {self.resume}" if self.resume and "start the run again"
+                  not in saved else "")
+        line = f"minibert: {what}{saved}{resume}\n"
         with contextlib.suppress(OSError):
             os.write(2, line.encode("utf-8", "replace"))
 
@@ -195,7 +201,7 @@ def main(argv: list[str]) -> int:
             signal.signal(getattr(signal, name), signal.SIG_IGN)
     listener = socket.socket(fileno=int(argv[0]))
     listener.setblocking(False)
-    return Witness(listener, int(argv[1]), argv[2]).watch()
+    return Witness(listener, int(argv[1])).watch()
 
 
 if __name__ == "__main__":

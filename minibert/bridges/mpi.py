@@ -122,9 +122,7 @@ class MPIWorld:
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
         self.blas_threads: int | None = None  # set by world() when it limited them
         self.started = False  # past the meeting before the first step (``start``)
-        # What a witness names when every rank was killed (set by the job: pretrain).
-        self.out_dir: str | None = None
-        self.resume_command: str | None = None
+        # The run's witness on rank 0's machine (``world()`` starts it), else None.
         self.witness: Witness | None = None
         # past the last step: no collective is left, so a failure needs no abort
         self.finished = False
@@ -146,6 +144,15 @@ class MPIWorld:
                 interrupted.agreed = True
                 raise interrupted
             raise RankFailed(f"rank {rank} failed before training: {message}")
+
+    def describe_run(self, out_dir, resume_command: str | None) -> None:
+        """Tell the witness what to name if every rank is killed at once: the output folder
+        (whose checkpoint it reads) and the command that resumes the run."""
+        if self.witness is not None and self.rank == 0:
+            if out_dir is not None:
+                self.witness.say(f"out {os.fspath(out_dir)}")
+            if resume_command:
+                self.witness.say(f"resume {resume_command}")
 
     def fail(self, error: BaseException) -> None:
         """This rank failed before ``start``: tell the others (they stop too)."""
@@ -189,6 +196,7 @@ def world() -> MPIWorld | None:
     # would oversubscribe them (measured: 10 times slower with 2 ranks on 2 cores).
     local = MPI.COMM_WORLD.Split_type(MPI.COMM_TYPE_SHARED).Get_size()
     result.blas_threads = limit_blas_threads(max(1, _cores() // local))
+    result.witness = Witness(result)
     return result
 
 
@@ -338,11 +346,13 @@ class Witness:
     SIGKILL goes), and every rank of its machine connects to it. A rank says ``bye`` when it
     exits by itself and ``quiet`` before it prints its own line and aborts the run; a
     connection that ends without either is a rank that was killed, and the witness prints
-    the one line naming it (or the launcher), the checkpoint's step and the resume command.
+    the one line naming it (or the launcher), the checkpoint's step and the resume command
+    (``MPIWorld.describe_run`` tells it those).
 
-    Built by every rank at the same point (a collective: the ranks learn the socket's
-    name from rank 0). Linux only (an abstract socket, /proc); elsewhere, or when it cannot
-    start, there is no witness and the run goes on as before.
+    Built by ``world()`` in every rank at the same point (a collective: the ranks learn
+    the socket's name from rank 0), so it watches the data's preparation too. Linux only
+    (an abstract socket, /proc); elsewhere, or when it cannot start, there is no witness
+    and the run goes on as before.
     """
 
     SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_mpi_witness.py")
@@ -355,7 +365,7 @@ class Witness:
         name = None
         if world.rank == 0 and usable:
             try:
-                name = self._start(world.out_dir)
+                name = self._start()
             except OSError:
                 name = None
         name = world.comm.bcast(name, root=0)
@@ -368,11 +378,9 @@ class Witness:
             self.connection = None
             return
         self.say(f"hello {world.rank} {os.getpid()}")
-        if world.rank == 0 and world.resume_command:
-            self.say(f"resume {world.resume_command}")
         atexit.register(self.say, "bye")
 
-    def _start(self, out_dir) -> str:
+    def _start(self) -> str:
         name = f"\0minibert-witness-{os.getpid()}-{secrets.token_hex(6)}"
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         stderr = None
@@ -386,8 +394,7 @@ class Witness:
                 except OSError:
                     stderr = None
             self.process = subprocess.Popen(
-                [sys.executable, "-I", self.SCRIPT, str(listener.fileno()), str(launcher),
-                 str(out_dir) if out_dir is not None else "-"],
+                [sys.executable, "-I", self.SCRIPT, str(listener.fileno()), str(launcher)],
                 pass_fds=[listener.fileno()], stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
                 env=_not_a_rank(os.environ))
@@ -436,8 +443,6 @@ class MPIDataParallel(Transport):
         self.clip, self.pair_loss_weight = clip, pair_loss_weight
         self.wire = _widen_gradients(optimizer, 2)
         self.watchdog = Watchdog(world, heartbeat_timeout)
-        if world.witness is None:
-            world.witness = Witness(world)
 
     def step(self, batch: dict, requested=0, reduction: str = "global") -> StepResult:
         start = time.perf_counter()

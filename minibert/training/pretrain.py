@@ -489,7 +489,7 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
                                 f"resume")
     world = _mpi_world(config)
     if world is not None:  # what the run's witness names if every rank is killed at once
-        world.out_dir, world.resume_command = out_dir, resume_command
+        world.describe_run(out_dir, resume_command)
     try:
         if world is not None and world.rank > 0:
             # Another rank of an MPI job: it trains its shards and writes nothing.

@@ -340,7 +340,7 @@ def test_the_witness_names_the_rank_whose_connection_ended_without_a_word(tmp_pa
         listener.bind(str(tmp_path / f"w{len(list(tmp_path.iterdir()))}"))
         listener.listen(8)
         process = subprocess.Popen([sys.executable, mpi.Witness.SCRIPT,
-                                    str(listener.fileno()), "0", "-"],
+                                    str(listener.fileno()), "0"],
                                    pass_fds=[listener.fileno()], stderr=subprocess.PIPE,
                                    text=True, start_new_session=True)
         try:
