@@ -320,6 +320,12 @@ def add_output_folder(parser) -> None:
                         help="output folder (created; locked while the run writes into it)")
 
 
+def add_bounded_int(parser, option: str, default: int, what: str, maximum: int) -> None:
+    """An int option whose help says what it counts and its bound, "WHAT, at most MAXIMUM"
+    (the command checks the bound with ``bounded``)."""
+    parser.add_argument(option, type=int, default=default, help=f"{what}, at most {maximum:,}")
+
+
 def add_learning_rate(parser, default: float) -> None:
     """--lr, the peak of a training command's learning-rate schedule."""
     parser.add_argument("--lr", type=float, default=default, help="peak learning rate")

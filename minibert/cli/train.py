@@ -16,6 +16,7 @@ from minibert.cli.common import (
     MAX_STEPS,
     MAX_VOCAB_SIZE,
     CommandError,
+    add_bounded_int,
     add_command,
     add_learning_rate,
     add_output_folder,
@@ -59,8 +60,7 @@ def add_pretrain(subparsers) -> None:
     parser.add_argument("--objective", default=None,
                         help="nsp (BERT), sop (ALBERT) or mlm (MLM only) (default: nsp for "
                              "bert, sop for albert, mlm for electra)")
-    parser.add_argument("--steps", type=int, default=defaults.steps,
-                        help=f"optimizer steps, at most {MAX_STEPS:,}")
+    add_bounded_int(parser, "--steps", defaults.steps, "optimizer steps", MAX_STEPS)
     parser.add_argument("--batch-size", type=int, default=defaults.batch_size,
                         help=f"sequences per step, at most {MAX_BATCH_SIZE:,} and the number "
                              f"of training instances (and a batch that fits in memory: the "
@@ -101,8 +101,8 @@ def add_pretrain(subparsers) -> None:
                              f"{defaults.next_sentence_weight:g})")
     parser.add_argument("--dynamic-masking", action="store_true",
                         help="re-mask every epoch (RoBERTa) instead of static masks (BERT)")
-    parser.add_argument("--num-documents", type=int, default=defaults.num_documents,
-                        help=f"toy-corpus training documents, at most {MAX_DOCUMENTS:,}")
+    add_bounded_int(parser, "--num-documents", defaults.num_documents,
+                    "toy-corpus training documents", MAX_DOCUMENTS)
     parser.add_argument("--eval-every", type=int, default=defaults.eval_every,
                         help="held-out evaluation every this many steps (and at the end), "
                              f"at most {MAX_STEPS:,}")
@@ -280,9 +280,15 @@ def _run_pretrain(args) -> int:
         if launched_rank() > 0:  # MPI: the error is rank 0's to print (or its own, the same)
             return 2
         raise
-    if launched_rank() > 0:  # MPI: rank 0 reports the metrics
-        return 0
-    print_metrics(metrics, args.out, args.json, "metrics.json")
+    return _report(metrics, args)
+
+
+def _report(metrics: dict, args) -> int:
+    """Print a finished run's metrics (under MPI, rank 0 alone does) and exit 0."""
+    from minibert.bridges.mpi import launched_rank
+
+    if launched_rank() == 0:
+        print_metrics(metrics, args.out, args.json, "metrics.json")
     return 0
 
 
@@ -312,18 +318,17 @@ def add_finetune(subparsers) -> None:
                              "distil; ALBERT and DistilBERT folders for --task classify "
                              "only) or tiny-toy; omit to start a BERT from random weights")
     add_output_folder(parser)
-    parser.add_argument("--train-size", type=int, default=defaults.train_size,
-                        help=f"labelled training examples, at most {MAX_EXAMPLES:,}")
-    parser.add_argument("--test-size", type=int, default=defaults.test_size,
-                        help=f"test examples, at most {MAX_EXAMPLES:,}")
-    parser.add_argument("--epochs", type=int, default=defaults.epochs,
-                        help=f"passes over the training examples, at most {MAX_EPOCHS:,}")
+    add_bounded_int(parser, "--train-size", defaults.train_size,
+                    "labelled training examples", MAX_EXAMPLES)
+    add_bounded_int(parser, "--test-size", defaults.test_size, "test examples", MAX_EXAMPLES)
+    add_bounded_int(parser, "--epochs", defaults.epochs,
+                    "passes over the training examples", MAX_EPOCHS)
     parser.add_argument("--min-steps", type=int, default=defaults.min_steps,
                         help="train at least this many steps (more epochs for small sets), "
                              f"at most {MAX_STEPS:,}")
     add_learning_rate(parser, defaults.learning_rate)
-    parser.add_argument("--batch-size", type=int, default=defaults.batch_size,
-                        help=f"examples per step, at most {MAX_BATCH_SIZE:,}")
+    add_bounded_int(parser, "--batch-size", defaults.batch_size,
+                    "examples per step", MAX_BATCH_SIZE)
     parser.add_argument("--max-seq-length", "--max-length", type=int, default=None,
                         help="tokens per example (default: 48, or 128 for qa; at most the "
                              "model's max_position_embeddings)")
@@ -367,10 +372,7 @@ def _run_finetune(args) -> int:
         if launched_rank() > 0:  # MPI: the error is rank 0's to print (or its own, the same)
             return 2
         raise
-    if launched_rank() > 0:  # MPI: rank 0 reports the metrics
-        return 0
-    print_metrics(metrics, args.out, args.json, "metrics.json")
-    return 0
+    return _report(metrics, args)
 
 
 def add_distil(subparsers) -> None:
@@ -383,10 +385,9 @@ def add_distil(subparsers) -> None:
                         help="the teacher: a BERT checkpoint folder with its MLM head and "
                              "vocab.txt, or tiny-toy (the reference checkpoint)")
     add_output_folder(parser)
-    parser.add_argument("--steps", type=int, default=defaults.steps,
-                        help=f"optimizer steps, at most {MAX_STEPS:,}")
-    parser.add_argument("--batch-size", type=int, default=defaults.batch_size,
-                        help=f"sequences per step, at most {MAX_BATCH_SIZE:,}")
+    add_bounded_int(parser, "--steps", defaults.steps, "optimizer steps", MAX_STEPS)
+    add_bounded_int(parser, "--batch-size", defaults.batch_size,
+                    "sequences per step", MAX_BATCH_SIZE)
     parser.add_argument("--max-seq-length", type=int, default=defaults.max_seq_length,
                         help="tokens per sequence, at most the teacher's "
                              "max_position_embeddings")
@@ -409,8 +410,8 @@ def add_distil(subparsers) -> None:
     add_learning_rate(parser, defaults.learning_rate)
     parser.add_argument("--dropout", type=float, default=defaults.dropout,
                         help="the student's dropout")
-    parser.add_argument("--num-documents", type=int, default=defaults.num_documents,
-                        help=f"toy-corpus training documents, at most {MAX_DOCUMENTS:,}")
+    add_bounded_int(parser, "--num-documents", defaults.num_documents,
+                    "toy-corpus training documents", MAX_DOCUMENTS)
     parser.add_argument("--seed", type=int, default=defaults.seed,
                         help="seeds the corpus, the masks, the batches and dropout")
     add_training_output_options(parser)

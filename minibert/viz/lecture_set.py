@@ -11,15 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from minibert.family.registry import encoder_of
-from minibert.viz.board import (
-    attention_backward_figure,
-    attention_masks_figure,
-    embedding_sum_figure,
-    encoder_block_figure,
-    multihead_figure,
-    position_embeddings_figure,
-    pretraining_objective_figure,
-)
+from minibert.viz import board
 from minibert.viz.heatmaps import attention_figure
 from minibert.viz.saliency import fill_mask_saliency_figure
 from minibert.viz.style import SAVE_FORMATS, save_figure
@@ -163,19 +155,19 @@ def lecture_figures(model, tokenizer, history=None) -> dict:
         "model": attention_figure(out.attentions, tokens, "model", **common),
         "rollout": attention_figure(out.attentions, tokens, "rollout", vmax="auto", **common),
         "saliency": fill_mask_saliency_figure(model, tokenizer, LECTURE_MASKED),
-        "board_embedding_sum": embedding_sum_figure(tokens, word, segment, position,
-                                                    word + segment + position),
-        "board_encoder_block": encoder_block_figure(config.hidden_size,
-                                                    config.num_attention_heads,
-                                                    config.intermediate_size),
-        "board_attention_backward": attention_backward_figure(),
-        "board_pretraining_objective": pretraining_objective_figure(
+        "board_embedding_sum": board.embedding_sum_figure(tokens, word, segment, position,
+                                                          word + segment + position),
+        "board_encoder_block": board.encoder_block_figure(config.hidden_size,
+                                                          config.num_attention_heads,
+                                                          config.intermediate_size),
+        "board_attention_backward": board.attention_backward_figure(),
+        "board_pretraining_objective": board.pretraining_objective_figure(
             worked_instance_rows(), WORKED_INSTANCE["next_sentence_label"],
             nsp_plateau(history)[0] if _has_heldout(history) else None),
-        "board_multihead": multihead_figure(),
-        "board_masks": attention_masks_figure(tokens + ["[PAD]"] * 2,
-                                              np.r_[np.ones(len(tokens)), 0, 0]),
-        "board_position_embeddings": position_embeddings_figure(
+        "board_multihead": board.multihead_figure(),
+        "board_masks": board.attention_masks_figure(tokens + ["[PAD]"] * 2,
+                                                    np.r_[np.ones(len(tokens)), 0, 0]),
+        "board_position_embeddings": board.position_embeddings_figure(
             {"this model": embeddings.position_embeddings.params["weight"]}),
     }
     if history is not None:
