@@ -10,7 +10,10 @@
    A broken link or cross-reference, a missing image, a notebook that does not render or a
    docstring that does not parse stops the build with one line per problem naming the file
    and place, and exit status 1.
-3. Replaces site/ with the new build only when the whole build succeeded.
+3. Shrinks the pictures (a palette where that is smaller) and prints the whole course as one
+   PDF, site/minibert_course.pdf (docs/site/course_pdf.py: pure Python, no LaTeX, no
+   browser), linked from the home page.
+4. Replaces site/ with the new build only when the whole build succeeded.
 
 The site needs no network: opened from disk (file://) or served (python -m http.server).
 """
@@ -84,7 +87,7 @@ def write(path: Path, text: str) -> None:
 # Folders whose files are pages: mirrored as real folders, because Sphinx looks for no page
 # inside a linked folder. The pages themselves are copied (MyST resolves a link from a
 # linked page against the link's target, outside the tree); other files are linked.
-MIRRORED = {"docs", "notebooks"}
+MIRRORED = {"docs", "notebooks", "tests"}  # tests/: for its README, a page
 PAGE_SUFFIXES = {".md", ".ipynb"}
 
 
@@ -220,6 +223,10 @@ NumPy and the chain rule; nothing else.
   with public tests, hidden tests and a grader.
 - *Looking at attention:* [the explorer](explorer/index.md), live pages of the
   reference checkpoint on ambiguous words.
+- *Reading offline or on paper:* <a href="minibert_course.pdf">the whole course as one
+  PDF</a>: the syllabus, the notebooks in order with their outputs, the docs pages, the
+  teaching material and the glossary (the API reference is left out: it is here, and in
+  Python's `help()`), made from these pages when the site was built.
 - *Looking something up:* the [docs pages](docs/architecture.md) (derivations of every
   backward pass in [backprop](docs/backprop.md)) and the [API reference](api/index.md),
   generated from the docstrings, with each function's `[source]`; terms in the
@@ -238,7 +245,8 @@ and `make site` builds this site into `site/` (open `site/index.html`).
          + [f"docs/{n}.md" for n in TEACHING_DOCS if (stage / "docs" / f"{n}.md").exists()]
          + ["assignment/index.md", "explorer/index.md"])}
 {toctree("Docs", [f"docs/{n}.md" for n in docs])}
-{toctree("Reference", ["glossary.md", "api/index.md", "For developers: the README <README.md>"])}
+{toctree("Reference", ["glossary.md", "api/index.md", "For developers: the README <README.md>",
+                       "For developers: the tests <tests/README.md>"])}
 """)
 
 
@@ -674,6 +682,41 @@ def mend_source_pages(out: Path) -> None:
             page.write_text(mended, encoding="utf-8")
 
 
+def shrink_pictures(out: Path) -> None:
+    """Each PNG of _images/ (the notebooks' outputs, the docs' pictures) stored with a palette
+    of 256 colours when that is smaller: matplotlib's plots have few colours beyond its
+    anti-aliasing, and their files shrink about four times (the site's 40 MB budget holds
+    the course PDF because of it)."""
+    import io
+
+    from PIL import Image
+
+    for path in sorted((out / "_images").glob("*.png")):
+        with Image.open(path) as image:
+            image.load()
+            if image.mode == "P":
+                continue
+            rgba = image.convert("RGBA")
+        alpha = rgba.getchannel("A").getextrema()[0] < 255
+        method = Image.Quantize.FASTOCTREE if alpha else Image.Quantize.MEDIANCUT
+        paletted = (rgba if alpha else rgba.convert("RGB")).quantize(256, method=method)
+        buffer = io.BytesIO()
+        paletted.save(buffer, format="PNG", optimize=True)
+        if buffer.tell() < path.stat().st_size:
+            path.write_bytes(buffer.getvalue())
+
+
+def course_pdf(out: Path, notebooks: list[str], docs: list[str]) -> dict:
+    """The whole course as one PDF in the built site (docs/site/course_pdf.py)."""
+    sys.path.insert(0, str(HERE))
+    from course_pdf import CoursePdfError, write_course_pdf
+
+    try:
+        return write_course_pdf(out, notebooks, docs, TEACHING_DOCS, version_stamp())
+    except CoursePdfError as error:
+        raise BuildError(f"the course PDF: {error}") from None
+
+
 def favicon(stage: Path) -> None:
     """site/favicon.ico: what a browser asks a server for on a page that names no icon
     (an explorer page opened on its own); the site's pages name favicon.svg."""
@@ -715,6 +758,8 @@ def build(out: Path) -> dict:
         if out.exists():
             out.rename(old)
         mend_source_pages(fresh)
+        shrink_pictures(fresh)
+        course = course_pdf(fresh, notebooks, docs)
         for source_map in (fresh / "_static").rglob("*.map"):
             source_map.unlink()  # the theme's source maps: for its developers, 3 MB
         # the theme's translations of its own words: read when Sphinx writes a page in
@@ -728,7 +773,8 @@ def build(out: Path) -> dict:
             shutil.rmtree(fresh.parent)
     return {"pages": len(list(out.rglob("*.html"))), "notebooks": len(notebooks),
             "docs": len(docs), "api_names": names, "explorers": len(explorers),
-            "slides": slides, "seconds": time.monotonic() - started}
+            "slides": slides, "course_pages": course["pages"],
+            "course_bytes": course["bytes"], "seconds": time.monotonic() - started}
 
 
 def main(argv=None) -> int:
@@ -744,7 +790,8 @@ def main(argv=None) -> int:
         return 1
     print(f"site: {figures['pages']} HTML files in {out} ({figures['notebooks']} notebooks, "
           f"{figures['docs']} docs pages, {figures['api_names']} API entries, "
-          f"{figures['explorers']} explorer pages, {figures['slides']} slides) in "
+          f"{figures['explorers']} explorer pages, {figures['slides']} slides; the course PDF "
+          f"{figures['course_pages']} pages, {figures['course_bytes'] / 1e6:.1f} MB) in "
           f"{figures['seconds']:.0f} s; open {out / 'index.html'}")
     return 0
 

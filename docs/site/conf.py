@@ -38,6 +38,7 @@ include_patterns = [
     "index.md",
     "glossary.md",
     "README.md",
+    "tests/README.md",
     "docs/*.md",
     "notebooks/README.md",
     "notebooks/*.ipynb",

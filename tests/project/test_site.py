@@ -785,6 +785,84 @@ def test_the_site_is_organised_by_role():
     assert mathjax == ["tex-svg.js"], mathjax
 
 
+def _heading(page: Path) -> str:
+    """A built page's first heading, as text."""
+    found = re.search(r"<h1[^>]*>(.*?)</h1>", page.read_text(encoding="utf-8"), re.S)
+    text = re.sub(r"<a class=\"headerlink\".*?</a>|<[^>]+>", "", found.group(1), flags=re.S)
+    return " ".join(html.unescape(text).split())
+
+
+@needs_site
+def test_the_course_pdf_holds_the_whole_course_in_order():
+    """site/minibert_course.pdf: the syllabus, the notebooks in order, the docs pages, the
+    teaching material and the glossary, each a chapter of the outline in the site's order and
+    starting a page of its own; its size sane, and the home page links it."""
+    pypdf = pytest.importorskip("pypdf", reason="the course PDF needs the docs extra")
+    import course_pdf
+
+    import build
+
+    pdf = SITE / course_pdf.FILE_NAME
+    assert pdf.is_file(), "make site wrote no course PDF"
+    assert 1e6 <= pdf.stat().st_size <= 6e6, f"{pdf.stat().st_size / 1e6:.1f} MB"
+    reader = pypdf.PdfReader(pdf)
+    assert 150 <= len(reader.pages) <= 800, len(reader.pages)
+    chapters = course_pdf.chapters(SITE, build.notebook_pages(), build.docs_pages(),
+                                   build.TEACHING_DOCS)
+    outline = [entry for entry in reader.outline if not isinstance(entry, list)][1:]
+    expected = [f"{n}. {_heading(path)}" for n, (_, _, path) in enumerate(chapters, start=1)]
+    assert [entry.title for entry in outline] == expected
+    starts = [reader.get_destination_page_number(entry) for entry in outline]
+    assert starts == sorted(set(starts)), starts  # each chapter on pages of its own
+    notebooks = [title for title in expected if re.match(r"\d+\. \d\d · ", title)]
+    assert len(notebooks) == len(build.notebook_pages()) >= 15
+    assert expected[0].endswith(_heading(SITE / "notebooks" / "README.html"))  # the syllabus
+    assert expected[-1] == f"{len(expected)}. Glossary"
+    assert not any("api/" in str(path) for _, _, path in chapters)  # the API is left out
+    # formulas, code and pictures are there: backprop's chapter holds formula images and
+    # text a reader can search
+    backprop = next(n for n, (_, _, path) in enumerate(chapters) if path.name == "backprop.html")
+    first, last = starts[backprop], starts[backprop + 1]
+    text = " ".join(reader.pages[n].extract_text() for n in range(first, min(last, first + 3)))
+    assert "layernorm" in text.lower() or "LayerNorm" in text
+    images = sum(len([x for x in (page["/Resources"].get("/XObject") or {}).values()
+                      if x.get_object().get("/Subtype") == "/Image"])
+                 for page in reader.pages[first:last])
+    assert images >= 50, images  # the derivations' formulas, drawn
+    index = (SITE / "index.html").read_text(encoding="utf-8")
+    assert f'href="{course_pdf.FILE_NAME}"' in index
+
+
+def test_the_course_pdf_draws_nearly_every_formula_of_the_course():
+    """matplotlib's mathtext draws the formulas of the docs and notebooks once the course
+    PDF's rewrites are applied (\\tfrac, \\lvert, \\Big...); at most a handful are printed as
+    their TeX source."""
+    pytest.importorskip("xhtml2pdf", reason="the course PDF needs the docs extra")
+    import course_pdf
+    from matplotlib.mathtext import MathTextParser
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md"))]
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        texts.append("\n".join("".join(c["source"]) for c in cells
+                               if c["cell_type"] == "markdown"))
+    formulas = []
+    for text in texts:
+        text = re.sub(r"```.*?```|`[^`\n]*`", "", text, flags=re.S)
+        formulas += re.findall(r"\$\$(.+?)\$\$", text, flags=re.S)
+        formulas += re.findall(r"(?<![\\$])\$([^$\n]+?)\$", re.sub(r"\$\$.+?\$\$", "", text,
+                                                                 flags=re.S))
+    assert len(formulas) >= 500
+    parser = MathTextParser("path")
+    failed = []
+    for tex in formulas:
+        try:
+            parser.parse(f"${course_pdf.mathtext_source(tex)}$")
+        except ValueError:
+            failed.append(tex)
+    assert len(failed) <= 5, failed
+
+
 @needs_site
 def test_exercises_are_boxed_with_their_answers_folded():
     page = (SITE / "notebooks" / "02_embeddings_layernorm.html").read_text(encoding="utf-8")
