@@ -644,16 +644,48 @@ def folder_at_head() -> dict | None:
     return found
 
 
-def stale_lines(figures: dict[str, str]) -> list[str]:
+def changed_notebook_figures() -> dict[str, set[str]]:
+    """For each notebook that loads the reference: the figures (three decimals or more, not
+    0.000 or 1.000) it printed as committed (HEAD) and no longer prints after running again.
+    Prose that quotes them quotes the old run."""
+    number = re.compile(r"(?<![\d.])\d+\.\d{3,}(?![\d])")
+
+    def printed(text: str) -> set[str]:
+        cells = json.loads(text)["cells"]
+        return {match for cell in cells if cell["cell_type"] == "code"
+                for output in cell.get("outputs", [])
+                for match in number.findall("".join(output.get("text", ""))
+                                            + "".join(output.get("data", {}).get("text/plain",
+                                                                                  "")))
+                if float(match) not in (0.0, 1.0)}
+
+    gone = {}
+    for name in notebooks_that_load_the_reference():
+        path = f"notebooks/{name}.ipynb"
+        result = subprocess.run(["git", "show", f"HEAD:{path}"], cwd=ROOT, capture_output=True,
+                                text=True)
+        if result.returncode == 0:
+            gone[name] = printed(result.stdout) - printed((ROOT / path).read_text("utf-8"))
+    return gone
+
+
+def stale_lines(figures: dict[str, str], notebook_figures: dict[str, set[str]]) -> list[str]:
     """Lines of the prose (README, docs, notebooks' markdown, the package's text) that quote
-    a figure of the replaced model, outside the blocks this script writes."""
-    files = [README, *sorted((ROOT / "docs").rglob("*.md")),
+    a figure of the replaced model, outside the blocks this script writes; and lines of a
+    notebook's prose, or lines elsewhere near a name of the notebook ("notebook 09" in the
+    line or the six before it), quoting a
+    figure that notebook no longer prints."""
+    files = [README, *sorted(path for path in (ROOT / "docs").rglob("*.md")
+                             if "results" not in path.parts),
              *sorted((ROOT / "notebooks").glob("*.ipynb")),
              *sorted((ROOT / "minibert").rglob("*.py"))]
     patterns = {figure: re.compile(rf"(?<![\d.,]){re.escape(figure)}(?![\d])")
                 for figure in figures}
     found = []
     for path in files:
+        own = {figure: f"notebook {name[:2]} printed it before it ran again"
+               for name, gone in notebook_figures.items() for figure in gone
+               if path.stem == name}
         if path.suffix == ".ipynb":
             cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
             lines = [line for cell in cells if cell["cell_type"] == "markdown"
@@ -667,6 +699,12 @@ def stale_lines(figures: dict[str, str]) -> list[str]:
         for number, line in enumerate(lines, start=1):
             hits = [f"{figure} ({what})" for figure, what in figures.items()
                     if patterns[figure].search(line)]
+            named = {figure: f"notebook {name[:2]} printed it before it ran again"
+                     for name, gone in notebook_figures.items() for figure in gone
+                     if re.search(rf"notebook {name[:2]}\b|{name}",
+                                  " ".join(lines[max(0, number - 7):number]), re.IGNORECASE)}
+            hits += [f"{figure} ({what})" for figure, what in {**own, **named}.items()
+                     if re.search(rf"(?<![\d.]){re.escape(figure)}(?![\d])", line)]
             if hits:
                 where = f"{path.relative_to(ROOT)}" + ("" if path.suffix == ".ipynb"
                                                         else f":{number}")
@@ -860,7 +898,7 @@ def main(argv=None) -> int:
     for line in missed:
         say(line if line.startswith("CHECK") or ": CHECK" in line else f"NOT FOUND  {line}")
     if before is not None:
-        stale = stale_lines(old_figures(before))
+        stale = stale_lines(old_figures(before), changed_notebook_figures())
         say(f"\n{len(stale)} lines still quote a figure of the committed model (edit by hand, "
             f"or ignore where the figure is another's):")
         for line in stale:
