@@ -54,6 +54,7 @@ from minibert.training.loop import TrainingDiverged
 from minibert.training.optim import AdamW, clip_grad_norm, flatten_parameters
 from minibert.training.parallel import backward_with, shard_batch, shard_loss, shard_weights
 from minibert.training.transport import (
+    STOP_SIGNALS,
     RunInterrupted,
     StepResult,
     Transport,
@@ -197,7 +198,25 @@ def world() -> MPIWorld | None:
     local = MPI.COMM_WORLD.Split_type(MPI.COMM_TYPE_SHARED).Get_size()
     result.blas_threads = limit_blas_threads(max(1, _cores() // local))
     result.witness = Witness(result)
+    atexit.register(_leaving, result)
     return result
+
+
+def _leaving(world: MPIWorld) -> None:
+    """At this rank's exit (it ends by itself): tell the witness, and let no stop signal
+    end it now.
+
+    A rank whose part is done waits in MPI_Finalize for the others (rank 0 still
+    evaluates and writes the final model); killed there by a SIGTERM meant for the run, it
+    would make mpiexec kill rank 0 before it had written anything. Nothing is left to stop.
+    """
+    if world.witness is not None:
+        world.witness.say("bye")
+    for signum in STOP_SIGNALS:
+        try:
+            signal.signal(signum, signal.SIG_IGN)
+        except (ValueError, OSError):  # not the main thread: leave them
+            break
 
 
 def _cores() -> int:
@@ -377,8 +396,7 @@ class Witness:
         except OSError:
             self.connection = None
             return
-        self.say(f"hello {world.rank} {os.getpid()}")
-        atexit.register(self.say, "bye")
+        self.say(f"hello {world.rank} {os.getpid()}")  # "bye" at exit: ``_leaving``
 
     def _start(self) -> str:
         name = f"\0minibert-witness-{os.getpid()}-{secrets.token_hex(6)}"
