@@ -263,11 +263,13 @@ def printable(page: Path, folder: Path, formulas: Formulas, pictures: dict, chap
     _formulas(article, formulas)
     _code(article)
     _pictures(article, page, folder, pictures)
-    for anchor in article.iter("a"):
+    for anchor in list(article.iter("a")):
         href = anchor.get("href", "")
         anchor.attrib.clear()
         if href.startswith(("http://", "https://")):
             anchor.set("href", href)
+        else:  # a link between the site's pages: plain text here, the chapters are in order
+            anchor.tag = "span"
     title_node = article.find(".//h1")
     title = _text(title_node).strip() if title_node is not None else page.stem
     for heading in article.iter("h1"):
