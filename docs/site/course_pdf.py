@@ -6,8 +6,9 @@
 Pure Python, so it builds wherever ``make site`` does, with no LaTeX and no browser:
 xhtml2pdf lays the pages out (over ReportLab), matplotlib's mathtext draws each formula
 (MathJax runs only in a browser), and the text is set in the DejaVu fonts that come with
-matplotlib, which have every character the pages use (−, ×, ≤, √, Greek). Each formula
-that mathtext cannot draw is printed as its TeX source.
+matplotlib, which have every character the pages use (−, ×, ≤, √, Greek) but the Chinese
+and Japanese of notebook 01's tokenizer examples, which print as empty boxes. Each formula
+that mathtext cannot draw, even after the rewrites below, is printed as its TeX source.
 
 The chapters, in the site's order: the syllabus, the notebooks, the docs pages, the
 teaching material (the lecture, its plan and guide, the assignments and the student

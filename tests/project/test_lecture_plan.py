@@ -4,7 +4,11 @@ exist, and every cited cell carries its label in text a reader can search for.""
 import importlib.util
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAN = (ROOT / "docs" / "lecture_50min.md").read_text(encoding="utf-8")
@@ -166,6 +170,27 @@ def test_the_plan_quotes_the_timing_it_measured():
     assert timing.markdown_table(figures) in PLAN
     assert f"{figures['total_minutes']:.1f} minutes" in PLAN
     assert "not idle" in PLAN and "load average" in PLAN
+
+
+@pytest.mark.slow
+def test_the_timing_script_runs_what_the_plan_runs(tmp_path):
+    """benchmarks/lecture_timing.py in its smallest mode (one run of each command)."""
+    out = tmp_path / "timing.json"
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "lecture_timing.py"),
+                             "--repeats", "1", "--out", str(out)],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    timing, committed = _timing()
+    def others(commands):
+        return {c for c in commands if " fill-mask " not in c}
+
+    assert others(figures["commands"]) == others(committed["commands"])
+    assert any(" fill-mask " in c for c in figures["commands"])
+    assert all(c["runs"] == 1 for c in figures["commands"].values())
+    assert [s["minutes"] for s in figures["segments"]] == [
+        r["minutes"] for r in timing.minute_rows(PLAN)]
+    assert timing.markdown_table(figures).count("\n") == len(figures["segments"]) + 1
 
 
 def test_the_cuts_are_named_and_the_spare_page_has_no_minutes():
