@@ -792,7 +792,7 @@ def _heading(page: Path) -> str:
     return " ".join(html.unescape(text).split())
 
 
-@needs_site
+@needs_fresh_site
 def test_the_course_pdf_holds_the_whole_course_in_order():
     """site/minibert_course.pdf: the syllabus, the notebooks in order, the docs pages, the
     teaching material and the glossary, each a chapter of the outline in the site's order and
