@@ -187,10 +187,20 @@ def world() -> MPIWorld | None:
     ranks = launched_ranks()
     if ranks <= 1:
         return None
-    reason = mpi_available()
+    ours = _python_handlers()
+    reason = mpi_available()  # imports mpi4py: MPI_Init
     if reason is not None:
         raise RuntimeError(f"started as one of {ranks} MPI ranks, but {reason}")
     from mpi4py import MPI
+
+    # MPI_Init may take a stop signal for itself: MPICH's UCX (libucs) installs its debug
+    # handler on SIGHUP, which swallowed a hangup sent to a rank while it prepared its
+    # data (measured: the run went on to the end). The stop signals go back to Python.
+    for signum, handler in ours.items():
+        try:
+            signal.signal(signum, handler)
+        except (ValueError, OSError, TypeError):
+            break
 
     result = MPIWorld(MPI.COMM_WORLD)
     # The ranks on this machine share its cores: one BLAS pool each of all the cores
@@ -217,6 +227,16 @@ def _leaving(world: MPIWorld) -> None:
             signal.signal(signum, signal.SIG_IGN)
         except (ValueError, OSError):  # not the main thread: leave them
             break
+
+
+def _python_handlers() -> dict:
+    """The Python handlers of the stop signals now (those Python knows of)."""
+    handlers = {}
+    for signum in STOP_SIGNALS:
+        handler = signal.getsignal(signum)
+        if handler is not None:
+            handlers[signum] = handler
+    return handlers
 
 
 def _cores() -> int:

@@ -293,6 +293,40 @@ def test_a_rank_killed_or_stopped_ends_the_run_within_seconds(tmp_path, how):
     assert checkpoint_step(out) is not None and checkpoint_step(out) % 5 == 0
 
 
+HANDLERS = """
+import ctypes, signal, sys
+from minibert.bridges import mpi
+
+for signum in (signal.SIGHUP, signal.SIGTERM):
+    signal.signal(signum, lambda *a: None)
+world = mpi.world()  # MPI_Init: MPICH's UCX takes SIGHUP for its debug handler
+
+
+class Action(ctypes.Structure):
+    _fields_ = [("handler", ctypes.c_void_p), ("mask", ctypes.c_ulong * 16),
+                ("flags", ctypes.c_int), ("restorer", ctypes.c_void_p)]
+
+
+def handler(signum):
+    action = Action()
+    ctypes.CDLL(None).sigaction(signum, None, ctypes.byref(action))
+    return action.handler
+
+
+print(handler(signal.SIGHUP) == handler(signal.SIGTERM))  # both Python's own
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sigaction's layout: Linux")
+def test_the_stop_signals_stay_pythons_after_mpi_init():
+    """A SIGHUP to a rank while it prepared its data used to vanish (UCX's handler took it,
+    and the run went on to its end); the stop signals are Python's again after world()."""
+    result = subprocess.run([MPIEXEC, "-n", "2", sys.executable, "-c", HANDLERS],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True"], result.stdout + result.stderr
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="finding ranks needs /proc")
 def test_sighup_to_mpiexec_is_named_and_the_checkpoint_resumes_exactly(tmp_path):
