@@ -71,11 +71,19 @@ def end(process: subprocess.Popen) -> None:
     process.wait(timeout=60)
 
 
+def _hangup_as_from_a_terminal() -> None:
+    """In the child before exec: SIGHUP's default action, as a shell in a terminal gives it.
+
+    A suite started under ``nohup`` (or by a job runner that ignores hangups) would otherwise
+    pass its ignored SIGHUP on to mpiexec, which never sets a handler of its own for it."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def start_ranks(out, *args, step: int = 10):
     """``mpiexec -n 2 ... pretrain`` in a session of its own, once rank 0 printed ``step``."""
     process = subprocess.Popen(mpiexec("pretrain", "--out", str(out), *args),
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=_hangup_as_from_a_terminal)
     seen = []
     for line in process.stderr:
         seen.append(line)

@@ -800,8 +800,7 @@ def test_the_course_pdf_holds_the_whole_course_in_order():
     pypdf = pytest.importorskip("pypdf", reason="the course PDF needs the docs extra")
     import course_pdf
 
-    import build
-
+    build = load_build_script()
     pdf = SITE / course_pdf.FILE_NAME
     assert pdf.is_file(), "make site wrote no course PDF"
     assert 1e6 <= pdf.stat().st_size <= 6e6, f"{pdf.stat().st_size / 1e6:.1f} MB"
