@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -336,7 +337,8 @@ def test_the_stop_signals_stay_pythons_after_mpi_init():
     result = subprocess.run([MPIEXEC, "-n", "2", sys.executable, "-c", HANDLERS],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["True", "True"], result.stdout + result.stderr
+    # One answer per rank; mpiexec may interleave the two ranks' writes ("TrueTrue\n\n").
+    assert re.findall("True|False", result.stdout) == ["True", "True"], result.stdout + result.stderr
 
 
 @pytest.mark.slow
