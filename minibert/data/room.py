@@ -14,7 +14,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-__all__ = ["ROOM_SENTENCES", "ROOM_SENTENCES_B", "ROOM_SENTENCES_C", "ROOM_SETS", "RoomSentence",
+__all__ = ["ROOM_SENTENCES", "ROOM_SENTENCES_B", "ROOM_SENTENCES_C",
+           "ROOM_SENTENCES_D", "ROOM_SETS", "RoomSentence",
            "is_room_sentence", "room_sentence_pattern", "word_runs"]
 
 
@@ -293,8 +294,128 @@ ROOM_SENTENCES_C: tuple[RoomSentence, ...] = (
 trained on it; the world was not changed after. Of the three sets, this one alone saw nothing
 of the world it measures. Held out of every corpus like the others."""
 
+
+ROOM_SENTENCES_D: tuple[RoomSentence, ...] = (
+    # home
+    _room("Can you close the [MASK]? It's cold in here.", "window", "door", "windows", "doors",
+          "curtains", "fridge", "freezer", "gate"),
+    _room("I left my keys on the kitchen [MASK].", "table", "counter", "worktop", "shelf",
+          "floor", "side", "windowsill", "bench", "sideboard"),
+    _room("We're painting the [MASK] blue this weekend.", "kitchen", "bedroom", "house", "walls",
+          "wall", "door", "fence", "room", "bathroom", "shed", "hall", "ceiling", "gate",
+          "boat", "bedrooms", "doors"),
+    # food and drink
+    _room("Do you take [MASK] in your tea?", "milk", "sugar", "lemon", "honey", "cream",
+          "sweetener"),
+    _room("Pass me a [MASK] so I can slice this loaf.", "knife"),
+    _room("I like my [MASK] with butter and jam.", "toast", "bread", "scones", "pancakes",
+          "croissants", "crumpets", "muffins", "rolls", "bagels", "waffles"),
+    # school
+    _room("Could you copy the sentences from the [MASK] into your exercise books?", "board",
+          "blackboard", "whiteboard", "chalkboard", "screen", "textbook", "book", "sheet",
+          "page", "worksheet", "handout", "slide", "wall"),
+    _room("Did you finish your maths [MASK] last night?", "homework", "assignment", "test",
+          "project", "exam", "revision", "worksheet", "essay", "exercises", "problems"),
+    _room("Our class is going on a [MASK] to the museum tomorrow.", "trip", "visit", "tour",
+          "outing", "journey", "walk", "bus"),
+    # work
+    _room("My mum works as a [MASK] at the hospital.", "nurse", "doctor", "cleaner", "surgeon",
+          "porter", "receptionist", "cook", "volunteer", "midwife", "pharmacist", "manager",
+          "secretary", "chef", "physiotherapist", "radiographer"),
+    _room("I have an important [MASK] with my boss at ten.", "meeting", "interview", "call",
+          "appointment", "talk", "presentation", "chat", "conversation", "lunch", "review"),
+    _room("After 30 years at the factory, he finally [MASK] last spring.", "retired",
+          "resigned", "left", "quit"),
+    # shopping and money
+    _room("How much do these [MASK] cost?", "shoes", "apples", "tickets", "jeans", "books",
+          "boots", "trousers", "glasses", "socks", "flowers", "ones", "oranges", "things",
+          "sweets", "shirts"),
+    _room("We didn't have enough [MASK] to buy the tickets.", "money", "cash", "time"),
+    _room("The shop isn't [MASK] on Sundays, so let's go on Saturday.", "open"),
+    # travel and transport
+    _room("We're flying to Spain, so we need to get to the [MASK] early.", "airport",
+          "station"),
+    _room("The train was [MASK] because of the snow.", "late", "delayed", "cancelled", "slow",
+          "stopped", "stuck", "cold", "empty", "full"),
+    _room("Don't forget your [MASK] when we cross the border!", "passport", "passports",
+          "papers", "ticket", "tickets", "documents", "id", "visa"),
+    # weather and seasons
+    _room("It's so [MASK] today, let's go to the beach!", "hot", "sunny", "warm", "nice",
+          "lovely", "beautiful", "bright"),
+    _room("In [MASK], the leaves on our street go orange and brown.", "autumn", "fall",
+          "october", "september", "november"),
+    _room("The forecast says it will [MASK] all day tomorrow.", "rain", "snow", "pour",
+          "drizzle", "shine", "storm", "hail"),
+    # animals and the farm
+    _room("Every day at dawn, our neighbour's [MASK] need milking.", "cows", "goats", "sheep",
+          "cattle"),
+    _room("The hens laid six [MASK] this morning.", "eggs"),
+    _room("The cat is sleeping under the [MASK].", "table", "bed", "tree", "chair", "sofa",
+          "couch", "car", "stairs", "blanket", "sun", "bush", "desk", "bushes", "trees"),
+    # body and health
+    _room("I've got a terrible [MASK], so I'm staying in bed.", "cold", "headache", "flu",
+          "cough", "fever", "temperature", "stomachache", "toothache", "backache",
+          "migraine", "infection"),
+    _room("Have you brushed your [MASK] yet? It's bedtime.", "teeth", "hair"),
+    _room("She broke her [MASK] when she fell off the ladder.", "arm", "leg", "wrist", "ankle",
+          "nose", "hip", "back", "foot", "finger", "neck", "hand", "toe", "elbow", "ribs",
+          "jaw", "shoulder", "knee", "collarbone"),
+    # family and friends
+    _room("My grandmother is my mother's [MASK].", "mother", "mum", "mom"),
+    _room("We invited all our [MASK] to the birthday party.", "friends", "family",
+          "neighbours", "neighbors", "cousins", "relatives", "classmates", "colleagues",
+          "children", "kids", "relations"),
+    _room("I'm meeting my best [MASK] for lunch on Friday.", "friend", "mate", "buddy", "pal"),
+    # music and art
+    _room("She plays the [MASK] in the school orchestra.", "violin", "cello", "flute", "piano",
+          "trumpet", "clarinet", "drums", "viola", "oboe", "harp", "trombone", "saxophone",
+          "bassoon", "horn", "tuba", "triangle"),
+    _room("He painted a beautiful [MASK] of the sea.", "picture", "painting", "portrait",
+          "view", "scene", "landscape", "watercolour", "image", "sketch", "seascape"),
+    _room("Can you [MASK] us a song?", "sing", "play", "write", "teach", "find", "choose",
+          "pick", "record"),
+    # sports and games
+    _room("Our team [MASK] the match 3-1 on Saturday.", "won", "lost", "drew"),
+    _room("Let's play a game of [MASK] after dinner.", "chess", "cards", "football", "tennis",
+          "scrabble", "monopoly", "cricket", "pool", "darts", "snooker", "bingo", "checkers",
+          "draughts", "golf", "charades", "dominoes", "poker", "rummy"),
+    _room("The goalkeeper caught the [MASK] with both hands.", "ball", "football"),
+    # nature and the outdoors
+    _room("It took us three hours to climb that [MASK]!", "hill", "mountain", "tree", "tower",
+          "cliff", "ladder", "rock", "volcano", "peak", "wall", "slope", "path", "ridge"),
+    _room("There are lots of fish in this [MASK].", "river", "lake", "pond", "sea", "stream",
+          "tank", "ocean", "water", "bay", "canal", "aquarium", "area"),
+    _room("The birds are [MASK] in the trees.", "singing", "sitting", "nesting", "chirping",
+          "sleeping", "hiding", "tweeting", "perched", "resting", "playing", "calling"),
+    # the town
+    _room("Excuse me, is there a [MASK] near here? I need to buy some bread.", "bakery",
+          "shop", "supermarket", "baker", "bakers", "store", "market", "grocer", "grocery"),
+    _room("They're building a new [MASK] in the middle of town.", "school", "library",
+          "hospital", "park", "shop", "supermarket", "hotel", "cinema", "museum", "road",
+          "bridge", "station", "theatre", "mall", "church", "stadium", "office", "gym",
+          "pool", "square", "centre", "fountain", "tower"),
+    _room("Turn left at the traffic [MASK].", "lights", "light"),
+    # time and daily routine
+    _room("What [MASK] is it? We're going to be late!", "time", "day"),
+    _room("Every night I have a warm [MASK] before sleeping.", "bath", "shower", "drink",
+          "milk", "tea", "cocoa", "chocolate"),
+    _room("A [MASK] has seven days.", "week"),
+    # reading and writing
+    _room("I'm reading a really good [MASK] about pirates.", "book", "novel", "story",
+          "comic", "article", "magazine", "poem", "blog"),
+    _room("Please write your [MASK] at the top of the page.", "name", "names", "date",
+          "address", "title", "number"),
+    _room("He wrote a long [MASK] to his grandmother.", "letter", "email", "poem", "note",
+          "message", "card", "story", "postcard"),
+)
+"""The fourth room set: 48 everyday sentences, three for each of the sixteen everyday scenes,
+written on 2026-11-28 by an author who had not read the toy world's scenes, facts or word
+lists, before any model was run on it. Held out of every corpus like the others."""
+
+
 ROOM_SETS: dict[str, tuple[RoomSentence, ...]] = {
-    "a": ROOM_SENTENCES, "b": ROOM_SENTENCES_B, "c": ROOM_SENTENCES_C}
+    "a": ROOM_SENTENCES, "b": ROOM_SENTENCES_B, "c": ROOM_SENTENCES_C,
+    "d": ROOM_SENTENCES_D}
 """The room sets by name, as ``benchmarks/room_sentences.py --set`` takes them."""
 
 
@@ -306,7 +427,7 @@ def room_sentence_pattern() -> re.Pattern:
     says a room sentence with a capital letter or another answer is caught too.
     """
     alternatives = []
-    for room in (*ROOM_SENTENCES, *ROOM_SENTENCES_B, *ROOM_SENTENCES_C):
+    for room in (sentence for sentences in ROOM_SETS.values() for sentence in sentences):
         before, after = room.text.split("[MASK]")
         alternatives.append(_loose(before) + r"[\w'-]+" + _loose(after))
     return re.compile(r"^\s*(?:" + "|".join(alternatives) + r")\s*$", re.IGNORECASE)
@@ -319,7 +440,7 @@ def _loose(text: str) -> str:
 
 
 def is_room_sentence(sentence: str) -> bool:
-    """True when ``sentence`` is a room sentence of either set with some word in its mask."""
+    """True when ``sentence`` is a room sentence of any set with some word in its mask."""
     return room_sentence_pattern().match(sentence) is not None
 
 
@@ -327,7 +448,7 @@ def word_runs(text: str, n: int = 4) -> set[tuple[str, ...]]:
     """The runs of ``n`` words in ``text``, lower case, its gap (``[MASK]`` or ``{x}``) written
     ``X`` and any other slot ``S``: two sentences that share a run say nearly the same thing.
 
-    The facts of ``minibert.data.facts`` share no run with room sets a and b (a test checks);
+    The facts of ``minibert.data.facts`` share no run with room sets a, b and d (a test checks);
     the benchmark names each sentence of set c that shares a run with a fact's frame.
     """
     text = re.sub(r"\[mask\]|\{x\}", " X ", text.lower())
