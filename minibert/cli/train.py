@@ -51,7 +51,13 @@ def add_pretrain(subparsers) -> None:
                              f"2 for tiny)")
     parser.add_argument("--corpus", metavar="FILE",
                         help="UTF-8 text in BERT's format (one sentence per line, a blank line "
-                             "between documents); default: the generated toy corpus")
+                             "between documents); it replaces the generated world of "
+                             "--world; default: the generated toy corpus")
+    parser.add_argument("--world", default=defaults.world, choices=("themes", "everyday"),
+                        help="the generated toy corpus's world: themes (the thirteen "
+                             "ambiguity themes, the demo's) or everyday (those themes and "
+                             "the everyday scenes, docs/data.md); --corpus replaces it "
+                             f"(default {defaults.world})")
     parser.add_argument("--architecture", default=defaults.architecture,
                         help="bert (default), albert (factorised embeddings, one block "
                              "shared by all layers, sentence-order prediction) or electra "
@@ -231,6 +237,9 @@ def _run_pretrain(args) -> int:
     from minibert.training.parallel import WorkerError
     from minibert.training.pretrain import TrainingConfig, pretrain
 
+    if args.corpus is not None and args.world != "themes":
+        raise CommandError(f"--world {args.world} does not go with --corpus: the text file "
+                           f"replaces the generated world; drop --world or --corpus")
     _bounded_run(args)
     bounded(args.steps, "--steps", maximum=MAX_STEPS)
     bounded(args.layers, "--layers", minimum=1, maximum=MAX_LAYERS)
@@ -250,9 +259,9 @@ def _run_pretrain(args) -> int:
         balance_next_sentence=args.balance_next_sentence,
         next_sentence_weight=args.next_sentence_weight,
         dynamic_masking=args.dynamic_masking, num_documents=args.num_documents,
-        corpus=args.corpus, eval_every=args.eval_every, save_seconds=args.save_seconds,
-        save_every=args.save_every, snapshot_every=args.snapshot_every, seed=args.seed,
-        workers=_pretrain_workers(args))
+        world=args.world, corpus=args.corpus, eval_every=args.eval_every,
+        save_seconds=args.save_seconds, save_every=args.save_every,
+        snapshot_every=args.snapshot_every, seed=args.seed, workers=_pretrain_workers(args))
     if args.corpus is not None:
         _check_corpus(args.corpus, objective)
     command = _resume_command(args)

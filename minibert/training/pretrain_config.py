@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from minibert.checks import check_bool, check_int, check_probability, check_real
 from minibert.config import PRESETS
 from minibert.data import OBJECTIVES
+from minibert.data.corpus import WORLDS
 from minibert.family.registry import ARCHITECTURES, FAMILIES  # the families that pretrain
 from minibert.training.optim import OPTIMIZERS
 from minibert.training.schedules import SCHEDULES
@@ -121,7 +122,12 @@ class TrainingConfig:
     max_predictions_per_seq: int = 10  # cap on MLM targets per sequence (Google: 20 for T=128)
     num_documents: int = 2600  # toy-corpus training documents (~230k words)
     num_heldout_documents: int = 260  # toy-corpus held-out documents
-    corpus: str | None = None  # a text file in BERT's format instead of the toy corpus
+    # The generated corpus's world (minibert.data.corpus.WORLDS): "themes", the thirteen
+    # ambiguity themes (the demo's), or "everyday", those themes and the everyday scenes
+    # (docs/data.md). Its held-out documents are the generator's own held-out stream.
+    world: str = "themes"
+    # A text file in BERT's format instead of the generated corpus (world then "themes").
+    corpus: str | None = None
     eval_every: int = 250  # held-out evaluation period in steps (and at the end)
     eval_batches: int = 8  # held-out batches per evaluation
     log_every: int = 10  # history and progress-line period in steps
@@ -145,7 +151,7 @@ class TrainingConfig:
     def __post_init__(self) -> None:
         for name, allowed in (("preset", list(PRESETS)), ("architecture", list(ARCHITECTURES)),
                               ("token_type_init", ["zero", "normal"]),
-                              ("objective", list(OBJECTIVES)),
+                              ("objective", list(OBJECTIVES)), ("world", list(WORLDS)),
                               ("schedule", list(SCHEDULES)), ("optimizer", list(OPTIMIZERS))):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
@@ -198,6 +204,10 @@ class TrainingConfig:
         if self.corpus is not None and not isinstance(self.corpus, (str, os.PathLike)):
             raise TypeError(f"corpus must be a path (str) or None, got "
                             f"{type(self.corpus).__name__}")
+        if self.corpus is not None and self.world != "themes":
+            raise ValueError(f"world {self.world!r} does not go with corpus {str(self.corpus)!r}: "
+                             f"a corpus file replaces the generated world; use world 'themes' "
+                             f"(the default) with a corpus, or no corpus")
         self.check_memory()
 
     def memory_estimate(self) -> dict:
@@ -253,4 +263,5 @@ class TrainingConfig:
         # the same instances, whatever the default is now.
         settings.setdefault("balance_next_sentence", False)
         settings.setdefault("next_sentence_weight", 1.0)  # and were the plain sum
+        settings.setdefault("world", "themes")  # and read the themes world
         return cls(**settings)

@@ -1,9 +1,10 @@
 """The data of a pretraining run: corpus -> WordPiece vocabulary -> instances -> batches.
 
-``prepare_data(config)`` makes (or reads) the corpus, holds some documents out, learns the
-vocabulary from the training documents, cuts both parts into pretraining instances
-(minibert.data) and returns them with a resumable stream of training batches. Every step
-is seeded by ``config.seed``, so the same TrainingConfig gives the same data.
+``prepare_data(config)`` makes the corpus (the toy corpus of ``config.world``) or reads it
+(``config.corpus``), holds some documents out, learns the vocabulary from the training
+documents, cuts both parts into pretraining instances (minibert.data) and returns them
+with a resumable stream of training batches. Every step is seeded by ``config.seed``, so
+the same TrainingConfig gives the same data.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def prepare_data(config: TrainingConfig, progress: Callable[[str], None] = print
     """Corpus -> WordPiece vocabulary -> pretraining instances -> a resumable batch stream."""
     if config.corpus is None:
         corpus = ToyCorpus.generate(config.num_documents, config.num_heldout_documents,
-                                    seed=config.seed)
+                                    seed=config.seed, world=config.world)
         train_docs, heldout_docs = corpus.train, corpus.heldout
     else:
         documents = read_corpus(config.corpus)

@@ -96,10 +96,10 @@ def evaluate_pretrained(model_dir: str | os.PathLike,
     """Evaluate a folder written by ``pretrain`` again, on the held-out data of its run.
 
     The held-out documents are regenerated from the folder's training_config.json (the toy
-    corpus), or, for a run on a text file, read from that file (``corpus``, default the path
-    the run named) and held out as the run held them out; they are cut into instances with
-    the folder's own vocabulary, so the result repeats metrics.json's held-out figures up to
-    the rounding of this machine's BLAS. Returns masked_lm_accuracy/loss and
+    corpus of its ``world``), or, for a run on a text file, read from that file (``corpus``,
+    default the path the run named) and held out as the run held them out; they are cut into
+    instances with the folder's own vocabulary, so the result repeats metrics.json's held-out
+    figures up to the rounding of this machine's BLAS. Returns masked_lm_accuracy/loss and
     next_sentence_accuracy/loss (for "nsp"/"sop").
     """
     model_dir = Path(model_dir)
@@ -118,7 +118,7 @@ def evaluate_pretrained(model_dir: str | os.PathLike,
     model_class = family.pretraining  # the class the run trained
     if config.corpus is None:
         heldout = ToyCorpus.generate(config.num_documents, config.num_heldout_documents,
-                                     seed=config.seed).heldout
+                                     seed=config.seed, world=config.world).heldout
     else:
         _, heldout = split_documents(read_corpus(corpus or config.corpus), config.seed)
     tokenizer = BertTokenizer.from_pretrained(model_dir)

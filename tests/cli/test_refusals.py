@@ -78,6 +78,18 @@ def test_pretrain_corpus_must_be_a_readable_file(tmp_path):
     assert not (tmp_path / "run").exists()
 
 
+def test_pretrain_world_is_one_of_two_and_not_with_corpus(tmp_path):
+    corpus = tmp_path / "text.txt"
+    corpus.write_text("one sentence.\nanother one.\n\na second document.\n")
+    result = cli("pretrain", "--out", str(tmp_path / "run"), "--world", "everyday",
+                 "--corpus", str(corpus))
+    refused(result, "--world everyday does not go with --corpus: the text file replaces "
+                    "the generated world")
+    result = cli("pretrain", "--out", str(tmp_path / "run"), "--world", "moon")
+    refused(result, "--world", "'moon'", "themes", "everyday")
+    assert sorted(tmp_path.iterdir()) == [corpus]
+
+
 def test_fill_mask_refuses_text_longer_than_the_model_reads(model_dir):
     text = "the river bank " * 60 + "she sat by the [MASK]."
     result = cli("fill-mask", "--model", str(model_dir), text)

@@ -188,3 +188,36 @@ def test_a_damaged_trainer_state_is_named(tmp_path):
     refused_pretrain(cli("pretrain", "--out", str(out), *LONG, "--resume"),
             f"{str(state_file)!r} is not valid JSON (Expecting ',' delimiter")
     assert not (out / LOCK_NAME).exists()
+
+
+@pytest.mark.slow  # 260 held-out everyday documents, generated, evaluated and again: 5-10 s
+def test_an_everyday_run_is_evaluated_again_from_its_folder_alone(tmp_path):
+    """--world everyday is recorded in training_config.json: the run's held-out documents are
+    generated again from it, with no corpus file, and give metrics.json's figures."""
+    from minibert.training.pretrain import evaluate_pretrained
+
+    out = tmp_path / "run"
+    result = cli("pretrain", "--out", str(out), "--world", "everyday", "--steps", "3",
+                 "--eval-every", "3", "--save-seconds", "0", *TINY)
+    assert result.returncode == 0, result.stderr
+    assert json.loads((out / "training_config.json").read_text())["world"] == "everyday"
+    recorded = json.loads((out / "metrics.json").read_text())
+    again = evaluate_pretrained(out)
+    assert again["heldout_sequences"] == recorded["heldout_sequences"]
+    for key in ("masked_lm_accuracy", "next_sentence_accuracy"):
+        assert abs(again[key] - recorded[key]) <= 1e-9, key
+    for key in ("masked_lm_loss", "next_sentence_loss"):
+        assert abs(again[key] - recorded[key]) <= 1e-6 * recorded[key], key
+
+
+def test_resume_refuses_another_world(tmp_path):
+    out = tmp_path / "run"
+    process, _ = start_pretrain(out, *LONG)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    refused_pretrain(cli("pretrain", "--out", str(out), *LONG, "--world", "everyday",
+                         "--resume"),
+                     "--resume needs the settings of the interrupted run; world: checkpoint "
+                     "'themes' vs now 'everyday'")
+    assert (out / "checkpoint").is_dir() and not (out / LOCK_NAME).exists()
