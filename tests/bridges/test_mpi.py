@@ -338,7 +338,8 @@ def test_the_stop_signals_stay_pythons_after_mpi_init():
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     # One answer per rank; mpiexec may interleave the two ranks' writes ("TrueTrue\n\n").
-    assert re.findall("True|False", result.stdout) == ["True", "True"], result.stdout + result.stderr
+    answers = re.findall("True|False", result.stdout)
+    assert answers == ["True", "True"], result.stdout + result.stderr
 
 
 @pytest.mark.slow
