@@ -529,10 +529,15 @@ def _recipe_differences(recipe: dict | None) -> list[str]:
 
 def _corpus_note(recipe: dict | None) -> list[str]:
     """The curves page's lines on what the run read, from its training_config.json: the
-    corpus file it names, or the generated topics."""
+    corpus file it names, the generated everyday world, or the generated topics."""
     corpus = (recipe or {}).get("corpus")
     if corpus:
         return [f"(read {Path(corpus).name};", "notebook 07 §5 gives", "the baselines)."]
+    if (recipe or {}).get("world") == "everyday":
+        from minibert.data.everyday import EVERYDAY_SCENES
+
+        return [f"(the generated everyday world: {len(EVERYDAY_SCENES)}", "scenes and the themes;",
+                "notebook 07 §5 gives", "the baselines)."]
     from minibert.data.templates import TOPICS
 
     return [f"(a generated {len(TOPICS)}-topic", "corpus; notebook 07 §5", "gives the baselines)."]

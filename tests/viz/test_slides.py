@@ -338,3 +338,16 @@ def test_the_handout_and_the_deck_are_written_apart(tmp_path):
     with pytest.raises(ValueError, match="must end in .pdf"):
         write_slides(tmp_path / "deck.pdf", handout=tmp_path / "handout.txt")
     assert not (tmp_path / "deck.pdf").exists()
+
+
+def test_the_curves_page_names_the_world_the_run_read():
+    """A corpus file by its name, the everyday world by its scenes, else the themes."""
+    from minibert.data.everyday import EVERYDAY_SCENES
+    from minibert.data.templates import TOPICS
+    from minibert.viz.slides import _corpus_note
+
+    assert "everyday.txt;" in " ".join(_corpus_note({"corpus": "/runs/everyday.txt"}))
+    everyday = " ".join(_corpus_note({"world": "everyday"}))
+    assert f"everyday world: {len(EVERYDAY_SCENES)}" in everyday
+    for recipe in (None, {}, {"world": "themes"}):
+        assert f"{len(TOPICS)}-topic" in " ".join(_corpus_note(recipe))
