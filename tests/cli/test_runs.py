@@ -171,12 +171,17 @@ def test_a_refused_run_leaves_no_folder_behind(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_damaged_trainer_state_is_named(tmp_path):
-    out = tmp_path / "run"
+def interrupt_a_run(out):
+    """Start the LONG run into ``out`` and stop it with Ctrl-C: a resumable checkpoint."""
     process, _ = start_pretrain(out, *LONG)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr
+
+
+def test_a_damaged_trainer_state_is_named(tmp_path):
+    out = tmp_path / "run"
+    interrupt_a_run(out)
     state_file = out / "checkpoint" / "trainer_state.json"
     state = json.loads(state_file.read_text())
     state["step"] = 999999
@@ -190,32 +195,9 @@ def test_a_damaged_trainer_state_is_named(tmp_path):
     assert not (out / LOCK_NAME).exists()
 
 
-@pytest.mark.slow  # 260 held-out everyday documents, generated, evaluated and again: 5-10 s
-def test_an_everyday_run_is_evaluated_again_from_its_folder_alone(tmp_path):
-    """--world everyday is recorded in training_config.json: the run's held-out documents are
-    generated again from it, with no corpus file, and give metrics.json's figures."""
-    from minibert.training.pretrain import evaluate_pretrained
-
-    out = tmp_path / "run"
-    result = cli("pretrain", "--out", str(out), "--world", "everyday", "--steps", "3",
-                 "--eval-every", "3", "--save-seconds", "0", *TINY)
-    assert result.returncode == 0, result.stderr
-    assert json.loads((out / "training_config.json").read_text())["world"] == "everyday"
-    recorded = json.loads((out / "metrics.json").read_text())
-    again = evaluate_pretrained(out)
-    assert again["heldout_sequences"] == recorded["heldout_sequences"]
-    for key in ("masked_lm_accuracy", "next_sentence_accuracy"):
-        assert abs(again[key] - recorded[key]) <= 1e-9, key
-    for key in ("masked_lm_loss", "next_sentence_loss"):
-        assert abs(again[key] - recorded[key]) <= 1e-6 * recorded[key], key
-
-
 def test_resume_refuses_another_world(tmp_path):
     out = tmp_path / "run"
-    process, _ = start_pretrain(out, *LONG)
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=120)
-    assert process.returncode == 130, stderr
+    interrupt_a_run(out)
     refused_pretrain(cli("pretrain", "--out", str(out), *LONG, "--world", "everyday",
                          "--resume"),
                      "--resume needs the settings of the interrupted run; world: checkpoint "
