@@ -59,13 +59,16 @@ MIN_SENTENCES = 4
 MAX_SENTENCES = 12
 # An everyday scene's document also says this many frames of minibert.data.words (at least,
 # at most) and this many of its chat sentences, placed among its own body sentences.
-FRAMES_PER_SCENE = (3, 7)
+FRAMES_PER_SCENE = (2, 5)
 CHAT_PER_SCENE = (1, 3)
 # ... and this many facts of its own scene and of any scene (minibert.data.facts), each with
 # a word of the fact and a frame drawn afresh.
-OWN_FACTS_PER_SCENE = (3, 7)
-ANY_FACTS_PER_SCENE = (1, 4)
+OWN_FACTS_PER_SCENE = (4, 8)
+ANY_FACTS_PER_SCENE = (2, 5)
 ALL_FACTS = tuple(fact for facts in FACTS.values() for fact in facts)
+# In the everyday world a document's topic is a theme with this chance, else a scene (uniform
+# within each), so the thirteen themes hold half of the documents beside the sixteen scenes.
+THEME_SHARE = 0.5
 
 WORLDS = ("themes", "everyday")
 """The toy worlds: ``"themes"``, the thirteen ambiguity themes alone (the demo's world), and
@@ -185,15 +188,25 @@ def _generate_document(topic: Topic, rng: np.random.Generator,
 
 def _generate_documents(num_documents: int, rng: np.random.Generator,
                         world: str = "themes") -> tuple[list, list]:
-    """Return ``num_documents`` documents and their topic names, topics drawn uniformly."""
+    """Return ``num_documents`` documents and their topic names.
+
+    The themes' world draws its topics uniformly; the everyday world draws a theme with chance
+    ``THEME_SHARE``, else a scene, uniformly within each.
+    """
     table = TOPIC_TABLE if world == "themes" else {**TOPIC_TABLE, **SCENE_TABLE}
     names = TOPICS if world == "themes" else tuple(table)
     cycles = None
     if world == "everyday":
         cycles = {slot: _WordCycle(words, rng) for slot, words in WORD_SLOTS.items()}
     documents, topics = [], []
+    scenes = tuple(SCENE_TABLE)
     for _ in range(num_documents):
-        topic_name = names[int(rng.integers(len(names)))]
+        if world == "themes":
+            topic_name = names[int(rng.integers(len(names)))]
+        elif rng.random() < THEME_SHARE:
+            topic_name = TOPICS[int(rng.integers(len(TOPICS)))]
+        else:
+            topic_name = scenes[int(rng.integers(len(scenes)))]
         topic = table[topic_name]
         everyday = topic_name in SCENE_TABLE
         documents.append(_generate_document(topic, rng, cycles if everyday else None,

@@ -571,22 +571,759 @@ The {x} is full of books.
 This book has a lot of difficult {x}.
 """
 
+# More facts (issue #47): the commonest everyday associations a class calls out.
+_HOME_MORE = """
+= sofa couch armchair
+{name} sat on the {x} and watched a film.
+We bought a new {x} for the living room.
+Don't put your feet on the {x}!
+= pillow blanket duvet
+{name} put a warm {x} on the bed.
+I can't sleep without my {x}.
+= cupboard drawer shelf
+The cups are in the {x} above the sink.
+After drying up, {name} stacked every plate inside the {x}.
+Where did you put the spoons? In the {x}.
+= sink dishwasher
+{name} washed the dishes in the {x}.
+Put the dirty cups in the {x}, please.
+= oven cooker stove
+{name} baked a cake in the {x}.
+The bread is still in the {x}, it isn't ready yet.
+= shower bath
+{name} has a hot {x} every morning.
+I had a long {x} after the game.
+Are you still in the {x}?
+= mirror
+She looked at herself in the {x}.
+{name} checked {his} tie quickly in the {x}.
+= stairs steps
+{name} ran up the {x} to {his} room.
+Be careful, the {x} are wet.
+= roof
+The rain came in through a hole in the {x}.
+There is a bird on the {x} of our house.
+= wall walls
+We hung a picture on the {x}.
+{name} painted the {x} of {his} room blue.
+= clock
+The {x} on the wall says it is six.
+Our kitchen {x} ticks loudly all day.
+= towel
+{name} dried {his} hands on a {x}.
+{name} wrapped {his} wet hair in a big {x}.
+= soap
+Wash your hands with {x} and water.
+There is no {x} left in the bathroom.
+= plate bowl cup
+{name} put the food on a {x}.
+I broke a {x} when I was washing up.
+= knife
+{name} cut the meat with a {x}.
+= spoon
+You eat soup with a {x}.
+= vacuum broom
+{name} cleaned the floor with the {x}.
+= neighbours neighbour
+Our {x} next door are very friendly.
+{name} said hello to {his} {x} over the fence.
+= house flat home
+{name} rents a tiny {x} close to the railway.
+We moved to a bigger {x} last year.
+Welcome to our new {x}!
+= room
+We watch television in the living {x}.
+= washing laundry
+{name} hung the {x} out to dry.
+I have to do the {x} today.
+= iron
+{name} used an {x} to make {his} shirt smooth.
+= candle candles
+The power went off, so we lit a {x}.
+"""
+_FOOD_MORE = """
+= bread toast
+{name} buys a loaf of {x} every morning.
+I had {x} with butter for breakfast.
+= butter jam honey
+{name} spread some {x} on {his} toast.
+Could you pass the {x}, please?
+= cheese ham
+{name} made a sandwich with {x}.
+I'd like a {x} sandwich, please.
+= cake
+It's {name}'s birthday, so we baked a {x}.
+Would you like a piece of {x}?
+= eggs
+{name} had two boiled {x} for breakfast.
+The hens laid three {x} this morning.
+= rice pasta noodles
+{name} cooked some {x} for dinner.
+We had chicken with {x} last night.
+= soup
+{name} made a bowl of hot {x}.
+Eat your {x} before it gets cold.
+= apple banana orange
+{name} ate the {x} after lunch.
+For a snack, {name} picked the ripest {x} from the bowl.
+= salt pepper sugar
+Could you pass the {x}, please?
+This soup needs a bit more {x}.
+= sugar milk
+How much {x} do you want with your coffee?
+{name} never puts {x} in {his} tea.
+= water juice
+After football, {name} poured {his} brother some {x}.
+{name} drank a glass of cold {x}.
+= breakfast lunch dinner
+What did you have for {x}?
+We had fish and chips for {x}.
+= hungry
+I haven't eaten all day, I'm so {x}.
+{name} was {x}, so {he} made a sandwich.
+= thirsty
+After the run, {name} was very {x}.
+= sweet
+Chocolate tastes {x}.
+= sour
+Lemons taste {x}.
+= restaurant cafe
+We had dinner at a {x} in town.
+{name} works as a waiter in a {x}.
+= menu
+{name} read the whole {x} before ordering.
+Can I see the {x}, please?
+= chips potatoes
+{name} ordered fish and {x}.
+= vegetables fruit
+Eat your {x}, they are good for you.
+{name} buys fresh {x} at the market.
+= chicken fish meat beef
+We're having roast {x} on Sunday.
+{name} doesn't eat {x}; {he} is a vegetarian.
+= pizza burger
+{name} ordered a large {x} with cheese.
+= bottle glass
+{name} opened a {x} of wine.
+= knife
+Cut the bread with a sharp {x}.
+= recipe
+{name} followed {his} grandmother's {x} for the cake.
+"""
+
+_SCHOOL_MORE = """
+= pencil pen
+Can I borrow your {x}? Mine is broken.
+{name} wrote {his} name with a {x}.
+= rubber eraser
+{name} rubbed out the mistake with {his} {x}.
+= ruler
+Draw a straight line with a {x}.
+= homework
+{name} forgot to do {his} {x}.
+The teacher gave us a lot of {x} today.
+Have you finished your {x} yet?
+= teacher
+Our {x} marked every test over the weekend.
+{name} asked the {x} a question.
+= students pupils children
+The {x} sat quietly in the classroom.
+The teacher told the {x} to open their books.
+= exam test
+{name} studied hard for the {x}.
+Did you pass the {x}?
+I failed my maths {x}.
+= maths math history science english
+{name}'s favourite subject is {x}.
+We have {x} on Monday morning.
+= classroom
+The {x} was empty after the bell rang.
+= board whiteboard
+The teacher wrote on the {x}.
+= bag backpack
+{name} put {his} books in {his} school {x}.
+= break lunch
+We play football in the playground at {x}.
+= holidays holiday
+School is closed for the summer {x}.
+= university college
+{name} went to {x} to study medicine.
+= lesson class
+The {x} starts at nine o'clock.
+{name} was late for {his} first {x}.
+= answer
+I don't know the {x} to this question.
+= question
+Put up your hand if you have a {x}.
+= marks grades
+{name} got good {x} in all {his} exams.
+"""
+
+_WORK_MORE = """
+= doctor nurse
+The {x} works at the hospital.
+{name} is a {x}; {he} looks after sick people.
+= teacher
+A {x} works at a school.
+= farmer
+The {x} milks the cows every morning.
+= pilot
+The {x} flew the plane to Paris.
+= driver
+The bus {x} stopped to let us on.
+= chef cook
+The {x} cooks meals in the restaurant kitchen.
+= officer
+The police {x} caught the thief.
+= office
+{name} works in an {x} in the city.
+I left my laptop at the {x}.
+= boss manager
+{name} asked {his} {x} for a day off.
+= meeting
+I'm sorry, I'm late for a {x}.
+{name} has a {x} with {his} boss at ten.
+= job work
+{name} is looking for a new {x}.
+I start my new {x} on Monday.
+= salary money
+{name} earns good {x} at the bank.
+= computer laptop
+{name} typed the report on {his} {x}.
+= holiday
+{name} is on {x} this week, so {he} isn't at work.
+= retired
+My grandfather doesn't work any more; he is {x}.
+= colleagues
+{name} had lunch with {his} {x} from work.
+= shop factory
+{name} works in a {x} that makes cars.
+= dentist
+My tooth ached, so I booked the {x} for Monday.
+= waiter waitress
+The {x} brought us our food.
+= builder
+The {x} is building a new house next door.
+= postman
+The {x} brings the letters every morning.
+"""
+_SHOPPING_MORE = """
+= cash card
+Can I pay by {x}?
+{name} paid for the shoes with {x}.
+Sorry, this shop only accepts {x}.
+= money cash
+I have no {x} left in my wallet.
+{name} saved {his} {x} to buy a bike.
+= wallet purse
+{name} keeps {his} money in a {x}.
+I think somebody stole my {x}.
+= price
+What is the {x} of this jacket?
+= cheap
+These shoes were very {x}, only ten pounds.
+= expensive
+That car is too {x}; I can't afford it.
+= supermarket shop market
+We were out of milk, so {name} popped to the {x}.
+Every Saturday our family shops at that {x}.
+= receipt
+Keep the {x} in case you want to return it.
+= change
+Here is your {x}: two pounds fifty.
+= basket trolley
+{name} put the apples in {his} {x}.
+= bakery baker
+We buy our bread at the {x}.
+= size
+Do you have these shoes in a bigger {x}?
+= sale
+Everything in the shop is half price in the {x}.
+= bank
+{name} opened a savings account at the {x}.
+= queue line
+We waited in a long {x} at the checkout.
+= customer customers
+The shop was full of {x} on Saturday.
+= bag
+Would you like a {x} for your shopping?
+"""
+
+_TRAVEL_MORE = """
+= car
+{name} drives {his} {x} to work.
+Can you drive a {x}?
+= bike bicycle
+{name} rides {his} {x} to school.
+I fell off my {x} and hurt my knee.
+= bus train
+Every morning {name} catches the {x} into town.
+{name} missed the last {x} home.
+The {x} was late again this morning.
+= plane
+The {x} landed at the airport on time.
+= airport
+We need to be at the {x} two hours before the flight.
+= station
+The train leaves the {x} at eight.
+= ticket tickets
+{name} bought a return {x} to London.
+Show me your {x}, please.
+= passport
+Nobody crosses the border without showing a {x}.
+{name} forgot {his} {x} at home and missed the flight.
+= suitcase luggage bags
+{name} packed {his} {x} for the holiday.
+= map
+We got lost, so we looked at the {x}.
+= hotel
+We stayed at a {x} near the beach.
+= road street
+Look both ways before you cross the {x}.
+= petrol fuel
+The car ran out of {x} on the motorway.
+= boat ship ferry
+We crossed the sea by {x}.
+= licence
+{name} passed {his} test and got {his} driving {x}.
+= taxi
+After midnight {name} phoned for a {x} home.
+= seatbelt
+Always wear your {x} in the car.
+= holiday trip
+Next summer our family goes on {x} by the sea.
+= traffic
+We were stuck in {x} for an hour.
+"""
+
+_WEATHER_MORE = """
+= sunny hot warm
+The morning was {x}, so {name} wore shorts.
+The weather was {x} all week.
+= cold freezing
+It's {x} outside, put on a coat.
+= raining rainy wet
+It's {x}, so take an umbrella.
+= snow
+The children built a snowman in the {x}.
+In winter the mountains are covered in {x}.
+= wind
+The {x} blew my hat off.
+= cloudy grey
+Dark clouds made the whole day {x}.
+= storm thunder
+There was a big {x} last night.
+= summer
+It is hot in {x}.
+We go swimming in the sea every {x}.
+= winter
+It often snows in {x}.
+= spring
+Flowers come out in {x}.
+= autumn
+Leaves fall from the trees in {x}.
+= coat jacket scarf gloves
+Put on your {x}, it's cold.
+{name} wore a warm {x} in the snow.
+= sunglasses hat
+{name} wore {his} {x} because the sun was bright.
+= umbrella
+It's pouring, and {name} forgot {his} {x}.
+= sun
+The {x} rises in the east.
+= rainbow
+After the rain we saw a {x} in the sky.
+= weather
+What's the {x} like today?
+{name} checked the {x} before packing for the trip.
+= temperature
+The {x} dropped below zero last night.
+= fog
+We couldn't see the road because of the {x}.
+= ice
+Be careful, there is {x} on the road.
+"""
+
+_ANIMALS_MORE = """
+= dog
+The {x} wagged its tail.
+{name} takes the {x} for a walk every evening.
+= dogs
+Our {x} bark at every stranger.
+= cat kitten
+The {x} purred on my lap.
+The {x} chased a mouse.
+= cows cow
+The {x} gave a lot of milk.
+= sheep
+The farmer has a field of {x}.
+We get wool from {x}.
+= hens chickens
+The {x} lay eggs every morning.
+= horse pony
+{name} learned to ride a {x} last summer.
+= bird birds
+The {x} sang in the tree.
+= fish
+The {x} swam in the pond.
+= mouse
+The cat caught a {x}.
+= bees
+Honey is made by {x}.
+= spider
+A {x} has eight legs.
+= duck ducks
+The {x} swam across the lake.
+= pig pigs
+The {x} rolled in the mud.
+= lion tiger
+The {x} is a big cat.
+= elephant
+The {x} has a long trunk.
+= monkey
+The {x} climbed the tree.
+= rabbit
+The {x} ate the carrots in the garden.
+= zoo
+We saw lions and tigers at the {x}.
+= vet
+{name} took {his} sick dog to the {x}.
+= pets
+Do you have any {x}?
+= barked
+The dog {x} all night.
+= milk
+Cows give {x}.
+= wool
+We get {x} from sheep.
+= nest
+The bird built a {x} in the tree.
+"""
+_BODY_MORE = """
+= teeth
+{name} brushes {his} {x} twice a day.
+Did you brush your {x}?
+= hair
+{name} combed {his} {x} before school.
+She has long brown {x}.
+= eyes
+Close your {x} and go to sleep.
+{name} has blue {x}.
+= ears
+We hear with our {x}.
+= nose
+We smell with our {x}.
+= hands
+Wash your {x} before you eat.
+= feet
+{name}'s {x} hurt after the long walk.
+= head
+I have a terrible pain in my {x}.
+= headache cold fever
+{name} stayed in bed with a {x}.
+I've got a {x}, so I'm not going to work.
+= doctor
+If you feel ill, go to the {x}.
+= medicine pills
+Take this {x} three times a day.
+= hospital
+{name} broke {his} leg and went to {x}.
+= ill sick
+{name} didn't come to school because {he} was {x}.
+= tired
+I went to bed early because I was {x}.
+= leg arm
+{name} fell and broke {his} {x}.
+= heart
+The {x} pumps blood around the body.
+= fingers
+We have ten {x} on our hands.
+= toes
+We have five {x} on each foot.
+= mouth
+Don't talk with your {x} full.
+= dentist
+The {x} checked my teeth.
+= glasses
+{name} can't read without {his} {x}.
+= sleep
+You should get eight hours of {x} a night.
+= exercise
+Regular {x} keeps you healthy.
+"""
+
+_FAMILY_MORE = """
+= mother mum father dad
+{name} lives with {his} {x}.
+I called my {x} on Sunday.
+= sister brother
+{name} has an older {x}.
+My little {x} is five years old.
+= grandmother grandma grandfather grandpa
+We visit my {x} every weekend.
+= aunt uncle
+My mother's brother is my {x}.
+= uncle
+My father's brother is my {x}.
+= aunt
+My mother's sister is my {x}.
+= cousin cousins
+My aunt's children are my {x}.
+= baby
+The {x} cried all night.
+= wedding
+They got married at a big {x} in June.
+= wife husband
+{name} has been married to {his} {x} for ten years.
+= birthday
+Happy {x}! How old are you now?
+{name} had a party for {his} tenth {x}.
+= friend friends
+{name} went to the cinema with {his} {x}.
+= son daughter
+They have one {x} and two dogs.
+= parents
+{name} still lives with {his} {x}.
+= twins
+The two sisters look the same; they are {x}.
+= present gift
+I bought {name} a {x} for {his} birthday.
+= party
+We are having a {x} on Saturday. Can you come?
+= family
+There are five people in my {x}.
+"""
+
+_ART_MORE = """
+= piano guitar violin drums
+{name} practises the {x} for an hour every evening.
+My sister has {x} lessons on Thursdays.
+= song songs
+Everyone joined in when {name} started that {x}.
+= singer band
+The {x} played all their old songs.
+= concert
+Thousands of fans came to the {x} last night.
+= paint paints brush
+{name} painted a picture with {his} {x}.
+= picture painting
+{name} hung the {x} on the wall.
+= museum gallery
+We saw old paintings at the {x}.
+= film movie
+Have you seen that new {x} with the talking dog?
+= cinema
+{name} bought popcorn at the {x} before the film started.
+= dance
+{name} likes to {x} to loud music.
+= music
+{name} listens to {x} on {his} phone.
+= camera
+{name} took a photo with {his} {x}.
+= photo
+Can you take a {x} of us?
+= drawing
+The child showed me {his} {x} of a house.
+"""
+_SPORTS_MORE = """
+= football tennis
+{name} plays {x} every Saturday.
+Do you like playing {x}?
+= ball
+{name} kicked the {x} into the goal.
+Throw me the {x}!
+= goal goals
+{name} scored a {x} in the last minute.
+= racket
+You hit a tennis ball with a {x}.
+= bat
+You hit the ball with a {x} in cricket.
+= team
+{name} plays in the school football {x}.
+= match game
+We won the {x} three to one.
+Did you watch the {x} last night?
+= swimming
+{name} goes {x} at the pool every morning.
+= pool
+We swam twenty lengths in the {x}.
+= running
+Every morning {name} goes {x} along the river.
+= won
+Last year our school {x} every single match.
+= lost
+We {x} the game, but we played well.
+= chess cards
+{name} and {his} grandfather play {x} on Sundays.
+= bike
+{name} rode {his} {x} in the race.
+= skiing
+In winter we go {x} in the mountains.
+= medal
+{name} won a gold {x}.
+= referee
+The {x} blew the whistle.
+= gym
+{name} goes to the {x} three times a week.
+"""
+
+_NATURE_MORE = """
+= tree trees
+The birds sat in the {x}.
+We sat in the shade of a big {x}.
+= flowers
+{name} picked some {x} in the garden.
+The {x} smell lovely in spring.
+= grass
+The {x} is green after the rain.
+= sea beach
+We swam in the {x} on holiday.
+= river lake
+We went fishing in the {x}.
+= mountain hill
+From the top of that {x} you can see three towns.
+= forest woods
+We went for a walk in the {x}.
+= sky
+The {x} is blue today.
+= moon stars
+At night we can see the {x}.
+= sun
+The {x} is shining.
+= leaves
+In autumn the {x} turn brown.
+= rock stone
+{name} sat on a {x} by the river.
+= sand
+The children built a castle in the {x}.
+= island
+We took a boat to the {x}.
+= camping
+We went {x} and slept in a tent.
+= tent
+We put up the {x} by the lake.
+= field fields
+The cows were in the {x}.
+"""
+
+_TOWN_MORE = """
+= library
+{name} borrowed a book from the {x}.
+= office
+I posted the letter at the post {x}.
+= park
+The children played in the {x}.
+We had a picnic in the {x}.
+= hospital
+The ambulance took {name} to the {x}.
+= church
+They got married in the {x}.
+= bridge
+We walked across the {x} over the river.
+= bank
+{name} took out fifty pounds at the {x}.
+= police
+Someone stole my bike, so I called the {x}.
+= shops shop
+{name} went into town to go to the {x}.
+= cinema
+We saw a film at the {x}.
+= pharmacy chemist
+{name} bought some medicine at the {x}.
+= lights
+Stop when the traffic {x} are red.
+= corner
+The bakery is on the {x} of the street.
+= town city
+{name} grew up in a busy {x} with lots of shops.
+= square
+There is a market in the {x} on Saturdays.
+"""
+
+_ROUTINE_MORE = """
+= Monday Tuesday Wednesday Thursday Friday
+I go to work on {x}.
+{name} has football practice every {x}.
+= Saturday Sunday
+We don't go to school on {x}.
+= January February March April May June July August September October November December
+{name}'s birthday is in {x}.
+= morning
+{name} always feels sleepy early in the {x}.
+= evening night
+We watch television in the {x}.
+= week
+There are seven days in a {x}.
+= year
+January is the first month of the {x}.
+= alarm
+My {x} goes off at seven.
+= breakfast
+{name} always eats {x} before work.
+= bed
+{name} goes to {x} at ten every night.
+= late early
+{name} got up {x} this morning.
+= weekend
+What are you doing at the {x}?
+= today tomorrow
+What are you doing {x}?
+= yesterday
+I saw {name} {x}.
+= minutes
+There are sixty {x} in an hour.
+= hours
+There are twenty-four {x} in a day.
+= clock watch
+{name} looked at {his} {x}; it was already eight.
+"""
+
+_READING_MORE = """
+= book novel
+{name} couldn't put down that {x} about pirates.
+I finished the {x} last night.
+= pages
+This book has three hundred {x}.
+= author writer
+Who is the {x} of this book?
+= newspaper magazine
+{name} reads the {x} on the train.
+= poem
+{name} wrote a {x} for {his} mother.
+= letter
+Grandma keeps every {x} that {name} sends her.
+= envelope
+Put the letter in an {x} and post it.
+= pen
+{name} signed the form with a blue {x}.
+= notebook
+{name} wrote the phone number in {his} {x}.
+= glasses
+I need my reading {x}.
+= chapter
+I read one {x} of my book every night.
+= story
+The {x} has a happy ending.
+= library
+You can borrow books from the {x}.
+"""
+
 FACTS: Mapping[str, tuple[Fact, ...]] = MappingProxyType({
-    "home": parse_facts(_HOME),
-    "food": parse_facts(_FOOD),
-    "school": parse_facts(_SCHOOL),
-    "work": parse_facts(_WORK),
-    "shopping": parse_facts(_SHOPPING),
-    "travel": parse_facts(_TRAVEL),
-    "weather": parse_facts(_WEATHER),
-    "animals": parse_facts(_ANIMALS),
-    "health": parse_facts(_BODY),
-    "family": parse_facts(_FAMILY),
-    "art": parse_facts(_ART),
-    "sports": parse_facts(_SPORTS),
-    "nature": parse_facts(_NATURE),
-    "town": parse_facts(_TOWN),
-    "routine": parse_facts(_ROUTINE),
-    "reading": parse_facts(_READING),
+    "home": parse_facts(_HOME + _HOME_MORE),
+    "food": parse_facts(_FOOD + _FOOD_MORE),
+    "school": parse_facts(_SCHOOL + _SCHOOL_MORE),
+    "work": parse_facts(_WORK + _WORK_MORE),
+    "shopping": parse_facts(_SHOPPING + _SHOPPING_MORE),
+    "travel": parse_facts(_TRAVEL + _TRAVEL_MORE),
+    "weather": parse_facts(_WEATHER + _WEATHER_MORE),
+    "animals": parse_facts(_ANIMALS + _ANIMALS_MORE),
+    "health": parse_facts(_BODY + _BODY_MORE),
+    "family": parse_facts(_FAMILY + _FAMILY_MORE),
+    "art": parse_facts(_ART + _ART_MORE),
+    "sports": parse_facts(_SPORTS + _SPORTS_MORE),
+    "nature": parse_facts(_NATURE + _NATURE_MORE),
+    "town": parse_facts(_TOWN + _TOWN_MORE),
+    "routine": parse_facts(_ROUTINE + _ROUTINE_MORE),
+    "reading": parse_facts(_READING + _READING_MORE),
 })
 """Scene name -> its everyday facts (the sixteen scenes of ``minibert.data.everyday``)."""
