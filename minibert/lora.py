@@ -86,6 +86,32 @@ class LoRALinear(Module):
             self.base_layer.params["weight"] -= self.delta_weight()
             self.merged = False
 
+    def check_unmerged(self) -> None:
+        """Refuse a backward through a merged adapter (its update is inside W: nothing trains)."""
+        if self.merged:
+            raise RuntimeError("backward() through a merged adapter would train nothing; "
+                               "call unmerge() before training")
+
+    def merged_parameters(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """(W + (alpha / r) B A (out, in), b (out,)): the one weight and bias that compute what
+        this adapter computes, for a forward that multiplies by the weight itself
+        (``BertLayer``'s page). W itself is left alone (unlike ``merge``). Exact when the
+        adapter's dropout is off; a dropout mask that differs per row has no single weight."""
+        if not self.merged and self.training and self.dropout_p > 0:
+            raise ValueError(f"an adapter with dropout={self.dropout_p} in training mode has no "
+                             f"merged weight (its dropout differs per row); use dropout=0.0 "
+                             f"(peft's default) inside a BertLayer, or eval()")
+        weight, bias = self.base_layer.params["weight"], self.base_layer.params.get("bias")
+        return (weight if self.merged else weight + self.delta_weight()), bias
+
+    def merged_backward(self, dweight: np.ndarray) -> None:
+        """The gradient of the merged weight, dweight (out, in) -> lora_A's and lora_B's
+        (added). forward: W' = W + s B A, s = alpha / r, so dA = s B^T dW', dB = s dW' A^T;
+        W and b are frozen: their gradients are not computed."""
+        self.check_unmerged()
+        self.lora_A.grads["weight"] += self.scaling * (self.lora_B.params["weight"].T @ dweight)
+        self.lora_B.grads["weight"] += self.scaling * (dweight @ self.lora_A.params["weight"].T)
+
     def forward(self, x: np.ndarray) -> np.ndarray:
         """x (..., in) -> (..., out)."""
         weight, bias = self.base_layer.params["weight"], self.base_layer.params.get("bias")
@@ -102,9 +128,7 @@ class LoRALinear(Module):
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """dout (..., out) -> dx (..., in); adds into lora_A's and lora_B's gradients only."""
-        if self.merged:
-            raise RuntimeError("backward() through a merged adapter would train nothing; "
-                               "call unmerge() before training")
+        self.check_unmerged()
         # forward: x @ W^T + b with W and b frozen: their gradients are not computed
         dx = dout @ self.base_layer.params["weight"]  # (..., in)
         # forward: scaling * lora_B(lora_A(dropout(x)))

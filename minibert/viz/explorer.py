@@ -13,7 +13,8 @@ JSON; it loads nothing from anywhere. Views:
 - **model**: every layer × head as a thumbnail with its head-job scores
   (:func:`job_scores`); click one to enlarge it;
 - **neuron**: for one query and head, q, each k, q∘k, q·k, q·k/√D and the softmax, from q
-  and k recomputed from the layer's input and weights (checked against the probabilities);
+  and k as each layer's attention received them (the rest recomputed from them in float64
+  and checked against the probabilities the model returned);
 - **backward**: the gradient of one output (a ``[MASK]``'s best MLM logit or the NSP
   logit) with respect to every attention probability, by the hand-written backward
   (:func:`attention_gradients`), and gradient × input per token;
@@ -164,46 +165,45 @@ def _self_attention_modules(model) -> list:
 
 
 class _Recorder:
-    """Keeps each self-attention call's input in forward order (and, optionally, the
-    gradient reaching its output in the backward) by wrapping the modules' methods for the
-    duration of a ``with`` block. Nothing of the model changes."""
+    """Keeps what each attention call of a forward computed (its cache: q, k, v (B, N, T, D)
+    and the probabilities), in forward order, and, optionally, the gradient reaching each
+    call's context in the backward, for the duration of a ``with`` block.
+
+    Every attention of BERT, ALBERT and DistilBERT runs ``functional.attention_forward`` and
+    ``attention_backward``, looked up in ``minibert.functional`` at each call (the place where
+    the assignment puts a student's pair): the recorder puts twins there that note their
+    results and call the pairs, and puts the pairs back on leaving. Nothing of the model
+    changes."""
 
     def __init__(self, model, backward: bool = False) -> None:
-        self.modules = _self_attention_modules(model)
+        _self_attention_modules(model)  # refuses a model that is no BERT, ALBERT or DistilBERT
         self.backward = backward
-        self.inputs: list[tuple[object, np.ndarray]] = []  # (module, hidden_states (B, T, H))
-        self.douts: list[np.ndarray] = []  # d context (B, T, H), in backward (reverse) order
+        self.caches: list = []  # functional.AttentionCache of each call, in forward order
+        self.douts: list[np.ndarray] = []  # d context (B, N, T, D), in backward (reverse) order
 
     def __enter__(self) -> _Recorder:
-        for module in self.modules:
-            forward, backward = module.forward, module.backward
+        from minibert import functional as F
 
-            def recorded_forward(hidden_states, mask, _module=module, _forward=forward):
-                self.inputs.append((_module, hidden_states))
-                return _forward(hidden_states, mask)
+        self.pairs = forward, backward = F.attention_forward, F.attention_backward
 
-            def recorded_backward(dout, _backward=backward):
-                self.douts.append(dout)
-                return _backward(dout)
+        def recorded_forward(*args, **kwargs):
+            context, cache = forward(*args, **kwargs)
+            self.caches.append(cache)
+            return context, cache
 
-            object.__setattr__(module, "forward", recorded_forward)
-            if self.backward:
-                object.__setattr__(module, "backward", recorded_backward)
+        def recorded_backward(dout, cache):
+            self.douts.append(dout)
+            return backward(dout, cache)
+
+        F.attention_forward = recorded_forward
+        if self.backward:
+            F.attention_backward = recorded_backward
         return self
 
     def __exit__(self, *exc) -> None:
-        for module in self.modules:
-            for name in ("forward", "backward"):
-                module.__dict__.pop(name, None)
+        from minibert import functional as F
 
-
-def _projection(module, index: int, hidden_states: np.ndarray) -> np.ndarray:
-    """Query (0), key (1) or value (2) of one attention call, split into heads (B, N, T, D)."""
-    linear = getattr(module, module.PROJECTIONS[index])
-    out = hidden_states @ linear.params["weight"].T + linear.params["bias"]  # (B, T, H)
-    batch, length, _ = out.shape
-    heads = module.num_attention_heads
-    return out.reshape(batch, length, heads, -1).transpose(0, 2, 1, 3)  # (B, N, T, D)
+        F.attention_forward, F.attention_backward = self.pairs
 
 
 def _model_inputs(model, encoding: dict) -> dict:
@@ -215,8 +215,8 @@ def _model_inputs(model, encoding: dict) -> dict:
 
 
 def query_key_scores(model, encoding: dict) -> dict[str, np.ndarray]:
-    """q and k of every layer, recomputed from each layer's input and weights, and the steps
-    from them to the attention probabilities, for one example.
+    """q and k of every layer, as its attention received them, and the steps from them to
+    the attention probabilities, recomputed in float64, for one example.
 
     Inputs:
         model: a minibert BERT, ALBERT or DistilBERT model (any head), in eval mode.
@@ -230,8 +230,8 @@ def query_key_scores(model, encoding: dict) -> dict[str, np.ndarray]:
     with _Recorder(model) as recorder:
         out = model(**_model_inputs(model, encoding), output_attentions=True)
     attentions = stack_attentions(out.attentions)  # (L, N, T, T)
-    q = np.stack([_projection(m, 0, x)[0] for m, x in recorder.inputs])  # (L, N, T, D)
-    k = np.stack([_projection(m, 1, x)[0] for m, x in recorder.inputs])  # (L, N, T, D)
+    q = np.stack([cache.q[0] for cache in recorder.caches])  # (L, N, T, D)
+    k = np.stack([cache.k[0] for cache in recorder.caches])  # (L, N, T, D)
     scores = q.astype(np.float64) @ k.astype(np.float64).swapaxes(-1, -2)  # (L, N, T, T)
     scaled = scores / math.sqrt(q.shape[-1])
     mask = np.asarray(encoding.get("attention_mask", np.ones_like(encoding["input_ids"])))[0]
@@ -330,13 +330,11 @@ def attention_gradients(model, tokenizer, encoding: dict, target: str = "mlm",
         values, gradient = attribution.target_and_gradient(
             model, ids, encoding.get("token_type_ids"), encoding.get("attention_mask"),
             target=chosen, word_vectors=words)
-    values_v = [_projection(m, 2, x)[0] for m, x in recorder.inputs]  # L x (N, T, D)
     douts = recorder.douts[::-1]  # the backward ran from the last layer down
     gradients = []
-    for dout, v in zip(douts, values_v, strict=True):
-        heads, length, size = v.shape
-        d_context = dout[0].reshape(length, heads, size).transpose(1, 0, 2)  # (N, T, D)
-        gradients.append(d_context @ v.swapaxes(-1, -2))  # (N, T, T) forward: context = P v
+    for d_context, cache in zip(douts, recorder.caches, strict=True):
+        v = cache.v[0]  # (N, T, D)
+        gradients.append(d_context[0] @ v.swapaxes(-1, -2))  # (N, T, T) forward: context = P v
     scores = (gradient[0] * words[0]).sum(-1).astype(np.float64)  # (T,)
     return AttentionGradients(target, position if target == "mlm" else None, index, label,
                               float(values[0]), np.stack(gradients).astype(np.float64), scores)

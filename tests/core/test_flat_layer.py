@@ -1,4 +1,5 @@
-"""The one-page BERT layer (minibert/flat_layer.py) is BertLayer, and its backward is right."""
+"""The one-page BERT layer (minibert/flat_layer.py) is BertLayer, dropout and every activation
+included, and its backward passes a float64 gradient check."""
 
 import numpy as np
 import pytest
@@ -11,10 +12,14 @@ from minibert.gradcheck import rel_error
 from minibert.gradcheck.suite import SINGLE_LAYER_TOL, perturb_parameters
 from minibert.model import BertLayer, padding_key_mask
 
+ACTIVATIONS = ("gelu", "gelu_new", "relu")
 
-def layer_and_inputs(seed=0):
-    config = small_config(hidden_size=8, num_attention_heads=2, intermediate_size=12)
-    layer = BertLayer(make_init(config, seed, np.float64)).eval()
+
+def layer_and_inputs(seed=0, dropout=0.0, hidden_act="gelu"):
+    config = small_config(hidden_size=8, num_attention_heads=2, intermediate_size=12,
+                          hidden_act=hidden_act, hidden_dropout_prob=dropout,
+                          attention_probs_dropout_prob=dropout)
+    layer = BertLayer(make_init(config, seed, np.float64)).train(dropout > 0)
     rng = np.random.default_rng(seed)
     perturb_parameters(layer, rng)  # LayerNorm weights away from 1, biases away from 0
     x = rng.standard_normal((3, 5, 8))  # (B, T, H)
@@ -23,35 +28,55 @@ def layer_and_inputs(seed=0):
     return config, layer, x, padding_key_mask(attention_mask), rng
 
 
-def test_the_flat_layer_computes_what_bert_layer_computes():
-    config, layer, x, mask, rng = layer_and_inputs()
+def page_of(layer, config, x, mask, training):
+    """The page run over ``layer``'s parameters, drawing from the layer's dropout generator."""
+    return flat.bert_layer_forward(x, flat.layer_parameters(layer), mask,
+                                   config.num_attention_heads, config.layer_norm_eps,
+                                   config.hidden_act, config.attention_probs_dropout_prob,
+                                   config.hidden_dropout_prob, layer.output.dropout.rng, training)
+
+
+@pytest.mark.parametrize("hidden_act", ACTIVATIONS)
+@pytest.mark.parametrize("dropout", [0.0, 0.2])
+def test_the_flat_layer_computes_what_bert_layer_computes(hidden_act, dropout):
+    """Bit for bit, dropout masks included: the page draws from the model's dropout generator
+    in BertLayer's order (the probabilities, after attention.output.dense, after output.dense)."""
+    config, layer, x, mask, rng = layer_and_inputs(dropout=dropout, hidden_act=hidden_act)
     params = flat.layer_parameters(layer)
     assert set(params) == set(flat.LAYER_PARAMETERS)
-    out, cache = flat.bert_layer_forward(x, params, mask, config.num_attention_heads,
-                                         config.layer_norm_eps)
-    np.testing.assert_array_equal(out, layer(x, mask))
-    dout = rng.standard_normal(out.shape)
-    layer.zero_grad()
-    dx_layer = layer.backward(dout)
+    dout = rng.standard_normal(x.shape)
+    generator = layer.output.dropout.rng  # the one every dropout of the model draws from
+    state = generator.bit_generator.state
+    out, cache = page_of(layer, config, x, mask, training=dropout > 0)
     dx, grads = flat.bert_layer_backward(dout, cache)
-    np.testing.assert_allclose(dx, dx_layer, rtol=1e-12, atol=1e-14)
+    generator.bit_generator.state = state
+    np.testing.assert_array_equal(out, layer(x, mask))
+    layer.zero_grad()
+    np.testing.assert_array_equal(dx, layer.backward(dout))
     for name, grad in layer.named_gradients():
-        scale = np.abs(grad).max()
-        assert np.abs(grads[name] - grad).max() <= 1e-12 * scale + 1e-300, name
+        np.testing.assert_array_equal(grads[name], grad, err_msg=name)
+    assert (dropout > 0) == (cache.output_dropout is not None)
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_the_flat_backward_passes_a_float64_gradient_check(seed):
-    config, layer, x, mask, rng = layer_and_inputs(seed)
+@pytest.mark.parametrize("hidden_act", ACTIVATIONS)
+@pytest.mark.parametrize("dropout", [0.0, 0.3])
+def test_the_page_passes_a_float64_gradient_check(hidden_act, dropout):
+    config, layer, x, mask, rng = layer_and_inputs(1, dropout, hidden_act)
     params = {name: value.copy() for name, value in flat.layer_parameters(layer).items()}
     heads = config.num_attention_heads
     dout = rng.standard_normal(x.shape)  # random, never all ones
+    dropout_rng = np.random.default_rng(7)
+    state = dropout_rng.bit_generator.state  # the same masks at every forward
+
+    def forward():
+        dropout_rng.bit_generator.state = state
+        return flat.bert_layer_forward(x, params, mask, heads, config.layer_norm_eps, hidden_act,
+                                       dropout, dropout, dropout_rng, training=dropout > 0)
 
     def objective():
-        return float(np.sum(flat.bert_layer_forward(x, params, mask, heads)[0] * dout))
+        return float(np.sum(forward()[0] * dout))
 
-    _, cache = flat.bert_layer_forward(x, params, mask, heads)
-    dx, grads = flat.bert_layer_backward(dout, cache)
+    dx, grads = flat.bert_layer_backward(dout, forward()[1])
     checked = dict(grads, x=dx)
     arrays = dict(params, x=x)
     for name, analytic in checked.items():
@@ -84,3 +109,9 @@ def test_a_broken_backward_is_caught():
         cache.attention_output_layernorm.weight))
     dx, _ = flat.bert_layer_backward(dout, broken)
     assert rel_error(dx, dx_layer) > 1e-4
+
+
+def test_an_unknown_activation_is_refused():
+    config, layer, x, mask, _ = layer_and_inputs()
+    with pytest.raises(ValueError, match=r"hidden_act must be one of .*got 'swish'"):
+        flat.bert_layer_forward(x, flat.layer_parameters(layer), mask, 2, hidden_act="swish")

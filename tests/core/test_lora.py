@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import minibert as mb
+from minibert import functional as F
 from minibert.gradcheck import check_loss, check_module, numerical_gradient, rel_error
 from minibert.gradcheck.suite import MODEL_TOL, SINGLE_LAYER_TOL, perturb_parameters, small_config
 from minibert.layers import Linear
@@ -73,6 +74,30 @@ def test_first_step_da_is_exactly_zero_and_frozen_weights_get_nothing():
     assert np.linalg.norm(adapter.lora_B.grads["weight"]) > 0.1  # B alone moves first
     assert np.all(adapter.base_layer.grads["weight"] == 0.0)
     assert np.all(adapter.base_layer.grads["bias"] == 0.0)
+
+
+def test_the_merged_route_is_the_adapter():
+    """What BertLayer's page runs: x @ (W + s B A)^T + b, and dA, dB from the merged weight's
+    gradient, equal the adapter's own forward and backward (dropout off)."""
+    adapter, rng = _adapter()
+    adapter.lora_B.params["weight"] += rng.normal(0, 0.5, (5, 2))
+    x, upstream = rng.standard_normal((2, 3, 7)), rng.standard_normal((2, 3, 5))
+    expected = adapter(x)
+    adapter.backward(upstream)
+    expected_grads = {name: grad.copy() for name, grad in adapter.named_gradients()}
+    adapter.zero_grad()
+    weight, bias = adapter.merged_parameters()
+    out, cache = F.linear_forward(x, weight, bias)
+    assert rel_error(out, expected) < 1e-14
+    _, dweight, _ = F.linear_backward(upstream, cache)
+    adapter.merged_backward(dweight)
+    for name, grad in adapter.named_gradients():  # the frozen W and b: zero in both
+        np.testing.assert_allclose(grad, expected_grads[name], rtol=1e-12, atol=1e-14,
+                                   err_msg=name)
+    with_dropout, _ = _adapter(dropout=0.3)
+    with pytest.raises(ValueError, match=r"dropout=0.3 in training mode has no merged weight"):
+        with_dropout.merged_parameters()
+    with_dropout.eval().merged_parameters()  # eval: the dropout is off, the weight exact
 
 
 def test_merge_and_unmerge_give_identical_outputs():

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import minibert as mb
+from minibert import functional as F
 from minibert import viz
 from minibert.cli import main
 from minibert.gradcheck import numerical_gradient, rel_error
@@ -70,26 +71,27 @@ def network_references(page: str) -> list[str]:
 def logit_after_perturbing(model, encoding, layer: int, target):
     """f(E): the target logit when layer ``layer``'s probabilities P become P + E (N, T, T).
 
-    context = P @ v, so adding E @ v to the context is the same as perturbing P by E.
+    context = P @ v, so adding E @ v to the context of that layer's attention (the
+    ``layer``-th call of ``functional.attention_forward`` in the forward) is the same as
+    perturbing P by E.
     """
-    module = model.bert.encoder.layer[layer].attention.self
-    original = module.forward
+    original = F.attention_forward
 
     def f(perturbation):
-        def perturbed(hidden_states, mask):
-            context = original(hidden_states, mask)  # (1, T, H)
-            linear = module.value
-            v = hidden_states @ linear.params["weight"].T + linear.params["bias"]  # (1, T, H)
-            heads = module.num_attention_heads
-            v = v.reshape(1, v.shape[1], heads, -1).transpose(0, 2, 1, 3)  # (1, N, T, D)
-            extra = (perturbation[None] @ v).transpose(0, 2, 1, 3).reshape(context.shape)
-            return context + extra
+        calls = []
 
-        object.__setattr__(module, "forward", perturbed)
+        def perturbed(q, k, v, *args, **kwargs):
+            context, cache = original(q, k, v, *args, **kwargs)  # (1, N, T, D)
+            if len(calls) == layer:
+                context = context + perturbation[None] @ v
+            calls.append(layer)
+            return context, cache
+
+        F.attention_forward = perturbed
         try:
             out = model(**encoding)
         finally:
-            del module.__dict__["forward"]
+            F.attention_forward = original
         if target[0] == "mlm":
             return np.array([out.prediction_logits[0, target[1], target[2]]])
         return np.array([out.seq_relationship_logits[0, 0]])
