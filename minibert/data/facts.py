@@ -767,12 +767,15 @@ The {x} works at the hospital.
 A {x} works at a school.
 = farmer
 The {x} milks the cows every morning.
+The {x} drove {his} tractor across the field.
 = pilot
 The {x} flew the plane to Paris.
+The {x} landed the plane safely.
 = driver
 The bus {x} stopped to let us on.
 = chef cook
 The {x} cooks meals in the restaurant kitchen.
+{name} is a {x} in a hotel kitchen.
 = officer
 The police {x} caught the thief.
 = office
@@ -862,6 +865,7 @@ Every morning {name} catches the {x} into town.
 The {x} was late again this morning.
 = plane
 The {x} landed at the airport on time.
+{name} is afraid of flying in a {x}.
 = airport
 We need to be at the {x} two hours before the flight.
 = station
@@ -884,12 +888,14 @@ Look both ways before you cross the {x}.
 The car ran out of {x} on the motorway.
 = boat ship ferry
 We crossed the sea by {x}.
+The {x} sailed into the harbour.
 = licence
 {name} passed {his} test and got {his} driving {x}.
 = taxi
 After midnight {name} phoned for a {x} home.
 = seatbelt
 Always wear your {x} in the car.
+Put on your {x} before we drive off.
 = holiday trip
 Next summer our family goes on {x} by the sea.
 = traffic
@@ -902,31 +908,39 @@ The morning was {x}, so {name} wore shorts.
 The weather was {x} all week.
 = cold freezing
 It's {x} outside, put on a coat.
+The water in the lake was {x}.
 = raining rainy wet
 It's {x}, so take an umbrella.
+{name} came home {x} from the rain.
 = snow
 The children built a snowman in the {x}.
 In winter the mountains are covered in {x}.
 = wind
 The {x} blew my hat off.
+The trees moved in the strong {x}.
 = cloudy grey
 Dark clouds made the whole day {x}.
 = storm thunder
 There was a big {x} last night.
+The {x} woke the baby up.
 = summer
 It is hot in {x}.
 We go swimming in the sea every {x}.
 = winter
 It often snows in {x}.
+In {x} the days are short and cold.
 = spring
 Flowers come out in {x}.
+Birds build their nests in {x}.
 = autumn
 Leaves fall from the trees in {x}.
+Every {x} our maple goes red and gold.
 = coat jacket scarf gloves
 Put on your {x}, it's cold.
 {name} wore a warm {x} in the snow.
 = sunglasses hat
 {name} wore {his} {x} because the sun was bright.
+Pack your {x}, the beach will be bright.
 = umbrella
 It's pouring, and {name} forgot {his} {x}.
 = sun
@@ -950,40 +964,57 @@ The {x} wagged its tail.
 {name} takes the {x} for a walk every evening.
 = dogs
 Our {x} bark at every stranger.
+Our {x} need a long walk every day.
 = cat kitten
 The {x} purred on my lap.
 The {x} chased a mouse.
 = cows cow
 The {x} gave a lot of milk.
+The farmer milks the {x} at dawn.
+Black and white {x} were eating grass in the field.
 = sheep
 The farmer has a field of {x}.
 We get wool from {x}.
 = hens chickens
 The {x} lay eggs every morning.
+{name} feeds the {x} corn every morning.
 = horse pony
 {name} learned to ride a {x} last summer.
+The {x} jumped over the fence.
+{name} gave the {x} an apple.
 = bird birds
 The {x} sang in the tree.
+Can you hear the {x} singing?
+The {x} flew south for the winter.
 = fish
 The {x} swam in the pond.
+{name} caught a big {x} in the river.
 = mouse
 The cat caught a {x}.
+A little grey {x} ate the cheese.
 = bees
 Honey is made by {x}.
+{name} was stung by one of the {x}.
 = spider
 A {x} has eight legs.
 = duck ducks
 The {x} swam across the lake.
+We fed bread to the {x} at the pond.
 = pig pigs
 The {x} rolled in the mud.
+The farmer keeps {x} and sheep.
 = lion tiger
 The {x} is a big cat.
+At the zoo, the {x} roared at us.
 = elephant
 The {x} has a long trunk.
+An {x} is bigger than a horse.
 = monkey
 The {x} climbed the tree.
+The {x} ate a banana.
 = rabbit
 The {x} ate the carrots in the garden.
+The {x} hopped across the field.
 = zoo
 We saw lions and tigers at the {x}.
 = vet
@@ -992,8 +1023,10 @@ We saw lions and tigers at the {x}.
 Do you have any {x}?
 = barked
 The dog {x} all night.
+Our dog {x} at the cat next door.
 = milk
 Cows give {x}.
+{name} pours cold {x} on {his} cereal.
 = wool
 We get {x} from sheep.
 = nest
@@ -1011,29 +1044,39 @@ Close your {x} and go to sleep.
 {name} has blue {x}.
 = ears
 We hear with our {x}.
+{name} covered {his} {x} because the music was too loud.
 = nose
 We smell with our {x}.
+{name} has a cold and a runny {x}.
 = hands
 Wash your {x} before you eat.
+{name} clapped {his} {x} at the end of the show.
 = feet
 {name}'s {x} hurt after the long walk.
+Wipe your {x} before you come in.
 = head
 I have a terrible pain in my {x}.
+{name} nodded {his} {x}.
 = headache cold fever
 {name} stayed in bed with a {x}.
 I've got a {x}, so I'm not going to work.
 = doctor
 If you feel ill, go to the {x}.
+The {x} said I should stay in bed.
 = medicine pills
 Take this {x} three times a day.
+{name} took some {x} for {his} headache.
 = hospital
 {name} broke {his} leg and went to {x}.
 = ill sick
 {name} didn't come to school because {he} was {x}.
+I feel {x}; I think I ate something bad.
 = tired
 I went to bed early because I was {x}.
+After the long day, {name} was very {x}.
 = leg arm
 {name} fell and broke {his} {x}.
+{name} hurt {his} {x} playing football.
 = heart
 The {x} pumps blood around the body.
 = fingers
@@ -1042,6 +1085,7 @@ We have ten {x} on our hands.
 We have five {x} on each foot.
 = mouth
 Don't talk with your {x} full.
+Open your {x} and say ah.
 = dentist
 The {x} checked my teeth.
 = glasses
@@ -1071,6 +1115,7 @@ My mother's sister is my {x}.
 My aunt's children are my {x}.
 = baby
 The {x} cried all night.
+{name} rocked the {x} to sleep.
 = wedding
 They got married at a big {x} in June.
 = wife husband
@@ -1082,12 +1127,14 @@ Happy {x}! How old are you now?
 {name} went to the cinema with {his} {x}.
 = son daughter
 They have one {x} and two dogs.
+{name} has a {x} who is ten years old.
 = parents
 {name} still lives with {his} {x}.
 = twins
 The two sisters look the same; they are {x}.
 = present gift
 I bought {name} a {x} for {his} birthday.
+{name} wrapped the {x} in paper.
 = party
 We are having a {x} on Saturday. Can you come?
 = family
@@ -1102,12 +1149,14 @@ My sister has {x} lessons on Thursdays.
 Everyone joined in when {name} started that {x}.
 = singer band
 The {x} played all their old songs.
+The {x} came on stage to loud cheers.
 = concert
 Thousands of fans came to the {x} last night.
 = paint paints brush
 {name} painted a picture with {his} {x}.
 = picture painting
 {name} hung the {x} on the wall.
+{name} drew a {x} of a horse.
 = museum gallery
 We saw old paintings at the {x}.
 = film movie
@@ -1118,8 +1167,10 @@ Have you seen that new {x} with the talking dog?
 {name} likes to {x} to loud music.
 = music
 {name} listens to {x} on {his} phone.
+Turn down the {x}, it's too loud!
 = camera
 {name} took a photo with {his} {x}.
+Smile at the {x}!
 = photo
 Can you take a {x} of us?
 = drawing
@@ -1134,12 +1185,15 @@ Do you like playing {x}?
 Throw me the {x}!
 = goal goals
 {name} scored a {x} in the last minute.
+The keeper saved the {x}.
 = racket
 You hit a tennis ball with a {x}.
+{name} bought a new tennis {x}.
 = bat
 You hit the ball with a {x} in cricket.
 = team
 {name} plays in the school football {x}.
+Which {x} do you support?
 = match game
 We won the {x} three to one.
 Did you watch the {x} last night?
@@ -1147,6 +1201,7 @@ Did you watch the {x} last night?
 {name} goes {x} at the pool every morning.
 = pool
 We swam twenty lengths in the {x}.
+{name} jumped into the {x}.
 = running
 Every morning {name} goes {x} along the river.
 = won
@@ -1161,8 +1216,10 @@ We {x} the game, but we played well.
 In winter we go {x} in the mountains.
 = medal
 {name} won a gold {x}.
+{name} proudly wore the {x} round {his} neck.
 = referee
 The {x} blew the whistle.
+The {x} showed the player a red card.
 = gym
 {name} goes to the {x} three times a week.
 """
@@ -1178,20 +1235,26 @@ The {x} smell lovely in spring.
 The {x} is green after the rain.
 = sea beach
 We swam in the {x} on holiday.
+{name} built a sandcastle on the {x}.
 = river lake
 We went fishing in the {x}.
+The children swam in the {x}.
 = mountain hill
 From the top of that {x} you can see three towns.
 = forest woods
 We went for a walk in the {x}.
+{name} got lost in the {x} among the trees.
 = sky
 The {x} is blue today.
+There isn't a cloud in the {x}.
 = moon stars
 At night we can see the {x}.
+{name} looked up at the {x} at night.
 = sun
 The {x} is shining.
 = leaves
 In autumn the {x} turn brown.
+{name} swept up the fallen {x}.
 = rock stone
 {name} sat on a {x} by the river.
 = sand
@@ -1246,22 +1309,27 @@ I go to work on {x}.
 {name} has football practice every {x}.
 = Saturday Sunday
 We don't go to school on {x}.
+On {x} we sleep late.
 = January February March April May June July August September October November December
 {name}'s birthday is in {x}.
+School starts again in {x}.
 = morning
 {name} always feels sleepy early in the {x}.
 = evening night
 We watch television in the {x}.
 = week
 There are seven days in a {x}.
+I go swimming twice a {x}.
 = year
 January is the first month of the {x}.
 = alarm
 My {x} goes off at seven.
+{name} set {his} {x} for six o'clock.
 = breakfast
 {name} always eats {x} before work.
 = bed
 {name} goes to {x} at ten every night.
+It's late, time for {x}.
 = late early
 {name} got up {x} this morning.
 = weekend
@@ -1272,8 +1340,10 @@ What are you doing {x}?
 I saw {name} {x}.
 = minutes
 There are sixty {x} in an hour.
+The bus comes every ten {x}.
 = hours
 There are twenty-four {x} in a day.
+The film lasted two {x}.
 = clock watch
 {name} looked at {his} {x}; it was already eight.
 """
