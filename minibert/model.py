@@ -1,8 +1,15 @@
 """BERT's encoder built from the layers: embeddings, the block stack, the pooler.
 
+The block is written once, on one page, llm.c style: ``bert_layer_forward`` with every step
+on its own line and its shape, kept in one named cache, and ``bert_layer_backward`` with
+every step under the forward line it inverts (the derivations are in docs/backprop.md).
+``BertLayer`` runs that page over the parameters its sublayer modules hold.
+
 The module tree and attribute names mirror HuggingFace ``modeling_bert.py`` so that
 parameter names (``bert.encoder.layer.0.attention.self.query.weight``, ...) and real
-checkpoints match without renaming. Every module has ``forward`` and ``backward``. The
+checkpoints match without renaming. Every module has ``forward`` and ``backward``; the
+sublayers (``BertSelfAttention``, ``BertSelfOutput``, ``BertIntermediate``, ``BertOutput``)
+also run on their own, for the notebooks that build the block piece by piece. The
 pretraining heads (MLM, NSP) and the fine-tuning heads on top of ``BertModel`` are in
 ``minibert.heads``; what every model shares (initializer, checkpoints, outputs) in
 ``minibert.base``.
@@ -16,12 +23,17 @@ I intermediate size, V vocabulary size.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
+from minibert import functional as F
 from minibert.base import BertModelOutput, Initializer, PretrainedModel, ShapeCache
 from minibert.checks import as_int_array
-from minibert.config import BertConfig
+from minibert.config import HIDDEN_ACTS, BertConfig
 from minibert.layers import (
+    LayerNorm,
+    Linear,
     Module,
     ModuleList,
     ScaledDotProductAttention,
@@ -32,6 +44,10 @@ from minibert.layers import (
 )
 
 __all__ = [
+    "LAYER_PARAMETERS",
+    "FlatLayerCache",
+    "bert_layer_forward",
+    "bert_layer_backward",
     "BertEmbeddings",
     "BertSelfAttention",
     "BertSelfOutput",
@@ -82,6 +98,136 @@ class BertEmbeddings(Module):
         self.word_embeddings.backward(d_summed)
         self.position_embeddings.backward(d_summed.sum(axis=0))  # (T, H)
         self.token_type_embeddings.backward(d_summed)
+
+
+# ----------------------------------------------------------------------------------------
+# The block on one page: one BERT layer's forward, then its backward in reverse
+# ----------------------------------------------------------------------------------------
+
+# One layer's parameters, named as in ``bert.encoder.layer.0.<name>``.
+LAYER_PARAMETERS = (
+    "attention.self.query.weight", "attention.self.query.bias",
+    "attention.self.key.weight", "attention.self.key.bias",
+    "attention.self.value.weight", "attention.self.value.bias",
+    "attention.output.dense.weight", "attention.output.dense.bias",
+    "attention.output.LayerNorm.weight", "attention.output.LayerNorm.bias",
+    "intermediate.dense.weight", "intermediate.dense.bias",
+    "output.dense.weight", "output.dense.bias",
+    "output.LayerNorm.weight", "output.LayerNorm.bias",
+)
+# hidden_act -> GELU's form, for the activations that are a GELU (the other one is "relu")
+GELU_FORMS = {"gelu": "none", "gelu_new": "tanh", "gelu_pytorch_tanh": "tanh"}
+
+
+class FlatLayerCache(NamedTuple):
+    num_heads: int
+    query: F.LinearCache  # x (B, T, H) -> q (B, T, H)
+    key: F.LinearCache
+    value: F.LinearCache
+    attention: F.AttentionCache  # over the heads (B, N, T, D), dropout on the probabilities
+    attention_output_dense: F.LinearCache  # merged context (B, T, H) -> (B, T, H)
+    attention_output_dropout: F.DropoutCache | None  # None when dropout is off
+    attention_output_layernorm: F.LayerNormCache  # of x + the attention branch
+    intermediate_dense: F.LinearCache  # (B, T, H) -> (B, T, I)
+    hidden_act: str  # the activation's HF name
+    intermediate_act: F.GeluCache | np.ndarray  # GELU's cache, or ReLU's mask x > 0
+    output_dense: F.LinearCache  # (B, T, I) -> (B, T, H)
+    output_dropout: F.DropoutCache | None
+    output_layernorm: F.LayerNormCache  # of attention_output + the feed-forward branch
+
+
+def bert_layer_forward(x: np.ndarray, p: dict, mask: np.ndarray | None, num_heads: int,
+                       eps: float = 1e-12, hidden_act: str = "gelu",
+                       attention_dropout: float = 0.0, hidden_dropout: float = 0.0,
+                       rng: np.random.Generator | None = None, training: bool = False):
+    """One post-LN BERT layer, every step on its own line.
+
+    Inputs: x (B, T, H); p, the parameters by the names of ``LAYER_PARAMETERS``; mask
+    broadcastable to (B, N, T, T), nonzero = may attend (padding: (B, 1, 1, T)), or None;
+    num_heads N; eps, the LayerNorms'; hidden_act, the feed-forward's activation by its HF
+    name; attention_dropout and hidden_dropout, the config's attention_probs_dropout_prob and
+    hidden_dropout_prob, drawn from rng when training, in BERT's order (the probabilities,
+    after attention.output.dense, after output.dense). The defaults are eval mode.
+    Output: out (B, T, H). Cache: FlatLayerCache.
+    """
+    if hidden_act not in HIDDEN_ACTS:
+        raise ValueError(f"hidden_act must be one of {list(HIDDEN_ACTS)}, got {hidden_act!r}")
+    # self-attention: every head at once
+    q, query = F.linear_forward(x, p["attention.self.query.weight"],
+                                p["attention.self.query.bias"])  # (B, T, H)
+    k, key = F.linear_forward(x, p["attention.self.key.weight"],
+                              p["attention.self.key.bias"])  # (B, T, H)
+    v, value = F.linear_forward(x, p["attention.self.value.weight"],
+                                p["attention.self.value.bias"])  # (B, T, H)
+    context, attention = F.attention_forward(split_heads(q, num_heads), split_heads(k, num_heads),
+                                             split_heads(v, num_heads), mask, attention_dropout,
+                                             rng, training)  # (B, N, T, D)
+    attended, attention_output_dense = F.linear_forward(
+        merge_heads(context), p["attention.output.dense.weight"],
+        p["attention.output.dense.bias"])  # (B, T, H)
+    attended, attention_output_dropout = F.dropout_forward(attended, hidden_dropout, rng,
+                                                           training)  # (B, T, H)
+    # residual 1, then LayerNorm
+    attention_output, attention_output_layernorm = F.layernorm_forward(
+        x + attended, p["attention.output.LayerNorm.weight"],
+        p["attention.output.LayerNorm.bias"], eps)  # (B, T, H)
+    # feed-forward: H -> I, the activation, I -> H
+    hidden, intermediate_dense = F.linear_forward(attention_output, p["intermediate.dense.weight"],
+                                                  p["intermediate.dense.bias"])  # (B, T, I)
+    if hidden_act == "relu":
+        activated, intermediate_act = F.relu_forward(hidden)  # (B, T, I)
+    else:
+        activated, intermediate_act = F.gelu_forward(hidden, GELU_FORMS[hidden_act])  # (B, T, I)
+    ffn, output_dense = F.linear_forward(activated, p["output.dense.weight"],
+                                         p["output.dense.bias"])  # (B, T, H)
+    ffn, output_dropout = F.dropout_forward(ffn, hidden_dropout, rng, training)  # (B, T, H)
+    # residual 2, then LayerNorm
+    out, output_layernorm = F.layernorm_forward(attention_output + ffn,
+                                                p["output.LayerNorm.weight"],
+                                                p["output.LayerNorm.bias"], eps)  # (B, T, H)
+    return out, FlatLayerCache(num_heads, query, key, value, attention, attention_output_dense,
+                               attention_output_dropout, attention_output_layernorm,
+                               intermediate_dense, hidden_act, intermediate_act, output_dense,
+                               output_dropout, output_layernorm)
+
+
+def bert_layer_backward(dout: np.ndarray, cache: FlatLayerCache):
+    """dout (B, T, H) -> (dx (B, T, H), the gradient of every parameter by its name)."""
+    c, grads = cache, {}
+    # forward: out = LayerNorm(attention_output + ffn)
+    d_sum, grads["output.LayerNorm.weight"], grads["output.LayerNorm.bias"] = \
+        F.layernorm_backward(dout, c.output_layernorm)  # (B, T, H)
+    # forward: ffn = dropout(output.dense(activated))
+    d_activated, grads["output.dense.weight"], grads["output.dense.bias"] = \
+        F.linear_backward(F.dropout_backward(d_sum, c.output_dropout), c.output_dense)  # (B, T, I)
+    # forward: activated = hidden_act(hidden)
+    if c.hidden_act == "relu":
+        d_hidden = F.relu_backward(d_activated, c.intermediate_act)  # (B, T, I)
+    else:
+        d_hidden = F.gelu_backward(d_activated, c.intermediate_act)  # (B, T, I)
+    # forward: hidden = intermediate.dense(attention_output)
+    d_attention_output, grads["intermediate.dense.weight"], grads["intermediate.dense.bias"] = \
+        F.linear_backward(d_hidden, c.intermediate_dense)  # (B, T, H)
+    d_attention_output += d_sum  # residual 2: attention_output also reached the sum directly
+    # forward: attention_output = LayerNorm(x + attended)
+    d_sum, grads["attention.output.LayerNorm.weight"], grads["attention.output.LayerNorm.bias"] = \
+        F.layernorm_backward(d_attention_output, c.attention_output_layernorm)  # (B, T, H)
+    # forward: attended = dropout(attention.output.dense(merge_heads(context)))
+    d_merged, grads["attention.output.dense.weight"], grads["attention.output.dense.bias"] = \
+        F.linear_backward(F.dropout_backward(d_sum, c.attention_output_dropout),
+                          c.attention_output_dense)  # (B, T, H)
+    # forward: context = attention(q, k, v) over the heads
+    dq, dk, dv = F.attention_backward(split_heads(d_merged, c.num_heads), c.attention)
+    # forward: q, k, v = query(x), key(x), value(x)
+    d_from_q, grads["attention.self.query.weight"], grads["attention.self.query.bias"] = \
+        F.linear_backward(merge_heads(dq), c.query)  # (B, T, H)
+    d_from_k, grads["attention.self.key.weight"], grads["attention.self.key.bias"] = \
+        F.linear_backward(merge_heads(dk), c.key)  # (B, T, H)
+    d_from_v, grads["attention.self.value.weight"], grads["attention.self.value.bias"] = \
+        F.linear_backward(merge_heads(dv), c.value)  # (B, T, H)
+    # x fed q, k, v and, directly, residual 1: its four gradients add up
+    dx = d_from_q + d_from_k + d_from_v + d_sum  # (B, T, H)
+    return dx, grads
 
 
 # ----------------------------------------------------------------------------------------
@@ -208,23 +354,92 @@ class BertOutput(_DenseResidualLayerNorm):
 
 
 class BertLayer(Module):
-    """One post-LN transformer block: attention sublayer, then feed-forward sublayer."""
+    """One post-LN transformer block: the page's ``bert_layer_forward`` and
+    ``bert_layer_backward`` run over the parameters its sublayer modules hold (HF's names).
+
+    A Linear's place may hold an adapter instead (``minibert.lora.LoRALinear``): the page then
+    multiplies by the one weight the adapter computes with, ``merged_parameters()``, and the
+    adapter turns that weight's gradient into its own, ``merged_backward(dweight)``.
+    """
 
     def __init__(self, init: Initializer) -> None:
         super().__init__()
+        config = init.config
         self.attention = BertAttention(init)
         self.intermediate = BertIntermediate(init)
         self.output = BertOutput(init)
+        self.num_heads = config.num_attention_heads
+        self.eps = config.layer_norm_eps
+        self.hidden_act = config.hidden_act
+        self.attention_dropout = config.attention_probs_dropout_prob
+        self.hidden_dropout = config.hidden_dropout_prob
+        self.dropout_rng = init.dropout_rng  # the generator every dropout of the model draws from
+
+    def holders(self) -> tuple[tuple[str, Module], ...]:
+        """(name, module) of each Linear and LayerNorm of the layer, named as the page's
+        ``LAYER_PARAMETERS`` continue them (``"attention.self.query"`` + ``".weight"``)."""
+        attention, output = self.attention, self.output
+        return (("attention.self.query", attention.self.query),
+                ("attention.self.key", attention.self.key),
+                ("attention.self.value", attention.self.value),
+                ("attention.output.dense", attention.output.dense),
+                ("attention.output.LayerNorm", attention.output.LayerNorm),
+                ("intermediate.dense", self.intermediate.dense),
+                ("output.dense", output.dense),
+                ("output.LayerNorm", output.LayerNorm))
+
+    def page_parameters(self) -> dict[str, np.ndarray]:
+        """The page's ``p``: every parameter by its name in ``LAYER_PARAMETERS`` (the layer's
+        own arrays; an adapter's merged weight)."""
+        p = {}
+        for name, holder in self.holders():
+            if isinstance(holder, (Linear, LayerNorm)):
+                p[f"{name}.weight"] = holder.params["weight"]
+                p[f"{name}.bias"] = holder.params["bias"]
+            else:  # an adapter in the Linear's place
+                p[f"{name}.weight"], p[f"{name}.bias"] = holder.merged_parameters()
+        return p
 
     def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
-        """(B, T, H) -> (B, T, H)."""
-        attention_output = self.attention(hidden_states, mask)  # (B, T, H)
-        return self.output(self.intermediate(attention_output), attention_output)
+        """(B, T, H), mask bool (B, 1, 1, T) or None -> (B, T, H)."""
+        out, self.cache = bert_layer_forward(
+            hidden_states, self.page_parameters(), mask, self.num_heads, self.eps,
+            self.hidden_act, self.attention_dropout, self.hidden_dropout, self.dropout_rng,
+            self.training)
+        self.hand_caches_to_modules()
+        return out
+
+    def hand_caches_to_modules(self) -> None:
+        """Give each sublayer module the cache of the page's step that used its parameters, so
+        that every module's cache holds what its step kept, as if it had run its own forward
+        (heatmaps read ``attention.self.attention_probs``; notebooks read the caches). An
+        adapter keeps its own (its step multiplied by the merged weight)."""
+        c, attention, output = self.cache, self.attention, self.output
+        for module, cache in ((attention.self.attention, c.attention),
+                              (attention.output.dropout, c.attention_output_dropout),
+                              (attention.output.LayerNorm, c.attention_output_layernorm),
+                              (self.intermediate.intermediate_act_fn, c.intermediate_act),
+                              (output.dropout, c.output_dropout),
+                              (output.LayerNorm, c.output_layernorm)):
+            module.cache = cache
+        for linear, cache in ((attention.self.query, c.query), (attention.self.key, c.key),
+                              (attention.self.value, c.value),
+                              (attention.output.dense, c.attention_output_dense),
+                              (self.intermediate.dense, c.intermediate_dense),
+                              (output.dense, c.output_dense)):
+            if isinstance(linear, Linear):  # not an adapter
+                linear.cache = cache
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        d_intermediate, d_attention_output = self.output.backward(dout)
-        d_attention_output = d_attention_output + self.intermediate.backward(d_intermediate)
-        return self.attention.backward(d_attention_output)
+        """dout (B, T, H) -> d hidden_states (B, T, H); adds into every parameter's gradient."""
+        dx, grads = bert_layer_backward(dout, self.cache)
+        for name, holder in self.holders():
+            if isinstance(holder, (Linear, LayerNorm)):
+                holder.grads["weight"] += grads[f"{name}.weight"]
+                holder.grads["bias"] += grads[f"{name}.bias"]
+            else:  # an adapter: its own gradients from the merged weight's
+                holder.merged_backward(grads[f"{name}.weight"])
+        return dx
 
 
 class BertEncoder(Module):

@@ -1,7 +1,7 @@
 """The forwards whose backward the composition tasks ask for, built from the functional pairs.
 
-``encoder_block_forward`` is one post-LN BERT layer: ``minibert.flat_layer``'s, the page
-that ``tests/core/test_flat_layer.py`` holds equal to ``minibert.BertLayer``;
+``encoder_block_forward`` is one post-LN BERT layer: the page ``minibert.BertLayer`` runs
+(``bert_layer_forward`` in minibert/model.py, also ``minibert.flat_layer``), in eval mode;
 ``tied_mlm_forward`` is an embedding lookup and a masked-LM decoder that share one table.
 Each returns ``(out, cache)`` with a named cache of every step, like ``minibert.functional``.
 
@@ -16,8 +16,8 @@ from typing import NamedTuple
 import numpy as np
 
 from minibert import functional as F
-from minibert.flat_layer import LAYER_PARAMETERS, FlatLayerCache, bert_layer_forward
 from minibert.layers import merge_heads, split_heads
+from minibert.model import LAYER_PARAMETERS, FlatLayerCache, bert_layer_forward
 
 __all__ = ["EncoderBlockCache", "TiedMLMCache", "encoder_block_forward",
            "encoder_block_params", "split_heads", "merge_heads", "tied_mlm_forward",
@@ -27,7 +27,8 @@ __all__ = ["EncoderBlockCache", "TiedMLMCache", "encoder_block_forward",
 BLOCK_PARAMS = LAYER_PARAMETERS
 
 
-# The block's cache is the one-page layer's: a named cache of every step.
+# The block's cache is the one-page layer's: a named cache of every step (the dropout
+# steps' are None: the block runs in eval mode).
 EncoderBlockCache = FlatLayerCache
 
 
@@ -61,8 +62,8 @@ def encoder_block_forward(x: np.ndarray, params: dict, attention_mask, num_heads
                           eps: float = 1e-12):
     """One BERT layer: self-attention, residual, LayerNorm; feed-forward, residual, LayerNorm.
 
-    The forward is ``minibert.flat_layer.bert_layer_forward`` (the layer every step of which
-    is on one page; read it there), with the padding mask made from ``attention_mask``.
+    The forward is ``minibert.model.bert_layer_forward`` (the layer every step of which is
+    on one page; read it there), with the padding mask made from ``attention_mask``.
     Inputs: x (B, T, H); params, a dict with every name of ``BLOCK_PARAMS``;
     attention_mask (B, T), 1 = real token, 0 = padding, or None; num_heads N.
     Output: (B, T, H). Cache: EncoderBlockCache.

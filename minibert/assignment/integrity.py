@@ -174,10 +174,12 @@ def _watched_targets(task: Task) -> list[tuple[object, str, str]]:
                     for name in ("numerical_gradient", "check_function", "check_loss",
                                  "check_module") if callable(getattr(gradcheck, name, None))]
     if task.part == "composition":
-        targets += [(flat_layer, name, "minibert's own composition of the block")
-                    for name in ("bert_layer_backward", "bert_layer_forward")
-                    if callable(getattr(flat_layer, name, None))]
+        from minibert import model
         from minibert.model import BertLayer
+        targets += [(owner, name, "minibert's own composition of the block")
+                    for owner in (flat_layer, model)
+                    for name in ("bert_layer_backward", "bert_layer_forward")
+                    if callable(getattr(owner, name, None))]
         targets.append((BertLayer, "backward", "minibert's own composition of the block"))
     return targets
 

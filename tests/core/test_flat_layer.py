@@ -1,5 +1,7 @@
-"""The one-page BERT layer (minibert/flat_layer.py) is BertLayer, dropout and every activation
-included, and its backward passes a float64 gradient check."""
+"""The one-page BERT layer (``bert_layer_forward`` / ``bert_layer_backward``, in
+minibert/model.py, also under ``minibert.flat_layer``): BertLayer runs it; it computes what the
+sublayer modules compute when chained by hand (dropout and every activation included), and its
+backward passes a float64 gradient check."""
 
 import numpy as np
 import pytest
@@ -28,34 +30,51 @@ def layer_and_inputs(seed=0, dropout=0.0, hidden_act="gelu"):
     return config, layer, x, padding_key_mask(attention_mask), rng
 
 
-def page_of(layer, config, x, mask, training):
-    """The page run over ``layer``'s parameters, drawing from the layer's dropout generator."""
-    return flat.bert_layer_forward(x, flat.layer_parameters(layer), mask,
-                                   config.num_attention_heads, config.layer_norm_eps,
-                                   config.hidden_act, config.attention_probs_dropout_prob,
-                                   config.hidden_dropout_prob, layer.output.dropout.rng, training)
+def by_hand(layer, x, mask):
+    """The layer chained from its sublayer modules, as HF's BertLayer chains them."""
+    attention_output = layer.attention(x, mask)
+    return layer.output(layer.intermediate(attention_output), attention_output)
+
+
+def by_hand_backward(layer, dout):
+    d_intermediate, d_attention_output = layer.output.backward(dout)
+    return layer.attention.backward(d_attention_output
+                                    + layer.intermediate.backward(d_intermediate))
 
 
 @pytest.mark.parametrize("hidden_act", ACTIVATIONS)
 @pytest.mark.parametrize("dropout", [0.0, 0.2])
-def test_the_flat_layer_computes_what_bert_layer_computes(hidden_act, dropout):
+def test_the_page_computes_what_the_sublayer_modules_compute(hidden_act, dropout):
     """Bit for bit, dropout masks included: the page draws from the model's dropout generator
-    in BertLayer's order (the probabilities, after attention.output.dense, after output.dense)."""
+    in the modules' order (the probabilities, after attention.output.dense, after output.dense)."""
     config, layer, x, mask, rng = layer_and_inputs(dropout=dropout, hidden_act=hidden_act)
+    dout = rng.standard_normal(x.shape)
+    state = layer.dropout_rng.bit_generator.state
+    out = layer(x, mask)
+    dx = layer.backward(dout)
+    page_grads = {name: grad.copy() for name, grad in layer.named_gradients()}
+    layer.zero_grad()
+    layer.dropout_rng.bit_generator.state = state
+    np.testing.assert_array_equal(out, by_hand(layer, x, mask))
+    np.testing.assert_array_equal(dx, by_hand_backward(layer, dout))
+    for name, grad in layer.named_gradients():
+        np.testing.assert_array_equal(page_grads[name], grad, err_msg=name)
+    assert (dropout > 0) == (layer.cache.output_dropout is not None)
+
+
+def test_bert_layer_runs_the_page():
+    config, layer, x, mask, rng = layer_and_inputs()
     params = flat.layer_parameters(layer)
     assert set(params) == set(flat.LAYER_PARAMETERS)
-    dout = rng.standard_normal(x.shape)
-    generator = layer.output.dropout.rng  # the one every dropout of the model draws from
-    state = generator.bit_generator.state
-    out, cache = page_of(layer, config, x, mask, training=dropout > 0)
-    dx, grads = flat.bert_layer_backward(dout, cache)
-    generator.bit_generator.state = state
+    assert all(value is dict(layer.named_parameters())[name] for name, value in params.items())
+    out, cache = flat.bert_layer_forward(x, params, mask, config.num_attention_heads,
+                                         config.layer_norm_eps)
     np.testing.assert_array_equal(out, layer(x, mask))
-    layer.zero_grad()
-    np.testing.assert_array_equal(dx, layer.backward(dout))
-    for name, grad in layer.named_gradients():
-        np.testing.assert_array_equal(grads[name], grad, err_msg=name)
-    assert (dropout > 0) == (cache.output_dropout is not None)
+    assert isinstance(layer.cache, flat.FlatLayerCache)
+    # each sublayer module holds its step's cache: heatmaps read the probabilities there
+    assert layer.attention.self.attention_probs is layer.cache.attention.attention_probs
+    assert layer.output.dense.cache is layer.cache.output_dense
+    assert layer.attention.output.LayerNorm.cache is layer.cache.attention_output_layernorm
 
 
 @pytest.mark.parametrize("hidden_act", ACTIVATIONS)
@@ -96,19 +115,18 @@ def test_the_page_passes_a_float64_gradient_check(hidden_act, dropout):
 
 
 def test_a_broken_backward_is_caught():
-    """Drop the second residual's gradient: the comparison with BertLayer fails."""
+    """Drop the second residual's gradient: the comparison with the modules fails."""
     config, layer, x, mask, rng = layer_and_inputs()
     out, cache = flat.bert_layer_forward(x, flat.layer_parameters(layer), mask,
                                          config.num_attention_heads)
     dout = rng.standard_normal(out.shape)
-    layer(x, mask)
-    layer.zero_grad()
-    dx_layer = layer.backward(dout)
+    by_hand(layer, x, mask)
+    dx_modules = by_hand_backward(layer, dout)
     broken = cache._replace(attention_output_layernorm=F.LayerNormCache(
         cache.attention_output_layernorm.x_hat, cache.attention_output_layernorm.rstd * 1.01,
         cache.attention_output_layernorm.weight))
     dx, _ = flat.bert_layer_backward(dout, broken)
-    assert rel_error(dx, dx_layer) > 1e-4
+    assert rel_error(dx, dx_modules) > 1e-4
 
 
 def test_an_unknown_activation_is_refused():
