@@ -3,7 +3,9 @@
     mpiexec -n 4 python -m minibert pretrain --out run ...        # one machine
     srun -N 2 --ntasks-per-node 8 python -m minibert pretrain ...  # SLURM (--mpi=pmix)
 
-Every rank is a whole ``minibert pretrain`` process. They build the same corpus,
+Every rank is a whole ``minibert pretrain`` process, handed its world by the command line
+(from Python, every rank calls ``pretrain(config, out_dir, world=world())``; the training
+jobs use the world they are given and never import this module). They build the same corpus,
 vocabulary, instances and initial weights from the seed, so nothing but gradients needs
 sending: rank r takes shard r of every batch (``shard_batch``, the split ``--workers N``
 uses, with the same shares of the loss, ``shard_weights``), runs forward and backward on
@@ -58,6 +60,8 @@ from minibert.training.transport import (
     RunInterrupted,
     StepResult,
     Transport,
+    launched_rank,
+    launched_ranks,
     requested_stop,
 )
 
@@ -71,31 +75,6 @@ HEARTBEAT_TIMEOUT = 15.0
 # The exit status of a rank that aborts the run (a failure, not a stop): the status of a
 # run whose worker process failed (docs/cli.md), so one number means "a process failed".
 ABORT_STATUS = 3
-
-# The variables MPI launchers set in every rank: MPICH and Intel MPI (hydra), Open MPI,
-# and PMIx (Open MPI 5, SLURM's srun --mpi=pmix).
-_SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE")
-
-
-def launched_ranks() -> int:
-    """How many ranks an MPI launcher started this process among (1 when none did)."""
-    for name in _SIZE_VARIABLES:
-        value = os.environ.get(name, "")
-        if value.isdigit() and int(value) >= 1:
-            return int(value)
-    if os.environ.get("PMIX_RANK") and os.environ.get("SLURM_NTASKS", "").isdigit():
-        return int(os.environ["SLURM_NTASKS"])
-    return 1
-
-
-def launched_rank() -> int:
-    """This process's rank as the launcher numbered it (0 when no launcher did)."""
-    for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"):
-        value = os.environ.get(name, "")
-        if value.isdigit():
-            return int(value)
-    return 0
-
 
 def mpi_available() -> str | None:
     """None when mpi4py imports (and finds an MPI library), else why not, in one line."""
@@ -116,7 +95,12 @@ class RankFailed(ChildProcessError):
 
 
 class MPIWorld:
-    """This process's place among the ranks: ``rank``, ``size`` and the communicator."""
+    """This process's place among the ranks: ``rank``, ``size`` and the communicator.
+
+    The training jobs are handed it (``pretrain(config, out, world=world())``) and use it
+    through the names ``minibert.training.transport`` lists; ``transport`` builds this
+    rank's side of the step, so training never names this module.
+    """
 
     def __init__(self, comm) -> None:
         self.comm = comm
@@ -145,6 +129,12 @@ class MPIWorld:
                 interrupted.agreed = True
                 raise interrupted
             raise RankFailed(f"rank {rank} failed before training: {message}")
+
+    def transport(self, model, optimizer: AdamW, clip: float | None = 1.0,
+                  pair_loss_weight: float = 1.0) -> MPIDataParallel:
+        """This rank's side of each training step over the world (``MPIDataParallel``)."""
+        return MPIDataParallel(model, optimizer, self, clip=clip,
+                               pair_loss_weight=pair_loss_weight)
 
     def describe_run(self, out_dir, resume_command: str | None) -> None:
         """Tell the witness what to name if every rank is killed at once: the output folder
@@ -182,6 +172,8 @@ class MPIWorld:
 def world() -> MPIWorld | None:
     """The MPI world when a launcher started more than one rank, else None.
 
+    Every rank passes it to its job: ``pretrain(config, out_dir, world=world())``, and
+    ``finetune`` and ``train_head`` likewise (the command line does so under mpiexec).
     Raises RuntimeError in one line when ranks were launched but mpi4py is missing.
     """
     ranks = launched_ranks()

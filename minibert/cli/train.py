@@ -232,7 +232,7 @@ def _pretrain_workers(args) -> int:
 def _run_pretrain(args) -> int:
     """Pretrain BertForPreTraining from scratch. Writes OUT/config.json, model.safetensors,
     vocab.txt (loadable with from_pretrained), metrics.json and history.json."""
-    from minibert.bridges.mpi import launched_rank
+    from minibert.bridges import mpi
     from minibert.family.registry import FAMILIES
     from minibert.training.parallel import WorkerError
     from minibert.training.pretrain import TrainingConfig, pretrain
@@ -267,11 +267,12 @@ def _run_pretrain(args) -> int:
     command = _resume_command(args)
     try:
         with file_access(f"--out {args.out!r} must be a folder you can write to"):
+            # Under mpiexec, each rank's job is handed its world (None in one process).
             metrics = pretrain(config, args.out, resume=args.resume,
                                overwrite=args.overwrite, progress=progress_line,
-                               resume_command=command)
+                               resume_command=command, world=mpi.world())
     except KeyboardInterrupt as interruption:
-        if launched_rank() > 0:  # MPI: rank 0 says it
+        if mpi.launched_rank() > 0:  # MPI: rank 0 says it
             return exit_status(interruption)
         how = how_stopped(interruption)
         if getattr(interruption, "source", None):
@@ -286,7 +287,7 @@ def _run_pretrain(args) -> int:
                   f"{_saved_step(args.out, command)}")
         return WORKER_DIED
     except Exception:
-        if launched_rank() > 0:  # MPI: the error is rank 0's to print (or its own, the same)
+        if mpi.launched_rank() > 0:  # MPI: the error is rank 0's to print (or its own, the same)
             return 2
         raise
     return _report(metrics, args)
@@ -358,7 +359,7 @@ def _run_finetune(args) -> int:
     """Fine-tune on a labelled toy task drawn from the toy world: classify (topic of a
     sentence), tag (BIO entities) or qa (extractive questions, some unanswerable). Writes
     OUT/config.json, model.safetensors, vocab.txt, metrics.json and history.json."""
-    from minibert.bridges.mpi import launched_rank
+    from minibert.bridges import mpi
     from minibert.training.finetune import finetune
 
     _bounded_run(args)
@@ -376,9 +377,10 @@ def _run_finetune(args) -> int:
                                min_steps=args.min_steps, learning_rate=args.lr,
                                batch_size=args.batch_size, max_length=args.max_seq_length,
                                lora_rank=args.lora, lora_alpha=args.lora_alpha,
-                               workers=args.workers, progress=progress_line)
+                               workers=args.workers, progress=progress_line,
+                               world=mpi.world())
     except Exception:
-        if launched_rank() > 0:  # MPI: the error is rank 0's to print (or its own, the same)
+        if mpi.launched_rank() > 0:  # MPI: the error is rank 0's to print (or its own, the same)
             return 2
         raise
     return _report(metrics, args)

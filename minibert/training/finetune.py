@@ -37,7 +37,7 @@ from minibert.training.loop import TrainingDiverged, eval_mode
 from minibert.training.metrics import accuracy, decode_spans, entity_f1, squad_scores
 from minibert.training.optim import make_optimizer
 from minibert.training.schedules import make_schedule
-from minibert.training.transport import OneProcess
+from minibert.training.transport import OneProcess, refuse_ranks_without_world
 from minibert.training.workers import DataParallel
 
 __all__ = [
@@ -207,7 +207,7 @@ def train_head(model, features: tasks.Features, config: FinetuneConfig,
     e.g. ``lora_trainable(model)``); returns the history (step, loss, lr).
 
     ``world``: the MPI world (``minibert.bridges.mpi.world()``) when this is one of its
-    ranks: every rank trains its shard of each batch (MPIDataParallel); else
+    ranks: every rank trains its shard of each batch (``world.transport``); else
     ``config.workers`` processes of this machine, or this process.
 
     ``config.epochs`` passes over the examples, or as many more as ``config.min_steps``
@@ -251,9 +251,7 @@ def train_head(model, features: tasks.Features, config: FinetuneConfig,
 def _transport(model, optimizer, config: FinetuneConfig, world=None):
     """This rank's side of MPI, ``config.workers`` worker processes, or this process."""
     if world is not None:
-        from minibert.bridges.mpi import MPIDataParallel
-
-        return MPIDataParallel(model, optimizer, world, clip=config.max_grad_norm)
+        return world.transport(model, optimizer, clip=config.max_grad_norm)
     if config.workers == 1:
         return OneProcess(model, optimizer, config.max_grad_norm)
     return DataParallel(model, optimizer, config.workers, clip=config.max_grad_norm,
@@ -385,7 +383,7 @@ def _check_out_dir(out_dir: Path, overwrite: bool) -> None:
 
 def finetune(task: str, model_dir, out_dir, train_size: int = 200, seed: int = 0, *,
              overwrite: bool = False, progress: Callable[[str], None] | None = None,
-             **settings) -> dict:
+             world=None, **settings) -> dict:
     """Fine-tune on a toy task and write ``out_dir``; returns the metrics (also metrics.json).
 
     Inputs: task in ``tasks.TASKS``; model_dir, a pretrained folder (with vocab.txt) or None
@@ -395,11 +393,16 @@ def finetune(task: str, model_dir, out_dir, train_size: int = 200, seed: int = 0
     out_dir).from_pretrained(out_dir)``; ``HEADS[task]`` for BERT), metrics.json and
     history.json. An ALBERT or DistilBERT ``model_dir`` fine-tunes its own family's
     classifier (task "classify" only); DistilBERT is given no token types.
+
+    ``world``: on MPI ranks, each rank's world (``minibert.bridges.mpi.world()``, which the
+    command line passes under mpiexec): every rank trains its shard of each batch, rank 0
+    alone evaluates, writes and returns the metrics (the others return {}); a process that
+    a launcher started as one of several ranks is refused without its world.
     """
     progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
     config = FinetuneConfig(task=task, train_size=train_size, seed=seed, **settings)
     out_dir = Path(out_dir)
-    world = _mpi_world()
+    refuse_ranks_without_world(world, "finetune")
     try:
         if world is not None and world.rank > 0:
             # Another rank of an MPI job: the same examples and weights, its own shards; it
@@ -423,10 +426,3 @@ def finetune(task: str, model_dir, out_dir, train_size: int = 200, seed: int = 0
         elif world is not None and not world.finished and not getattr(error, "agreed", False):
             world.abort(error)  # the others would wait for this rank in the next all-reduce
         raise
-
-
-def _mpi_world():
-    """The MPI world when ``mpiexec -n N`` (or srun) started this process, else None."""
-    from minibert.bridges import mpi
-
-    return mpi.world() if mpi.launched_ranks() > 1 else None

@@ -52,7 +52,13 @@ from minibert.training.pretrain_eval import (
 )
 from minibert.training.schedules import make_schedule
 from minibert.training.snapshots import snapshot_hook
-from minibert.training.transport import STOP_SIGNALS, OneProcess, RunInterrupted, Transport
+from minibert.training.transport import (
+    STOP_SIGNALS,
+    OneProcess,
+    RunInterrupted,
+    Transport,
+    refuse_ranks_without_world,
+)
 from minibert.training.workers import DataParallel, WorkerError
 
 __all__ = ["TrainingConfig", "TrainingDiverged", "RunInterrupted", "StopSignals", "Trainer",
@@ -145,7 +151,8 @@ class Trainer:
     def __init__(self, config: TrainingConfig, data: PreparedData,
                  progress: Callable[[str], None] = print, world=None) -> None:
         self.config = config
-        # The MPI world (minibert.bridges.mpi.MPIWorld) when this is one of its ranks.
+        # The MPI world when this is one of its ranks (what minibert.training.transport
+        # says a world offers), else None.
         self.world = world
         self.data = data
         self.progress = progress
@@ -355,11 +362,9 @@ class Trainer:
         """How the steps are taken: this rank's side of MPI, a DataParallel of
         ``config.workers`` processes, or this process alone."""
         if self.world is not None:
-            from minibert.bridges.mpi import MPIDataParallel
-
-            return MPIDataParallel(self.model, self.optimizer, self.world,
-                                   clip=self.config.max_grad_norm,
-                                   pair_loss_weight=self.config.next_sentence_weight)
+            return self.world.transport(self.model, self.optimizer,
+                                        clip=self.config.max_grad_norm,
+                                        pair_loss_weight=self.config.next_sentence_weight)
         if self.config.workers == 1:
             return OneProcess(self.model, self.optimizer, self.config.max_grad_norm,
                               self._loss_weights())
@@ -468,7 +473,7 @@ def checkpoint_step(out_dir: str | os.PathLike) -> int | None:
 def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool = False,
              overwrite: bool = False, progress: Callable[[str], None] | None = None,
              step_hook: Callable[[int], None] | None = None,
-             resume_command: str | None = None) -> dict:
+             resume_command: str | None = None, world=None) -> dict:
     """Run a pretraining job into ``out_dir``; returns the final metrics (also metrics.json).
 
     ``resume_command``, when given, is announced at the start as the way to continue the
@@ -477,20 +482,22 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
     naming its pid), a dead one's taken over. Without ``resume``, what an earlier run wrote
     there (only minibert's files) is removed; a signal ends the run with a checkpoint of the
     step it interrupted (RunInterrupted).
+
+    ``world``: on MPI ranks, each rank's world (``minibert.bridges.mpi.world()``, which the
+    command line passes under mpiexec): every rank trains its shard of each batch, rank 0
+    alone writes and returns the metrics (the others return {}). ``config.workers`` must
+    be the number of ranks; a process that a launcher started as one of several ranks is
+    refused without its world.
     """
     progress = progress or (lambda message: print(message, file=sys.stderr, flush=True))
     out_dir = Path(out_dir)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise NotADirectoryError(f"--out {str(out_dir)!r} exists and is not a folder")
-    if resume and overwrite:
-        raise ValueError("--resume and --overwrite contradict each other; choose one")
-    if resume and not out_dir.is_dir():
-        raise FileNotFoundError(f"--resume: {str(out_dir)!r} does not exist; nothing to "
-                                f"resume")
-    world = _mpi_world(config)
-    if world is not None:  # what the run's witness names if every rank is killed at once
-        world.describe_run(out_dir, resume_command)
+    refuse_ranks_without_world(world, "pretrain")
     try:
+        # Inside the try: a rank that refuses them tells the others (``world.fail``), which
+        # may see another folder when the ranks share no file system.
+        _check_arguments(config, out_dir, resume, overwrite, world)
+        if world is not None:  # what the run's witness names if every rank is killed at once
+            world.describe_run(out_dir, resume_command)
         if world is not None and world.rank > 0:
             # Another rank of an MPI job: it trains its shards and writes nothing.
             return _pretrain_locked(config, out_dir, resume, overwrite, lambda message: None,
@@ -510,18 +517,21 @@ def pretrain(config: TrainingConfig, out_dir: str | os.PathLike, *, resume: bool
         raise
 
 
-def _mpi_world(config: TrainingConfig):
-    """The MPI world when ``mpiexec -n N`` (or srun) started this process, else None."""
-    from minibert.bridges import mpi
-
-    if mpi.launched_ranks() <= 1:
-        return None
-    world = mpi.world()
-    if config.workers != world.size:
+def _check_arguments(config: TrainingConfig, out_dir: Path, resume: bool, overwrite: bool,
+                     world) -> None:
+    """Refuse an --out that is no folder, --resume with --overwrite or with nothing to
+    resume, and a world whose number of ranks is not ``config.workers``."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise NotADirectoryError(f"--out {str(out_dir)!r} exists and is not a folder")
+    if resume and overwrite:
+        raise ValueError("--resume and --overwrite contradict each other; choose one")
+    if resume and not out_dir.is_dir():
+        raise FileNotFoundError(f"--resume: {str(out_dir)!r} does not exist; nothing to "
+                                f"resume")
+    if world is not None and config.workers != world.size:
         raise ValueError(f"workers (--workers) must be the number of MPI ranks {world.size} "
                          f"when started by an MPI launcher (each rank trains one shard), got "
                          f"{config.workers}")
-    return world
 
 
 def _pretrain_locked(config: TrainingConfig, out_dir: Path, resume: bool, overwrite: bool,

@@ -22,11 +22,23 @@ that same step, the writer saves it and every process ends with 128 + the signal
 process ever decides alone and then waits for the others at a collective they never
 reach: that is how a run hangs.
 
+The MPI world. A job run on MPI ranks is handed its world by its caller (``world=``: what
+``minibert.bridges.mpi.world()`` returns; the command line passes it under mpiexec), and
+uses it through these names alone: ``rank`` and ``size``; ``start()``, the meeting of the
+ranks before the first step; ``fail(error)`` before that meeting and ``abort(error)`` after
+it, for a rank that fails; ``describe_run(out_dir, resume_command)``, what is named if
+every rank is killed at once; ``finished``, set once every rank left the loop; and
+``transport(model, optimizer, clip=..., pair_loss_weight=...)``, this rank's side of the
+step (a ``Transport``). training/ never imports the bridge: the bridge builds on it.
+Reading the launcher's variables (``launched_ranks``) is all training/ knows of MPI by
+itself: enough to refuse a job that several ranks started without their world.
+
 Dimension legend: none (whole batches in, figures out).
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from collections.abc import Callable
@@ -35,7 +47,7 @@ from dataclasses import dataclass, field
 from minibert.training.loop import train_step
 
 __all__ = ["STOP_SIGNALS", "OneProcess", "RunInterrupted", "StepResult", "Transport",
-           "requested_stop"]
+           "launched_rank", "launched_ranks", "refuse_ranks_without_world", "requested_stop"]
 
 # The signals that stop a run cleanly: the step under way finishes, a checkpoint is written.
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
@@ -52,6 +64,44 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, signum: int, step: int | None, source: str | None = None) -> None:
         super().__init__(f"{signal.Signals(signum).name} at step {step}")
         self.signum, self.step, self.source = signum, step, source
+
+
+# The variables MPI launchers set in every rank: MPICH and Intel MPI (hydra), Open MPI,
+# and PMIx (Open MPI 5, SLURM's srun --mpi=pmix).
+_SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE")
+
+
+def launched_ranks() -> int:
+    """How many ranks an MPI launcher started this process among (1 when none did)."""
+    for name in _SIZE_VARIABLES:
+        value = os.environ.get(name, "")
+        if value.isdigit() and int(value) >= 1:
+            return int(value)
+    if os.environ.get("PMIX_RANK") and os.environ.get("SLURM_NTASKS", "").isdigit():
+        return int(os.environ["SLURM_NTASKS"])
+    return 1
+
+
+def launched_rank() -> int:
+    """This process's rank as the launcher numbered it (0 when no launcher did)."""
+    for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"):
+        value = os.environ.get(name, "")
+        if value.isdigit():
+            return int(value)
+    return 0
+
+
+def refuse_ranks_without_world(world, command: str) -> None:
+    """Refuse a job that an MPI launcher started on several ranks but gave no ``world``.
+
+    Each rank would train the whole run alone, and every one of them would write into the
+    same output folder. ``command``: the job's command ("pretrain"), for the message.
+    """
+    ranks = launched_ranks()
+    if world is None and ranks > 1:
+        raise ValueError(f"world is None, but an MPI launcher started this process as rank "
+                         f"{launched_rank()} of {ranks}; run python -m minibert {command} "
+                         f"under the launcher, or pass world=minibert.bridges.mpi.world()")
 
 
 def requested_stop(requested: Callable[[], int] | int) -> int:

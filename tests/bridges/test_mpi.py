@@ -176,6 +176,43 @@ def test_a_rank_that_fails_before_training_stops_them_all(tmp_path):
         f"--overwrite to replace it"]
 
 
+LIBRARY = """
+import sys
+from minibert.bridges import mpi
+from minibert.training.pretrain import TrainingConfig, pretrain
+
+config = TrainingConfig(steps=4, eval_every=4, batch_size=8, max_seq_length=32,
+                        vocab_size=400, num_documents=60, workers=mpi.launched_ranks())
+world = mpi.world() if sys.argv[2] == "world" else None
+try:
+    metrics = pretrain(config, sys.argv[1], progress=lambda message: None, world=world)
+except ValueError as error:
+    print(f"refused: {error}", flush=True)
+else:
+    print(f"rank {mpi.launched_rank()}: {metrics.get('steps')} steps", flush=True)
+"""
+
+
+def test_the_library_job_takes_its_world_from_its_caller(tmp_path):
+    """From Python, each rank passes its world to ``pretrain`` (training/ never imports the
+    bridge); a job that mpiexec started on 2 ranks without it is refused in one line
+    naming ``world``, on every rank, before any work."""
+    runs = {}
+    for given in ("world", "none"):
+        out = tmp_path / given
+        result = subprocess.run([MPIEXEC, "-n", "2", sys.executable, "-c", LIBRARY, str(out),
+                                 given], capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        runs[given] = sorted(result.stdout.splitlines())
+    assert runs["world"] == ["rank 0: 4 steps", "rank 1: None steps"]
+    assert (tmp_path / "world" / "model.safetensors").is_file()
+    assert runs["none"] == [
+        f"refused: world is None, but an MPI launcher started this process as rank {rank} of "
+        f"2; run python -m minibert pretrain under the launcher, or pass "
+        f"world=minibert.bridges.mpi.world()" for rank in (0, 1)]
+    assert not (tmp_path / "none").exists()
+
+
 FINETUNE = """
 import sys
 import numpy as np

@@ -2,7 +2,8 @@
 
 Every ``import`` and ``from ... import`` of the package's modules, module-level or inside a
 function, is an edge of the import graph. The graph has no cycle; each part of the package
-(a top-level file or folder) imports only the parts below it (``LAYERS``); io/ sits below
+(a top-level file or folder) imports only the parts below it (``LAYERS``), with no
+exception, and loads none above it by a name in a string (``importlib``); io/ sits below
 the models; no module reaches for another's private
 names; only the tools (cli/, demo.py, ``__main__``) import the package face
 (``minibert/__init__.py``), which imports none of them; ``import minibert`` loads the
@@ -119,13 +120,6 @@ LAYERS = (
     ("__main__",),
 )
 LEVEL = {part: level for level, parts in enumerate(LAYERS) for part in parts}
-# The one edge against the layers, and why: the pretraining and fine-tuning jobs hand their
-# steps to the MPI bridge when mpiexec launched them (loaded only then; the bridge builds on
-# training/).
-UPWARD = {("minibert.training.pretrain", "minibert.bridges"),
-          ("minibert.training.pretrain", "minibert.bridges.mpi"),
-          ("minibert.training.finetune", "minibert.bridges"),
-          ("minibert.training.finetune", "minibert.bridges.mpi")}
 
 
 def part_of(module: str) -> str:
@@ -141,8 +135,32 @@ def test_every_part_of_the_package_has_a_layer():
 def test_no_part_imports_upward_or_sideways():
     wrong = sorted(f"{name} -> {target}" for name, targets in graph().items() if name != "minibert"
                    for target in targets
-                   if part_of(target) != part_of(name) and (name, target) not in UPWARD
+                   if part_of(target) != part_of(name)
                    and LEVEL[part_of(target)] >= LEVEL[part_of(name)])
+    assert not wrong, "; ".join(wrong)
+
+
+def loaded_by_name(name: str) -> list[str]:
+    """The modules ``name`` loads from a string (``importlib.import_module("minibert.x")``,
+    ``__import__``), which no import statement shows: the name's written start, up to
+    its last dot for an f-string (``minibert.training.`` of ``f"minibert.training.{x}"``)."""
+    found = []
+    for node in ast.walk(ast.parse(MODULES[name].read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and node.args and ast.unparse(node.func).endswith(
+                ("import_module", "__import__")):
+            first = node.args[0]
+            if isinstance(first, ast.JoinedStr) and first.values:
+                first = first.values[0]
+            text = first.value if isinstance(first, ast.Constant) else None
+            if isinstance(text, str) and text.startswith("minibert."):
+                found.append(text)
+    return found
+
+
+def test_no_part_loads_a_module_above_or_beside_it_by_name():
+    wrong = sorted(f"{name} loads {text!r}" for name in MODULES if name != "minibert"
+                   for text in loaded_by_name(name) if part_of(text) != part_of(name)
+                   and LEVEL.get(part_of(text), len(LAYERS)) >= LEVEL[part_of(name)])
     assert not wrong, "; ".join(wrong)
 
 
