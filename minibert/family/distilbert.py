@@ -22,8 +22,10 @@ BERT (``model.py``), under ``bert.``                  DistilBERT (here), under `
                                                       (the head has no ``distilbert.`` prefix)
 ====================================================  ====================================
 
-One difference beyond names: DistilBERT has no dropout between the attention's output
-projection and its residual LayerNorm (BERT has one there). Every LayerNorm uses eps 1e-12.
+The block is BERT's, computed by the same page (``minibert.model.PageLayer``) over
+DistilBERT's modules. One difference beyond names: DistilBERT has no dropout between the
+attention's output projection and its residual LayerNorm (BERT has one there). Every
+LayerNorm uses eps 1e-12.
 
 Dimension legend: B batch, T sequence length, H hidden size (``dim``), N heads, D head size,
 I feed-forward size (``hidden_dim``), V vocabulary size, M number of selected positions.
@@ -64,7 +66,7 @@ from minibert.layers import (
     merge_heads,
     split_heads,
 )
-from minibert.model import BertEncoder, BertModel, padding_key_mask
+from minibert.model import BertEncoder, BertModel, PageLayer, padding_key_mask
 
 __all__ = [
     "DistilBertConfig",
@@ -248,6 +250,8 @@ class DistilBertSelfAttention(Module):
 
     BERT's ``BertSelfAttention`` under DistilBERT's names, followed by the dense layer of
     ``BertSelfOutput`` (without its dropout and LayerNorm, which sit in the block here).
+    The block runs the page over this module's parameters; the module also runs on its own,
+    as here, and keeps the probabilities of the block's last forward for heatmaps.
     """
 
     PROJECTIONS = ("q_lin", "k_lin", "v_lin")  # the projections' names, for tools that read them
@@ -288,7 +292,7 @@ class DistilBertSelfAttention(Module):
 
 
 class DistilBertFFN(Module):
-    """lin1 H -> I, activation, lin2 I -> H, dropout (HF's ``FFN``)."""
+    """lin1 H -> I, activation, lin2 I -> H, dropout (HF's ``FFN``); runs on its own too."""
 
     def __init__(self, init: Initializer) -> None:
         super().__init__()
@@ -307,28 +311,41 @@ class DistilBertFFN(Module):
             self.lin2.backward(self.dropout.backward(dout))))
 
 
-class DistilBertTransformerBlock(Module):
-    """One post-LN block: LayerNorm(x + attention(x)), then LayerNorm(a + ffn(a))."""
+class DistilBertTransformerBlock(PageLayer):
+    """One post-LN block, LayerNorm(x + attention(x)), then LayerNorm(a + ffn(a)): the page
+    of ``minibert.model`` (``PageLayer``) over DistilBERT's modules.
+
+    The hidden dropout sits after ``ffn.lin2`` only: none after ``attention.out_lin``. The
+    activation is the config's ``activation``.
+    """
+
+    HIDDEN_DROPOUT_SITES = ("output",)
 
     def __init__(self, init: Initializer) -> None:
-        super().__init__()
+        super().__init__(init)
         self.attention = DistilBertSelfAttention(init)
         self.sa_layer_norm = init.layer_norm()
         self.ffn = DistilBertFFN(init)
         self.output_layer_norm = init.layer_norm()
 
-    def forward(self, hidden_states: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
-        """(B, T, H) -> (B, T, H)."""
-        attention_output = self.sa_layer_norm(self.attention(hidden_states, mask) + hidden_states)
-        return self.output_layer_norm(self.ffn(attention_output) + attention_output)
+    def holders(self) -> tuple[tuple[str, Module], ...]:
+        """(page name, module) of each Linear and LayerNorm (BERT's name -> DistilBERT's
+        module, the table of the module docstring)."""
+        attention, ffn = self.attention, self.ffn
+        return (("attention.self.query", attention.q_lin),
+                ("attention.self.key", attention.k_lin),
+                ("attention.self.value", attention.v_lin),
+                ("attention.output.dense", attention.out_lin),
+                ("attention.output.LayerNorm", self.sa_layer_norm),
+                ("intermediate.dense", ffn.lin1),
+                ("output.dense", ffn.lin2),
+                ("output.LayerNorm", self.output_layer_norm))
 
-    def backward(self, dout: np.ndarray) -> np.ndarray:
-        # forward: out = output_layer_norm(ffn(a) + a): both terms receive d_sum
-        d_sum = self.output_layer_norm.backward(dout)
-        d_attention_output = self.ffn.backward(d_sum) + d_sum
-        # forward: a = sa_layer_norm(attention(x) + x)
-        d_sum = self.sa_layer_norm.backward(d_attention_output)
-        return self.attention.backward(d_sum) + d_sum
+    def step_modules(self) -> tuple[tuple[str, Module], ...]:
+        """(page cache field, module) of the steps without parameters."""
+        return (("attention", self.attention.attention),
+                ("intermediate_act", self.ffn.activation),
+                ("output_dropout", self.ffn.dropout))
 
 
 class DistilBertTransformer(BertEncoder):
