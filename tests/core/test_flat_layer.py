@@ -133,3 +133,37 @@ def test_an_unknown_activation_is_refused():
     config, layer, x, mask, _ = layer_and_inputs()
     with pytest.raises(ValueError, match=r"hidden_act must be one of .*got 'swish'"):
         flat.bert_layer_forward(x, flat.layer_parameters(layer), mask, 2, hidden_act="swish")
+
+
+def test_the_hidden_dropout_sites():
+    """By default both sites drop (BERT); a site left out draws nothing and keeps no mask;
+    naming both is the default bit for bit; an unknown site is refused by name."""
+    config, layer, x, mask, _ = layer_and_inputs(dropout=0.2)
+    params = flat.layer_parameters(layer)
+    heads, eps = config.num_attention_heads, config.layer_norm_eps
+
+    def run(rng, **sites):
+        return flat.bert_layer_forward(x, params, mask, heads, eps, "gelu", 0.2, 0.2, rng,
+                                       True, **sites)
+
+    default, default_cache = run(np.random.default_rng(3))
+    both, _ = run(np.random.default_rng(3), hidden_dropout_sites=("attention_output", "output"))
+    np.testing.assert_array_equal(default, both)
+    assert default_cache.attention_output_dropout is not None
+    assert default_cache.output_dropout is not None
+    for sites, kept in ((("attention_output",), "attention_output_dropout"),
+                        (("output",), "output_dropout"), ((), None)):
+        rng = np.random.default_rng(3)
+        _, cache = run(rng, hidden_dropout_sites=sites)
+        for field in ("attention_output_dropout", "output_dropout"):
+            assert (getattr(cache, field) is not None) == (field == kept), (sites, field)
+        draws = np.random.default_rng(3)
+        # what was drawn: the probabilities' mask, then one (B, T, H) mask per site named
+        draws.random(default_cache.attention.dropout.keep.shape)
+        for _ in sites:
+            draws.random(x.shape)
+        assert rng.bit_generator.state == draws.bit_generator.state, sites
+    for sites in (("ffn",), "output"):
+        with pytest.raises(ValueError, match=r"hidden_dropout_sites must be a tuple of names "
+                                             r"from \['attention_output', 'output'\], got"):
+            run(np.random.default_rng(3), hidden_dropout_sites=sites)
