@@ -161,8 +161,8 @@ def bert_layer_forward(x: np.ndarray, p: dict, mask: np.ndarray | None, num_head
     """
     if hidden_act not in HIDDEN_ACTS:
         raise ValueError(f"hidden_act must be one of {list(HIDDEN_ACTS)}, got {hidden_act!r}")
-    unknown = [site for site in hidden_dropout_sites if site not in HIDDEN_DROPOUT_SITES]
-    if isinstance(hidden_dropout_sites, str) or unknown:
+    if not isinstance(hidden_dropout_sites, (tuple, list)) or not all(
+            site in HIDDEN_DROPOUT_SITES for site in hidden_dropout_sites):
         raise ValueError(f"hidden_dropout_sites must be a tuple of names from "
                          f"{list(HIDDEN_DROPOUT_SITES)}, got {hidden_dropout_sites!r}")
     # the hidden dropout's rate at each site: 0 (the identity, no draw) where there is none

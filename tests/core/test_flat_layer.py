@@ -163,7 +163,7 @@ def test_the_hidden_dropout_sites():
         for _ in sites:
             draws.random(x.shape)
         assert rng.bit_generator.state == draws.bit_generator.state, sites
-    for sites in (("ffn",), "output"):
+    for sites in (("ffn",), "output", None):
         with pytest.raises(ValueError, match=r"hidden_dropout_sites must be a tuple of names "
                                              r"from \['attention_output', 'output'\], got"):
             run(np.random.default_rng(3), hidden_dropout_sites=sites)
