@@ -100,7 +100,8 @@ class LoRALinear(Module):
         if not self.merged and self.training and self.dropout_p > 0:
             raise ValueError(f"an adapter with dropout={self.dropout_p} in training mode has no "
                              f"merged weight (its dropout differs per row); use dropout=0.0 "
-                             f"(peft's default) inside a BertLayer, or eval()")
+                             f"(peft's default) inside a block that runs the page "
+                             f"(BERT's, ALBERT's, DistilBERT's), or eval()")
         weight, bias = self.base_layer.params["weight"], self.base_layer.params.get("bias")
         return (weight if self.merged else weight + self.delta_weight()), bias
 

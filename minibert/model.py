@@ -495,12 +495,6 @@ class BertLayer(PageLayer):
                 ("intermediate_act", self.intermediate.intermediate_act_fn),
                 ("output_dropout", self.output.dropout))
 
-    # Written out (it is PageLayer's) so that BertLayer.backward is an attribute of this class:
-    # the assignment's integrity check watches it under this name.
-    def backward(self, dout: np.ndarray) -> np.ndarray:
-        """dout (B, T, H) -> d hidden_states (B, T, H): the page's backward (``PageLayer``)."""
-        return super().backward(dout)
-
 
 class BertEncoder(Module):
     """A stack of BertLayer: ``encoder.layer.0`` ... ``encoder.layer.{L-1}``."""

@@ -60,7 +60,7 @@ _ALWAYS_FORBIDDEN = ("minibert.assignment.solutions", "minibert.assignment.check
                      "minibert.assignment.instructor", "instructor")
 # Names that are the task's answer under another name (classes whose backward is it).
 _OTHER_NAMES = {
-    "encoder_block": ("BertLayer", "bert_layer_backward"),
+    "encoder_block": ("BertLayer", "PageLayer", "bert_layer_backward"),
     "model_gradcheck": ("check_loss", "check_module", "check_function", "numerical_gradient"),
     "adamw": ("AdamW", "adamw_update", "adamw_reference"),
 }
@@ -175,12 +175,13 @@ def _watched_targets(task: Task) -> list[tuple[object, str, str]]:
                                  "check_module") if callable(getattr(gradcheck, name, None))]
     if task.part == "composition":
         from minibert import model
-        from minibert.model import BertLayer
+        from minibert.model import PageLayer
         targets += [(owner, name, "minibert's own composition of the block")
                     for owner in (flat_layer, model)
                     for name in ("bert_layer_backward", "bert_layer_forward")
                     if callable(getattr(owner, name, None))]
-        targets.append((BertLayer, "backward", "minibert's own composition of the block"))
+        # BertLayer's, ALBERT's and DistilBERT's blocks all run the page through this one
+        targets.append((PageLayer, "backward", "minibert's own composition of the block"))
     return targets
 
 

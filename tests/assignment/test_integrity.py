@@ -336,3 +336,20 @@ def test_the_grader_s_own_code_changed_in_any_way_scores_zero(tree, tmp_path, pa
     result = check_task(student, "linear")
     assert not result.passed and "changed the grader's own" in result.message, result
     assert check_task(tree / "solutions", "linear").passed  # restored for what follows
+
+
+def test_every_block_that_runs_the_page_is_watched_for_the_encoder_block():
+    """The encoder block's task watches the page's pair and PageLayer.backward, the one
+    backward that BERT's, ALBERT's and DistilBERT's blocks run: none overrides it, so a call
+    through any of them is seen."""
+    from minibert.assignment.integrity import _watched_targets
+    from minibert.assignment.tasks import task_by_name
+    from minibert.family.albert import AlbertLayer
+    from minibert.family.distilbert import DistilBertTransformerBlock
+    from minibert.model import BertLayer, PageLayer
+
+    watched = {(owner, name) for owner, name, _ in _watched_targets(task_by_name("encoder_block"))}
+    assert (PageLayer, "backward") in watched
+    for block in (BertLayer, AlbertLayer, DistilBertTransformerBlock):
+        assert issubclass(block, PageLayer), block.__name__
+        assert block.backward is PageLayer.backward, f"{block.__name__} overrides the backward"
