@@ -4,14 +4,15 @@ and the words of the sentence that its vocabulary lacks.
     python benchmarks/room_sentences.py                  # the shipped tiny-toy
     python benchmarks/room_sentences.py --model DIR      # any folder with an MLM head
     python benchmarks/room_sentences.py --model DIR --json room.json
-    python benchmarks/room_sentences.py --set b          # the second set (c, d: the others)
+    python benchmarks/room_sentences.py --set b          # the second set (c, d, e: the others)
 
 The sentences and their sensible answers are ``minibert.data.room.ROOM_SETS``: set ``a``
 (``ROOM_SENTENCES``) written before the everyday corpus, set ``b`` (``ROOM_SENTENCES_B``)
 written before the world was grown a second time, set ``c`` (``ROOM_SENTENCES_C``) written
 after the facts and before any model trained on them, set ``d`` (``ROOM_SENTENCES_D``)
-written by an author who had not read the world, before any model ran on it; all are held
-out of every corpus.
+written by an author who had not read the world, before any model ran on it, and set ``e``
+(``ROOM_SENTENCES_E``) by such an author before the facts were retold and any model trained on
+the retold world; all are held out of every corpus.
 Prints one row per sentence, then the score
 (sentences with a sensible word in the top 3) and how many misses name an unknown word.
 """

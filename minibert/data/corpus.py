@@ -63,8 +63,8 @@ FRAMES_PER_SCENE = (2, 5)
 CHAT_PER_SCENE = (1, 3)
 # ... and this many facts of its own scene and of any scene (minibert.data.facts), each with
 # a word of the fact and a frame drawn afresh.
-OWN_FACTS_PER_SCENE = (4, 8)
-ANY_FACTS_PER_SCENE = (2, 5)
+OWN_FACTS_PER_SCENE = (5, 10)
+ANY_FACTS_PER_SCENE = (3, 6)
 ALL_FACTS = tuple(fact for facts in FACTS.values() for fact in facts)
 # In the everyday world a document's topic is a theme with this chance, else a scene (uniform
 # within each), so the thirteen themes hold half of the documents beside the sixteen scenes.

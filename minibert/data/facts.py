@@ -154,7 +154,7 @@ The cake was very {x}.
 This chocolate is too {x} for me.
 = cream
 We had strawberries and {x} in the garden.
-Would you like some ice {x}?
+Do you want some ice {x}?
 = oven cooker
 Bake the bread in a hot {x} for half an hour.
 {name} put the chicken in the {x}.
@@ -173,7 +173,7 @@ No more for me, thanks. I'm {x}.
 _SCHOOL = """
 = teacher
 The {x} wrote the words on the board.
-Our {x} gave us too much homework.
+Our {x} set us a lot of homework.
 Put up your hand if you want to ask the {x} a question.
 = board blackboard whiteboard
 {name} drew a map on the {x}.
@@ -246,7 +246,7 @@ You look {x}. Did you sleep well?
 _SHOPPING = """
 = money cash
 I can't buy it because I have no {x}.
-{name} saved {his} {x} to buy a bike.
+{name} saved {his} {x} for a new bike.
 = card cash
 Can I pay by {x}?
 = card
@@ -396,7 +396,7 @@ Wash your {x} before you eat.
 = arm leg
 {name} broke {his} {x} when {he} fell off the wall.
 = doctor
-If you are ill, you should see a {x}.
+If you are ill, go and see a {x}.
 The {x} gave me some medicine.
 = bed
 I was ill, so I stayed in {x}.
@@ -511,7 +511,7 @@ _TOWN = """
 The {x} bells ring on Sunday.
 = bank
 = post
-I sent the letter at the {x} office.
+I sent the parcel from the {x} office.
 = park
 The children played in the {x}.
 = hospital
@@ -564,7 +564,7 @@ I sent {name} a long {x} this morning.
 = story
 Tell me a {x}, please.
 = dictionary
-Look up the word in the {x}.
+Look the word up in the {x}.
 = library
 The {x} is full of books.
 = words
@@ -713,7 +713,7 @@ Cut the bread with a sharp {x}.
 
 _SCHOOL_MORE = """
 = pencil pen
-Can I borrow your {x}? Mine is broken.
+May I use your {x}? Mine is broken.
 {name} wrote {his} name with a {x}.
 = rubber eraser
 {name} rubbed out the mistake with {his} {x}.
@@ -790,7 +790,7 @@ I'm sorry, I'm late for a {x}.
 {name} is looking for a new {x}.
 I start my new {x} on Monday.
 = salary money
-{name} earns good {x} at the bank.
+{name} earns good {x} working in a bank.
 = computer laptop
 {name} typed the report on {his} {x}.
 = holiday
@@ -817,7 +817,7 @@ Can I pay by {x}?
 Sorry, this shop only accepts {x}.
 = money cash
 I have no {x} left in my wallet.
-{name} saved {his} {x} to buy a bike.
+{name} saved {his} {x} for a new bike.
 = wallet purse
 {name} keeps {his} money in a {x}.
 I think somebody stole my {x}.
@@ -1112,7 +1112,7 @@ My father's brother is my {x}.
 = aunt
 My mother's sister is my {x}.
 = cousin cousins
-My aunt's children are my {x}.
+The children of my aunt are my {x}.
 = baby
 The {x} cried all night.
 {name} rocked the {x} to sleep.
@@ -1273,7 +1273,7 @@ _TOWN_MORE = """
 = library
 {name} borrowed a book from the {x}.
 = office
-I posted the letter at the post {x}.
+You can buy stamps in the post {x}.
 = park
 The children played in the {x}.
 We had a picnic in the {x}.
@@ -1378,22 +1378,2971 @@ The {x} has a happy ending.
 You can borrow books from the {x}.
 """
 
+# Every fact again, said in other words, and more of each scene's everyday knowledge: most
+# facts above have one or two frames, and a model that meets a fact in only one frame learns
+# that sentence rather than the fact. A block whose words repeat a block above is a second
+# fact with the same words (drawn on its own); together they say each thing three or more ways.
+
+_HOME_RETOLD = """
+= fridge freezer
+Is there any ice cream left in the {x}?
+We put the fish in the {x} so it would stay fresh.
+= light lights lamp television radio heater
+Did you leave the {x} on all night again?
+Please don't touch the {x} while your hands are wet.
+= keys key
+Have you seen my {x}? I've looked everywhere.
+I will leave the {x} under the mat for you.
+= bedroom bed
+My little brother and I share a {x}.
+{name} was tired, so {he} went straight to {his} {x}.
+= bathroom
+Somebody has been using the {x} for an hour!
+Where is the {x}? I need to wash my hands.
+= clean tidy
+We spent the whole morning making the house {x}.
+Is your desk {x} now? Then you can go out and play.
+= dirty messy
+Don't leave the living room so {x} tonight!
+The children played in the mud and came home really {x}.
+= garden yard
+On sunny days we eat lunch outside in the {x}.
+Our dog dug a big hole in the {x} yesterday.
+= rent
+How much {x} do you pay for your flat?
+{name} could not pay the {x} this month, so {he} asked for more time.
+Because the {x} went up, we moved to a cheaper flat.
+= pillow blanket duvet
+It was a cold night, so I asked for another {x}.
+Do you need a {x} for the spare bed?
+= sink dishwasher
+Don't leave the dirty pans in the {x} overnight.
+Is the {x} full of dirty dishes again?
+= oven cooker stove
+Careful, the {x} is still very hot!
+My {relative} lit the {x} and started cooking.
+= mirror
+Before leaving, I take one last look in the {x}.
+The bathroom {x} was covered in steam after the shower.
+= stairs steps
+Grandma can't climb the {x} any more, so she sleeps downstairs.
+Don't run on the {x}, you might fall.
+= roof
+Snow covered the {x} all winter.
+A workman climbed onto the {x} to fix the tiles.
+= wall walls
+You can hear the neighbours through the thin {x}.
+Who drew on the {x} with a crayon?
+= clock
+Look at the {x}, it's time for bed.
+The {x} stopped because the battery was flat.
+= towel
+Pack a big {x} for swimming at the beach.
+After my bath I reached for a clean {x}.
+= soap
+This {x} smells of roses.
+Did you use {x} when you washed your hands?
+= plate bowl cup
+Careful, don't drop that {x}, it's my favourite.
+Can you get me a clean {x} from the cupboard?
+= knife
+Be careful, that {x} is very sharp.
+Children should not play with a {x}.
+= spoon
+Yoghurt is easier to eat with a small {x}.
+The baby can already eat with a {x}.
+= vacuum broom
+Where is the {x}? There is sand all over the floor.
+The kitchen floor was sandy, so I got out the {x}.
+Dad hung the {x} on a hook behind the kitchen door.
+= neighbours neighbour
+Our {x} looked after our cat while we were away.
+Should we ask the {x} round for tea on {day}?
+= room
+This {x} gets the morning sun through its big window.
+How many people sleep in this {x}?
+= washing laundry
+It's raining, so bring the {x} inside!
+I put the dirty {x} in the basket by the machine.
+= iron
+Be careful, the {x} is still hot.
+Where do you keep the {x}? My shirt is creased.
+= candle candles
+Blow out the {x} before you go to sleep.
+We lit the {x} on the dinner table.
+Don't leave the {x} burning in an empty room.
+= toothbrush
+I brush my teeth with my {x} twice a day.
+Your {x} is the blue one next to the sink.
+Don't forget to pack your {x} for the trip!
+= toothpaste
+Put a little {x} on your toothbrush.
+We have run out of {x}, so add it to the shopping list.
+The {x} tastes of mint.
+= comb hairbrush
+{name} brushed {his} hair with a {x}.
+Where is my {x}? My hair is a mess.
+I keep a {x} in my bag.
+= alarm
+My {x} rings at seven o'clock every morning.
+I didn't hear the {x}, so I woke up late.
+Did you set the {x} for tomorrow?
+= doorbell bell
+The {x} rang, so I went to open the door.
+Nobody answered, though I pressed the {x} three times.
+Our {x} is broken, so knock loudly.
+= curtains blinds
+Close the {x}, the sun is too bright.
+Each morning {name} pulls back the {x} to let the sun in.
+Our old {x} were so thin that the streetlight shone through.
+= rubbish bin
+Please take the {x} out tonight.
+Don't throw the paper in the {x}, we recycle it.
+The kitchen {x} is full again.
+= tap
+Fill the kettle from the cold {x}.
+A plumber came to mend our leaking {x}.
+Hot water comes out of the red {x}.
+= upstairs downstairs
+In our house all the bedrooms are {x}.
+I heard a noise {x} in the night.
+Go {x} and tell your sister dinner is ready.
+= cushion
+{name} put a soft {x} behind {his} back.
+I threw a {x} at my brother as a joke.
+We bought a red {x} for the sofa.
+= wardrobe
+I hang my clothes in the {x}.
+Shirts and dresses hang neatly in my {x}.
+The {x} is too full, so some shirts are on the chair.
+= plants flowers
+Don't forget to water the {x} while we are away.
+We put {x} on the kitchen windowsill.
+Our {x} grew tall over the summer.
+= lock
+The {x} on the front door is broken.
+Turn the key in the {x} twice.
+We changed the {x} after we lost our keys.
+= dust
+There is a lot of {x} under the bed.
+The old books were covered in {x}.
+I wipe the {x} off the shelves every week.
+= warm cosy
+Come inside, the house is nice and {x}.
+With the fire on, the living room felt {x}.
+We want the baby's room to be {x} in winter.
+= hall
+Leave your wet shoes in the {x}.
+Our coats hang on hooks in the {x}.
+The phone is on the small table in the {x}.
+= garage
+Dad parks the car in the {x}.
+Our old bikes are in the {x}.
+We keep the tools in the {x} next to the house.
+= chores housework
+On Saturdays we all help with the {x}.
+I hate doing {x}, but someone has to do it.
+Mum says no television until we finish the {x}.
+= fireplace fire
+On winter evenings we warm our hands by the {x}.
+{name} put more wood on the {x}.
+Keep the children away from the {x}, it's very hot.
+"""
+
+_FOOD_RETOLD = """
+= water juice milk lemonade
+Is there any more {x} in the fridge?
+After the long walk, everyone wanted cold {x}.
+= bakery baker shop supermarket market
+Our nearest {x} sells warm rolls early every morning.
+Is the {x} open on Sundays?
+{name} bought a loaf of rye bread at the {x}.
+= lunch
+What did you bring for {x} today?
+Most workers eat {x} around one o'clock.
+= toast eggs cereal porridge fruit bread
+Did you have {x} this morning before school?
+For breakfast tomorrow we will have {x}.
+= pasta rice chicken fish soup pizza curry
+Shall we have {x} for dinner tonight?
+My {relative} cooks the best {x} in the family.
+= salt pepper
+Would you hand me that {x}? My chips need some.
+Don't put too much {x} on your chips.
+= menu bill food drinks
+Excuse me, could we have the {x}, please?
+We waited a long time for the {x}.
+= hungry
+Are you {x}? There is some bread in the kitchen.
+We walked all day, so by evening we were very {x}.
+= thirsty
+Salty food always makes me {x}.
+Football practice always leaves me {x}.
+= sweet delicious
+Thank you for the meal, it was {x}!
+The strawberries from the garden are really {x}.
+= cream
+Strawberries taste best with fresh {x}.
+{name} whipped the {x} for the cake.
+= oven cooker
+Turn on the {x} before you start making the pizza.
+Don't open the {x} while the cake is baking.
+= knife
+Spread the butter thinly with a {x}.
+Hold the {x} in your right hand and the fork in your left.
+= spoon
+The baby eats porridge from a small {x}.
+Add a {x} of sugar to the mixture.
+= fork
+The children ate their salad with a {x}.
+Could I have a clean {x}? I dropped mine.
+= plate
+Finish everything on your {x} before dessert.
+Could you pass me a clean {x}?
+= full
+I can't eat any more pudding because I'm {x}.
+After that huge dinner we were all {x}.
+= bread toast
+Dip your {x} in the soup, it tastes great.
+Warm {x} smells wonderful in the morning.
+= butter jam honey
+Do you want {x} on your bread?
+We put the {x} back in the cupboard after breakfast.
+= cheese ham
+Is there any {x} left in the fridge?
+Grandpa puts thick slices of {x} between his bread.
+= cake
+Who ate the last piece of {x}?
+Grandma decorated the {x} with candles and cream.
+= eggs
+How do you like your {x}, fried or boiled?
+We need six {x} to make this cake.
+= rice pasta noodles
+Boil the {x} in salty water for ten minutes.
+Do you prefer {x} or potatoes?
+= soup
+In winter I like a hot bowl of {x}.
+Don't blow on your {x} so loudly!
+= apple banana orange
+Eating one {x} a day is good for you.
+I put the last {x} in my lunch box.
+= salt pepper sugar
+Don't add any more {x}, it's enough.
+Where do you keep the {x}?
+= sugar milk
+Mum always adds a little {x} to her coffee.
+I'd like my coffee with {x}, please.
+= water juice
+Kids, drink your {x} before it gets warm.
+We drank {x} because it was so hot.
+= breakfast lunch dinner
+Shall we meet for {x} tomorrow?
+{name} was late, so {he} missed {x}.
+= hungry
+Is anybody {x}? Dinner is ready.
+I'm getting {x}, let's find a cafe.
+= thirsty
+If you are {x}, drink some water.
+Running in the heat made us {x}.
+Are you {x}? I can get you a drink.
+= sweet
+Honey from our own bees tastes so {x}.
+This tea is too {x}, you put in too much sugar.
+Children love {x} things like cake and sweets.
+= sour
+The milk has gone {x}, so don't drink it.
+These green apples are a bit {x}.
+Is the lemonade too {x}? Add more sugar.
+= restaurant cafe
+Let's go to that new {x} on {day}.
+The {x} was so busy that we had to wait for a table.
+= menu
+The waiter gave us the {x} and we chose our food.
+Is there any fish on the {x}?
+= chips potatoes
+Would you like {x} or rice with your chicken?
+{name} peeled the {x} for dinner.
+We had sausages with {x} last night.
+= vegetables fruit
+We grow our own {x} in the garden.
+You should eat more {x} every day.
+= chicken fish meat beef
+I don't eat {x}, because I am a vegetarian.
+How long do you cook the {x} for?
+= pizza burger
+We ordered a {x} because nobody wanted to cook.
+Do you want cheese on your {x}?
+Friday night is {x} night at our house.
+= bottle glass
+Could you fill this {x} with water?
+{name} drank a whole {x} of juice.
+Careful, don't break that {x} on the floor!
+= knife
+You need a sharp {x} to cut tomatoes.
+{name} washed the {x} and put it away.
+= recipe
+Can you give me the {x} for this soup?
+I found a good {x} for bread in a cookbook.
+We followed the {x}, but the cake was still flat.
+= kettle
+Fill the {x} and make us some tea.
+The {x} is boiling, the water is ready.
+I put the {x} on when I got home.
+= fridge
+Leftover food goes straight into the {x}.
+We keep the butter and cheese in the {x}.
+The {x} is nearly empty, we need to go shopping.
+= napkin
+Wipe your mouth with a {x}.
+Put a {x} next to each plate.
+Fold the {x} neatly before the guests come.
+= picnic
+If it stays dry, we'll have a {x} by the lake.
+Let's take sandwiches and fruit on the {x}.
+{name} forgot the blanket for the {x}.
+= spicy hot
+This curry is too {x} for me.
+Do you like {x} food?
+Be careful, the chilli sauce is very {x}.
+= pan saucepan
+Fry the eggs in a {x} with a little oil.
+{name} burnt the sauce because the {x} was too hot.
+Boil the potatoes in a big {x}.
+= dessert pudding
+What's for {x}? I hope it's ice cream.
+You can have {x} after you eat your vegetables.
+We had apple pie for {x}.
+= snack
+I always have a small {x} after school.
+An apple is a healthy {x}.
+Do you want a {x} before dinner?
+= chocolate sweets
+Eating lots of {x} is bad for your teeth.
+Grandma hides {x} for the grandchildren.
+I keep some {x} in my desk drawer.
+= bake cook
+My {relative} taught me how to {x}.
+I love to {x} on {day} afternoons.
+Can you {x} something for the party?
+= raw
+Don't eat the chicken {x}, cook it first.
+You can eat carrots {x} or cooked.
+Eating {x} eggs can make you ill.
+= salad
+I had a green {x} with tomatoes.
+We eat {x} with our dinner every night.
+Mum serves a big {x} with every dinner.
+= jar tin
+Open the {x} of jam, please.
+There's a {x} of beans in the cupboard.
+I can't get the lid off this {x}.
+= slice piece
+Can I have another {x} of cake?
+{name} cut a thin {x} of cheese.
+There is one {x} of pizza left.
+= fresh
+This bread is {x} from the bakery.
+The fish at the market is always {x}.
+We only use {x} vegetables in our soup.
+= tray
+The waiter carried the drinks on a {x}.
+Put the cups on the {x} and bring them here.
+{name} brought {his} mother breakfast in bed on a {x}.
+= vegetarian
+I don't eat meat; I'm a {x}.
+Is there anything {x} on the menu?
+My sister became a {x} last year.
+= bowl
+I eat my cereal from a big {x}.
+Put the salad in a {x} on the table.
+The dog's food {x} is empty.
+"""
+
+_SCHOOL_RETOLD = """
+= board blackboard whiteboard
+Copy these new words off the {x} carefully.
+{friend}, come and solve this sum on the {x}, please.
+= pen pencil
+Don't write in the textbook with your {x}.
+Oh no, my {x} is still lying on my bedroom desk!
+= books notebooks
+Don't forget to bring your {x} tomorrow.
+Our teacher collects our {x} every Friday.
+= book story
+The teacher read us a funny {x} about a dragon.
+Have you finished the {x} yet? How does it end?
+= classroom class
+Our {x} is on the second floor.
+Please don't eat in the {x}.
+= school
+What time does {x} start in the morning?
+My little sister started {x} this year.
+= answer
+Underline your final {x} twice.
+Is that the right {x}? Check it again.
+= students pupils children
+Thirty {x} squeezed into the small hall for assembly.
+The {x} lined up in the playground after the bell.
+= learn study
+In the evening we {x} for the test.
+Do you {x} French at your school?
+Children {x} best when they are having fun.
+= library
+Please be quiet in the {x}.
+Did you take that book out of the {x}?
+= late
+If you are {x} again, you will stay after school.
+Why were you {x} this morning?
+= pencil pen
+Oops, I dropped my {x} under the desk.
+You may only use a {x} in the exam.
+= rubber eraser
+Oops, I wrote the wrong letter; where's my {x}?
+My {x} is in my pencil case.
+Don't rub so hard with the {x}, you'll tear the page.
+= ruler
+Measure the line with your {x}.
+Has anyone seen my {x}? I need to underline the title.
+My {x} is thirty centimetres long.
+= teacher
+Please ask the {x} if you don't understand.
+When I grow up, I want to be a {x}.
+= students pupils children
+At half past three the {x} go home.
+Were the {x} quiet during the test?
+= maths math history science english
+Do you like {x}? I find it hard.
+Tomorrow we have a test in {x}.
+= classroom
+Nobody is allowed to run in the {x}.
+Our {x} has big windows and a blue door.
+There are pictures on the walls of our {x}.
+= board whiteboard
+Can everyone see the {x} from the back?
+Please wipe the {x} clean after the lesson.
+= bag backpack
+My school {x} is very heavy today.
+Have you packed your {x} for tomorrow?
+Don't leave your {x} on the floor.
+= break lunch
+At {x} the children eat in the playground.
+We have twenty minutes for {x}.
+What do you usually do at {x}?
+= holidays holiday
+What did you do in the summer {x}?
+I can't wait for the {x}, then there's no school!
+Our family camps by a lake every summer {x}.
+= university college
+After school I want to go to {x}.
+My brother studies history at {x}.
+Is {x} very different from school?
+= lesson class
+Don't talk during the {x}, please.
+Our last {x} finished early today.
+= answer
+Do you know the {x}? Put up your hand.
+Only one girl found the {x} to that puzzle.
+= question
+May I ask a {x}?
+The teacher didn't understand my {x}.
+That's a good {x}! Let's find out together.
+= marks grades
+My parents were happy with my {x} this year.
+If you study, you will get better {x}.
+What {x} did you get in the test?
+= calculator
+You may not use a {x} in this maths test.
+{name} added up the numbers on {his} {x}.
+My {x} needs a new battery.
+= dictionary
+Every new word is explained in the {x}.
+If you don't know what a word means, use a {x}.
+{name} got a thick French {x} for {his} birthday.
+= playground
+Lots of children chase each other around the {x}.
+Don't run in the corridor, wait till you're in the {x}.
+There are two swings in the {x}.
+= bell
+The {x} rings at nine, so don't be late.
+When the {x} rang, everyone ran outside.
+Lessons end when the {x} goes.
+= uniform
+At my school we wear a {x}.
+{name} put on {his} school {x} and went downstairs.
+The {x} is a blue jumper and grey trousers.
+= timetable
+According to the {x}, we have science after lunch.
+Which lesson comes first on {day}? Look at the {x}.
+Our new {x} starts next week.
+= headteacher principal
+The {x} talked to the whole school in assembly.
+If you are naughty, you will be sent to the {x}.
+Our {x} knows every pupil's name.
+= subject
+What is your favourite {x} at school?
+Art is my best {x}.
+I find maths the hardest {x}.
+= spelling
+We had a {x} test on Friday.
+{name} checked the {x} of every word.
+Your {x} is much better this term.
+= desk
+Each pupil sits at a {x}.
+Please put your books under your {x}.
+Don't write on the {x}!
+= scissors glue
+We need {x} to make the poster.
+Our art teacher keeps the {x} on a high shelf.
+Don't put the {x} in your mouth.
+= term
+The school year has three terms; this {x} is the longest.
+The new {x} starts in September.
+Last {x} I joined the chess club.
+= friends classmates
+At school I sit next to my {x}.
+{name} played with {his} {x} at break.
+Walking to school with my {x} is the best part of the day.
+= page
+Turn to {x} twenty in your book.
+Somebody tore a {x} out of my exercise book.
+Read the whole {x} before you answer.
+= clever smart
+{name} is very {x}; {he} always knows the answer.
+You don't have to be {x} to learn, just work hard.
+Are you {x} enough to solve this?
+= trip
+Everybody brought a packed lunch for the school {x}.
+We have a school {x} to the zoo next week.
+Our teacher is planning a {x} for the last week of term.
+= mistakes
+Everyone makes {x} when they are learning.
+The teacher marked my {x} in red.
+Don't worry, we learn from our {x}.
+"""
+
+_WORK_RETOLD = """
+= office
+The {x} is closed on Saturdays and Sundays.
+Our {x} is on the fifth floor, next to the lift.
+= job work
+{name} loves {his} {x} because {he} helps people.
+Do you like your new {x}?
+= boss manager
+My {x} told me to finish the report by Friday.
+Is the {x} in today? I need to talk to her.
+Our {x} is strict, but fair.
+= meeting
+The {x} went on for three hours.
+Can we move the {x} to Thursday?
+= computer laptop
+Shut down your {x} when you go home tonight.
+My {x} is too slow, so I need a new one.
+= money pay
+How much {x} do you get for this job?
+{name} saves some of {his} {x} every month.
+= nurse doctor
+When I was ill, the {x} gave me some medicine.
+Being a {x} means working some nights and weekends.
+The {x} took my temperature.
+= farmer
+The {x} gets up very early to feed the animals.
+Our neighbour is a {x}; he grows wheat and potatoes.
+Would you like to be a {x} and live in the country?
+= doctor nurse
+If you feel ill, go and see a {x}.
+The {x} checked my heart and my lungs.
+= teacher
+My mother has been a {x} for twenty years.
+Does a {x} have long holidays?
+= farmer
+In spring the {x} plants seeds in the fields.
+The {x} sells eggs and milk at the market.
+= pilot
+The {x} told us to fasten our seat belts.
+Have you ever wanted to be a {x} and fly planes?
+= driver
+The {x} stopped the taxi outside our house.
+{name} is a lorry {x}; {he} drives all over the country.
+Our {x} didn't see the red light.
+= chef cook
+The {x} made a wonderful soup for us.
+A good {x} always tastes the food before serving it.
+= officer
+A police {x} helped the lost child find her mother.
+Ask that {x} for directions to the station.
+Ring 999 and a police {x} will come.
+= office
+Our {x} has a kitchen where we make coffee.
+I'll be at the {x} until six tonight.
+= boss manager
+The {x} gave everyone a day off after the busy week.
+Don't be late, the {x} doesn't like it.
+Ask the {x} if you can go home early.
+= meeting
+We talked about the new shop at the {x}.
+Did you take notes at the {x}?
+= job work
+Finding a good {x} is not easy.
+{name} lost {his} {x} when the factory closed.
+= salary money
+{name} spends most of {his} {x} on rent.
+Is the {x} good in that job?
+{name} puts part of {his} {x} in the bank.
+= computer laptop
+{name} works at {his} {x} from nine till five.
+Can I use your {x} to check my email?
+I carry my {x} to work in a bag.
+= holiday
+Where are you going on {x} this year?
+After months of hard work, {name} really needs a {x}.
+{name} took a week's {x} in the summer.
+= retired
+When I'm {x}, I will travel around the world.
+My grandparents are {x}, so they have lots of free time.
+{name} {x} at sixty-five and started gardening.
+= colleagues
+My {x} gave me a card on my birthday.
+I work with very friendly {x}.
+We go out for dinner with our {x} at Christmas.
+= shop factory
+The {x} opens at eight and closes at six.
+Hundreds of people work in that {x}.
+My {relative} has worked in the {x} for years.
+= dentist
+The {x} checked my teeth and said they were fine.
+I go to the {x} twice a year.
+Are you scared of the {x}?
+= waiter waitress
+We gave the {x} a tip because the service was so good.
+Excuse me, {x}, could we have some water?
+The {x} wrote down our order.
+= builder
+The {x} put a new roof on our house.
+My uncle is a {x}; he builds walls and houses.
+We hired a {x} to make our kitchen bigger.
+= postman
+Has the {x} been yet today?
+The {x} left a parcel with our neighbour.
+Our dog always barks at the {x}.
+= uniform
+Nurses and police officers wear a {x} at work.
+{name} washed {his} work {x} for Monday.
+Do you have to wear a {x} in your job?
+= interview
+{name} was nervous before {his} job {x}.
+I have an {x} for a new job tomorrow.
+Wear smart clothes to the {x}.
+= busy
+I can't talk now, I'm very {x} at work.
+Mondays are always {x} in the shop.
+The restaurant gets really {x} at lunchtime.
+= email emails
+I read my {x} on the train to work.
+{name} answers {his} {x} before lunch.
+Did you get my {x}?
+= desk
+My {x} is covered in papers.
+{name} sits at {his} {x} all day.
+I put a photo of my family on my {x}.
+= printer
+Our office {x} makes a terrible noise.
+Can you send the document to the {x}?
+Our {x} is broken again, so I can't print the letter.
+= phone
+{name} answered the {x} and said hello.
+I'll call you on the {x} after work.
+My {x} keeps ringing during meetings.
+= hospital
+Doctors and nurses work in a {x}.
+{name} was taken to {x} in an ambulance.
+My aunt works at the {x} at night.
+= shift
+The nurse works a night {x} this week.
+{name}'s {x} starts at six in the morning.
+After a long {x}, I just want to sleep.
+= customers
+Our first {x} arrive as soon as the doors open.
+Be polite to the {x}.
+A waiter brings {x} their food.
+= police
+The {x} came when someone stole my bike.
+Call the {x} if you see a crime.
+My cousin joined the {x} last year.
+= mechanic
+The {x} fixed our car in an hour.
+Take your car to a {x} if it makes a strange noise.
+My car broke down, so I phoned a {x}.
+= tools
+A builder carries {x} in the van.
+{name} keeps {his} {x} in a metal box.
+We need the right {x} to fix the bike.
+= break
+At one o'clock we have a short {x}.
+I eat a sandwich at my desk during my {x}.
+How long is your {x}?
+= weekend
+I don't work at the {x}.
+What are you doing this {x}?
+After a busy week, we relaxed all {x}.
+= firefighter
+A {x} put out the fire.
+The {x} climbed the ladder to save the cat.
+{name} wants to be a {x} when {he} grows up.
+= hairdresser
+{name} booked an appointment with the {x} for a haircut.
+My {x} cut my hair too short!
+A {x} washes, cuts and dries people's hair.
+= report
+I have to finish this {x} by tomorrow.
+The boss read the {x} and asked some questions.
+Did you read the {x} I sent you?
+= coffee tea
+At work I drink too much {x}.
+Let's have a {x} before the meeting.
+{name} made {x} for everyone in the office.
+= early
+I have to get up {x} for work tomorrow.
+{name} left work {x} because {he} was ill.
+The baker starts work very {x}.
+"""
+
+_SHOPPING_RETOLD = """
+= money cash
+Don't spend all your {x} on sweets!
+Did you bring enough {x} for the shopping?
+Without enough {x}, {name} put the bread back on the shelf.
+Have you got any {x} in your pocket?
+
+= card cash
+Are you paying by {x} today?
+I never pay by {x} at the market.
+
+= card
+The machine didn't accept my {x}, so I paid in cash.
+Please put your {x} into the machine.
+
+= cost
+How much will the new phone {x}?
+Strawberries {x} more in winter than in summer.
+
+= expensive cheap
+Why are the shoes in this shop so {x}?
+The hotel wasn't {x} at all.
+
+= shop store supermarket
+Is the {x} open on {day}?
+We walked to the {x} because we needed bread.
+Does the {x} sell fresh fish?
+
+= buy
+Did you {x} anything nice in town?
+Don't {x} more than you need.
+
+= size
+This shirt is the wrong {x}, so I took it back.
+Which {x} do you wear?
+The shoes didn't fit, so {name} asked for another {x}.
+
+= price
+The {x} of bread went up again.
+Can you tell me the {x} of these apples?
+{name} checked the {x} before buying the coat.
+
+= bag basket
+Can you carry the {x} for me?
+I left my {x} at the checkout.
+
+= small big
+Is this hat too {x} for me?
+The shirt was too {x}, so {name} took it back.
+
+= wallet purse
+Have you seen my {x}? I can't find it.
+{name} rushed back home because {he} had forgotten {his} {x}.
+
+= cheap
+Fruit is {x} in summer because there is lots of it.
+Is there anything {x} in this shop?
+
+= expensive
+Why is this phone so {x}?
+Houses in the city are very {x}.
+
+= supermarket shop market
+Which {x} does your family usually use?
+We bought fruit and vegetables at the {x}.
+
+= receipt
+The shop assistant printed a {x} for every customer.
+You can't return it without the {x}.
+
+= change
+{name} counted {his} {x} twice before leaving the till.
+Shop assistants sometimes hand back too little {x}.
+
+= basket trolley
+Grab a {x} and we'll start shopping.
+By the end our {x} was full of food.
+
+= bakery baker
+Is the {x} open this early?
+We ordered a birthday cake from the {x}.
+
+= sale
+I bought this jacket in the {x}, so it was cheap.
+When does the {x} start?
+
+= bank
+{name} took some money out at the {x}.
+Is the {x} closed on Sundays?
+
+= queue line
+Please wait in the {x}.
+We stood in a {x} for twenty minutes.
+
+= customer customers
+The shop assistant smiled at the {x}.
+Did the {x} pay before leaving?
+
+= bag
+Do you need a {x}, or can you carry it?
+I forgot my shopping {x} again.
+
+= list
+Don't forget the shopping {x}.
+{name} wrote a {x} before going to the shops.
+What's on the {x} today?
+I lost my {x}, so I forgot the eggs.
+
+= till checkout
+We paid for everything at the {x}.
+Is there a long queue at the {x}?
+Everybody queues at the {x} before going home.
+
+= shopkeeper cashier
+The {x} put the bread in a paper bag.
+Did the {x} give you a receipt?
+Ask the {x} where the milk is.
+
+= butcher
+We buy our meat at the {x}.
+The {x} sells sausages and chicken.
+Is the {x} still open?
+
+= pay
+Where do I {x} for this?
+You have to {x} before you leave the shop.
+{name} forgot to {x} for the milk.
+
+= sell
+Does this shop {x} batteries?
+Shops {x} more toys at Christmas.
+The farmers {x} their eggs at the market.
+
+= open closed
+Is the shop {x} on Sunday?
+The bakery was {x} when we got there.
+Was the chemist {x} when you went past?
+
+= discount
+The shop gave us a {x} because the box was broken.
+Old people often get a {x} on Tuesdays.
+Is there any {x} for buying three tins?
+
+= pounds dollars euros
+The shirt cost twenty {x}.
+I only have five {x} left.
+How many {x} is this watch?
+
+= coins
+The machine only takes {x}.
+{name} counted the {x} in {his} money box.
+There are some {x} at the bottom of my bag.
+
+= shopping
+We go {x} every Saturday.
+Who carried the {x} home?
+{name} hates {x} when the shops are busy.
+
+= try
+Can I {x} on these shoes?
+You should {x} it on before you buy it.
+{name} wanted to {x} on the red dress.
+
+= mall centre
+The shopping {x} has a cinema and lots of cafes.
+We met our friends at the shopping {x}.
+Is there a shopping {x} in {place}?
+
+= bread milk eggs
+We ran out of {x}, so I went to the shop.
+Can you buy some {x} on the way home?
+I need {x} from the supermarket.
+
+= clothes
+This shop sells {x} for children.
+{name} bought new {x} for school.
+Where did you buy your {x}?
+
+= return
+Can I {x} this dress if it doesn't fit?
+{name} had to {x} the broken toaster.
+You can {x} it within thirty days.
+
+= chemist pharmacy
+You can buy medicine at the {x}.
+The nearest {x} closes at seven in the evening.
+{name} picked up the pills from the {x}.
+"""
+
+_TRAVEL_RETOLD = """
+= airport
+Our taxi reached the {x} just in time.
+We arrived at the {x} early, so we had a coffee.
+{name} will meet us at the {x}.
+Is the {x} far from the city?
+
+= station
+Is the {x} far from here?
+I'll meet you outside the {x}.
+We ran to the {x} because we were late.
+
+= plane
+Have you ever been on a {x}?
+The {x} was late because of the fog.
+We'll go by {x}, because it's faster.
+Our {x} flew high above the clouds.
+
+= train bus
+Which {x} goes past the hospital?
+We will take the {x}, because it's cheaper.
+Every seat on the {x} was taken, so {name} stood.
+
+= car
+Where did you park the {x}?
+We washed the {x} on Sunday.
+Our {x} broke down on the way to {place}.
+
+= bike bicycle
+Did you lock your {x}?
+{name} cleans {his} {x} every weekend.
+My {x} has a flat tyre, so I'll walk.
+Don't ride your {x} without a helmet.
+
+= tickets
+Where can we buy {x} for the train?
+We didn't have {x}, so we couldn't get on.
+
+= holiday
+Where are you going on {x} this year?
+We had a lovely {x} by the sea.
+
+= passport
+Has anybody seen my {x}? We're flying today!
+Is your {x} still valid?
+The man at the border checked my {x}.
+
+= suitcase bag
+My {x} is too heavy to carry.
+{name} dragged {his} heavy {x} up the stairs.
+
+= map
+Can you read a {x}?
+Let's check the {x} before we set off.
+{friend} sketched a little {x} showing the way to the lake.
+
+= road street
+Our house is on a quiet {x}.
+Don't play in the {x}!
+Which {x} does your friend live on?
+
+= ticket tickets
+Did you buy the {x} online?
+The driver asked to see our {x}.
+I lost my {x}, so I had to pay again.
+
+= suitcase luggage bags
+Where did you leave your {x}?
+We put our {x} in the boot of the car.
+
+= hotel
+Is the {x} near the beach?
+Our {x} had a pool and a big garden.
+
+= petrol fuel
+We need to stop for {x} soon.
+The car is low on {x}.
+
+= boat ship ferry
+Have you ever been seasick on a {x}?
+Tomorrow morning we'll sail to the island on a {x}.
+
+= licence
+You can't drive without a {x}.
+Do you have a driving {x}?
+
+= taxi
+Let's phone for a {x}; it's raining hard.
+The {x} driver helped us with our bags.
+
+= seatbelt
+Did everybody put on their {x}?
+The driver told us to fasten our {x}.
+
+= holiday trip
+How was your {x}? Did you have fun?
+Our family is planning a {x} somewhere warm.
+
+= traffic
+The {x} is terrible in the morning.
+We were late because of the {x}.
+There wasn't much {x} on {day}.
+
+= pilot
+The {x} flies the plane.
+Our {x} said we would land soon.
+Who is the {x} on this flight?
+
+= driver
+The bus {x} stopped at every corner.
+A taxi {x} took us to the hotel.
+Ask the {x} where to get off.
+
+= platform
+The train to London leaves from {x} two.
+We waited on the {x} for the train.
+Which {x} does our train leave from?
+
+= seat
+Excuse me, is this {x} taken?
+{name} gave {his} {x} to an old lady on the bus.
+I'd like a window {x}, please.
+
+= helmet
+A {x} keeps your head safe if you fall off your bike.
+{name} put on {his} {x} before cycling.
+Where is my bike {x}?
+
+= wheels
+A bicycle has two {x}, and a car has four.
+The {x} of the car were covered in mud.
+How many {x} does a lorry have?
+
+= left right
+Turn {x} at the traffic lights.
+Go straight on and then take the first {x}.
+Is the bank on the {x}?
+
+= late early
+Our flight was {x} this morning.
+Were you {x} for the bus?
+{name} got to the airport an hour {x}.
+
+= arrive
+What time does the train {x}?
+We will {x} in Paris at six.
+Call me when you {x}.
+
+= lights
+Stop when the traffic {x} are red.
+Wait for the traffic {x} to turn green.
+Everybody waited because the traffic {x} were broken.
+
+= journey
+The long {x} north made the children sleepy.
+Have a safe {x} and call us when you get there!
+The {x} took three hours by car.
+
+= postcard
+{name} sent us a {x} from Spain.
+Did you get my {x}?
+We always write a {x} to Grandma on holiday.
+
+= camera
+Don't forget the {x}; we'll want photos.
+{name} took lots of photos with {his} new {x}.
+Whose {x} is this on the back seat?
+
+= abroad
+Have you ever been {x}?
+We are going {x} next summer.
+{name} works {x} now and comes home at Christmas.
+
+= passengers
+The bus was full of {x}.
+How many {x} can the plane carry?
+All {x} must show their tickets.
+
+= motorway
+Cars drive fast on the {x}.
+Driving on the {x} is quicker than through the villages.
+Bikes aren't allowed on the {x}.
+
+= tent
+We slept in a {x} by the lake.
+It took {name} an hour to put up the {x}.
+It rained and our {x} got wet.
+"""
+
+_WEATHER_RETOLD = """
+= cold freezing
+Was it {x} in the mountains?
+Close the window, please; everyone is {x} in here.
+Without gloves, {name}'s fingers got {x}.
+It was so {x} that the pond turned to ice.
+
+= hot warm sunny
+Is it {x} in {place} today?
+Tomorrow will be {x}, so bring sun cream.
+It was {x}, so we had lunch in the garden.
+
+= blue
+Without any clouds, the sky looks bright {x}.
+Why is the sky {x}?
+
+= grey dark
+When the sky gets {x}, rain is coming.
+Why is the sky so {x} this morning?
+
+= snow
+Will there be {x} at Christmas?
+We threw balls of {x} at each other.
+The roads were closed because of the {x}.
+
+= ice
+Don't walk on the {x}; it might break.
+I slipped on the {x} and fell over.
+Put some {x} in my drink, please.
+
+= wind
+The {x} was so strong that the fence fell down.
+A cold {x} is coming from the north.
+Can you hear the {x} outside?
+
+= shining
+The sun was {x} when we woke up.
+Is the sun {x} today?
+Because the sun was {x}, we ate lunch outside.
+
+= winter
+We wear warm coats in {x}.
+Do you like {x} more than summer?
+Next {x} we want to go skiing.
+
+= summer
+Schools close for six weeks in the {x}.
+Last {x} we went camping.
+Do you like swimming in the {x}?
+
+= spring
+Each day grows a little longer in {x}.
+Lambs are born in {x}.
+We plant seeds in {x}.
+
+= autumn
+In {x} it gets dark earlier.
+{name} likes to kick the leaves in {x}.
+We pick apples in {x}.
+
+= wet
+Don't sit on the grass, it's {x}.
+My shoes are {x} because I stepped in a puddle.
+
+= weather
+The {x} was lovely on {day}.
+Is the {x} going to be good for the picnic?
+What will the {x} be like tomorrow?
+
+= sunny hot warm
+I hope it will be {x} for our trip.
+It isn't {x} today, so take a jumper.
+
+= raining rainy wet
+Was it {x} when you came in?
+It was {x}, so we stayed inside.
+
+= cloudy grey
+Is it still {x} outside, or can we see the sun?
+It was {x} all day, and we didn't see the sun.
+
+= storm thunder
+Are you scared of the {x}?
+The dog hid under the bed during the {x}.
+
+= coat jacket scarf gloves
+It's freezing, so {name} grabbed {his} {x} before going out.
+Where did you put my {x}?
+
+= sunglasses hat
+Have you got your {x}? It's very bright.
+At the beach {name} always wears {his} {x}.
+
+= umbrella
+It's raining; may I borrow an {x}?
+As soon as the first drops fell, {name} opened {his} {x}.
+
+= sun
+The {x} sets in the west.
+Don't look straight at the {x}.
+The {x} came out after the rain.
+
+= rainbow
+Red, orange, yellow, green and blue all appear in a {x}.
+Look, there's a {x} over the hill!
+
+= temperature
+What's the {x} outside today?
+In summer the {x} can reach thirty degrees.
+
+= fog
+The {x} was so thick we couldn't see the houses.
+Drive slowly in the {x}.
+
+= puddles
+The children jumped in the {x}.
+After the rain the road was full of {x}.
+Don't step in the {x} in your new shoes!
+
+= boots wellies
+Put your {x} on, it's muddy outside.
+{name} wears {his} {x} in the rain.
+Where are my {x}? I want to play in the snow.
+
+= lightning
+We saw {x} in the sky during the storm.
+First comes the {x}, and then the thunder.
+Stay inside when there is {x}.
+
+= clouds
+Rain falls from the {x}.
+Grey {x} covered the sky all afternoon.
+Look at those dark {x}! It's going to rain.
+
+= forecast
+The {x} says it will rain tomorrow.
+Did you check the weather {x}?
+According to the {x}, the weekend will be sunny.
+
+= thermometer
+A {x} tells you how hot or cold it is.
+Look at the {x}; it's ten degrees.
+Our {x} says it is below zero.
+
+= sunscreen
+Put on some {x}, or you'll get burnt.
+{name} forgot {his} {x} and got a red nose.
+Don't forget the {x} at the beach.
+
+= snowman
+We gave our {x} a carrot for a nose.
+The {x} melted when the sun came out.
+Let's make a {x} in the garden!
+
+= melted
+The snow {x} in the sun.
+The ice cream {x} because it was so hot.
+By lunchtime all the ice had {x}.
+
+= degrees
+It's twenty {x} today, so it feels warm.
+Water freezes at zero {x}.
+The temperature fell to two {x} last night.
+
+= dry
+After a week without rain the ground was {x}.
+Hang the washing outside to {x}.
+Is it {x} enough to play outside?
+
+= heat
+The {x} made everyone tired.
+The dog lay in the shade to escape the {x}.
+We can't sleep in this {x}.
+
+= shade
+Let's sit in the {x} under the tree.
+It's too hot in the sun, so stay in the {x}.
+Our dog likes lying in the {x} on hot afternoons.
+
+= windy
+It's {x}, so let's fly a kite.
+It was so {x} that my umbrella broke.
+Is it {x} by the sea today?
+
+= kite
+On windy days we fly a {x}.
+My {x} got stuck in a tree.
+{name} made a {x} out of paper and string.
+
+= flood
+After days of rain there was a {x} in the village.
+The river rose and caused a {x}.
+Our kitchen was under water after the {x}.
+
+= seasons
+There are four {x} in a year.
+Which of the four {x} is your favourite?
+The {x} change every three months.
+"""
+
+_ANIMALS_RETOLD = """
+= dog dogs
+We feed our {x} twice a day.
+Keep the {x} out of the kitchen while we cook.
+
+= cat cats
+{name} gave the {x} some milk.
+The {x} didn't come home last night.
+
+= cows
+The {x} lay down because it was going to rain.
+Do {x} sleep standing up?
+We walked past the {x} on our way to the farm.
+
+= hens chickens
+Where do the {x} sleep at night?
+We keep {x} in the back garden.
+The fox tried to catch our {x}.
+
+= nest nests
+Birds make their {x} from twigs and grass.
+Did you see the baby birds in the {x}?
+
+= sheep
+The dog helped the farmer move the {x}.
+Have you ever counted {x} to fall asleep?
+The {x} are eating grass on the hill.
+
+= horse
+Can you ride a {x}?
+The {x} pulled the cart up the hill.
+
+= fish
+Do you keep {x} as pets?
+{name} feeds the {x} in {his} tank every morning.
+The {x} swam away when I put my hand in the water.
+
+= mouse
+A {x} lives in the wall of our house.
+Is that a {x} under the sofa?
+The {x} ran into a little hole.
+
+= farm
+We visited a {x} and saw the pigs.
+Does your uncle still live on the {x}?
+The farmer works on the {x} from morning to night.
+
+= vet
+The {x} gave our cat an injection.
+Is the {x} open on Saturday?
+The {x} said my dog needs to lose weight.
+
+= animals
+Which {x} do you like best?
+Wild {x} live in the forest.
+
+= dog
+Our {x} sleeps in a basket by the fire.
+Is that your {x} sleeping under the table?
+
+= dogs
+Do your {x} get on with cats?
+{name} is afraid of big {x}.
+
+= cat kitten
+Our {x} sleeps all day.
+Is the {x} hungry? It keeps crying at its bowl.
+
+= bees
+The {x} flew from flower to flower.
+Are you afraid of {x}?
+
+= spider
+There is a {x} in the bath!
+The {x} caught a fly in its web.
+
+= duck ducks
+Did you hear the {x} quacking?
+Don't feed the {x} too much bread.
+
+= pig pigs
+The farmer gave the {x} some food.
+We could hear the farmer's {x} grunting near the barn.
+
+= lion tiger
+Is the {x} sleeping in its cage?
+A {x} eats meat, not grass.
+
+= elephant
+Have you ever seen an {x} at the zoo?
+The baby {x} walked next to its mother.
+
+= monkey
+The {x} swung from branch to branch.
+Look at the {x}; it's eating!
+
+= rabbit
+Our {x} lives in a hutch in the garden.
+Can I hold the {x}?
+
+= zoo
+We will go to the {x} on {day}.
+Have you ever been to the {x}?
+
+= pets
+{name} isn't allowed any {x} in {his} flat.
+How many {x} have you got?
+Looking after {x} teaches children to be kind.
+
+= barked
+Why has the dog {x} all morning?
+The dog {x} when someone knocked on the door.
+
+= milk
+The calf drank {x} from its mother.
+Goats give {x} too, not only cows.
+
+= wool
+This jumper is made of {x}.
+My grandmother knits with {x}.
+
+= nest
+The bird built its {x} high in the tree.
+Look, there are three eggs in the {x}!
+
+= moo
+What does a cow say? It says {x}.
+The cows went {x} in the field.
+The baby laughed when the cow said {x}.
+
+= quack
+Ducks go {x} when they want bread.
+What does a duck say? It says {x}.
+The duck said {x} and swam away.
+
+= meow miaow
+The cat said {x} because it was hungry.
+What does a cat say? It says {x}.
+Our kitten cried {x} at the door.
+
+= puppy
+When a dog is very young, we call it a {x}.
+{name} got a {x} for {his} birthday.
+The {x} chewed my slipper.
+
+= kitten
+A young cat is a {x}.
+The {x} is playing with a ball of wool.
+Can we keep the {x}?
+
+= lamb
+Every spring the ewe gives birth to a {x}.
+In spring we saw a {x} in the field.
+The {x} stayed close to its mother.
+
+= calf
+A young cow is known as a {x}.
+The {x} was born last night.
+The {x} drinks its mother's milk.
+
+= kennel
+A dog sleeps in a {x}.
+{name} built a {x} for the dog.
+Our dog won't go in its {x} when it rains.
+
+= stable
+A horse lives in a {x}.
+The horses sleep in the {x}.
+{name} cleaned the {x} every morning.
+
+= hive
+Bees live in a {x}.
+Honey comes from the {x}.
+Don't go near the bees' {x}!
+
+= bone
+Dogs love to chew a {x}.
+Our dog hid a {x} under the sofa.
+Give the dog a {x}.
+
+= tail
+A monkey can hang by its {x}.
+The cat's {x} stood up when it saw the dog.
+Don't pull the dog's {x}!
+
+= feathers
+Birds are covered in {x}.
+Soft {x} float down when the hens shake themselves.
+The parrot has bright green {x}.
+
+= wings
+Birds fly with their {x}.
+A butterfly has beautiful {x}.
+The bird opened its {x} and flew away.
+
+= grass
+Cows and sheep eat {x}.
+Horses spend all day eating {x} in the meadow.
+Rabbits like to eat fresh {x}.
+
+= carrots
+Rabbits love crunchy {x} from the garden.
+We gave the horse some {x}.
+{name} fed the donkey two {x}.
+
+= fur
+The cat has soft {x}.
+Bears have thick {x} to keep warm.
+The dog's {x} was wet after the walk.
+
+= wild
+Lions are {x} animals, not pets.
+Have you seen any {x} animals in the forest?
+Wolves still live in the {x} in some countries.
+
+= cage
+The bird lives in a {x}.
+The hamster escaped from its {x}.
+Please close the {x} door.
+
+= owl
+An {x} hunts at night.
+We heard an {x} in the woods last night.
+An {x} has big round eyes.
+"""
+
+_BODY_RETOLD = """
+= teeth
+Don't forget to clean your {x} before bed.
+Sweets are bad for your {x}, so eat fewer of them.
+= hair
+{name} had {his} {x} cut on Saturday.
+Your {x} is wet; dry it before you go out.
+= hands face
+Go and wash your {x}; dinner is ready.
+I washed my {x} with cold water this morning.
+= water
+You should drink plenty of {x} when you have a fever.
+It was very hot, so we drank lots of {x}.
+= arm leg
+The doctor put {name}'s {x} in plaster.
+Did it hurt when you broke your {x}?
+= doctor
+My throat is sore, so I've booked a visit to the {x}.
+Did the {x} give you anything for your cough?
+= bed
+{name} has a fever, so {he} must stay in {x} today.
+Go back to {x}; you are still not well.
+= ill sick
+My little brother felt {x} all weekend.
+You look pale. Are you {x}?
+= medicine
+Did you take your {x} this morning?
+This {x} tastes awful, but it will help you.
+= hospital
+Nurses and doctors work at the {x}.
+Will you visit me at the {x} tomorrow?
+= eyes
+I can't see well because my {x} are tired.
+Open your {x}, it's time to get up!
+= ears
+Put your hands over your {x} if the noise is too loud.
+My {x} hurt after the noisy party.
+= tired sleepy
+Nobody spoke in the car; we were all so {x}.
+Are you {x}? You keep yawning.
+= headache cold
+I've had a {x} since Monday, so I feel awful.
+Why don't you lie down if you have a {x}?
+= crying
+Why is the little boy {x}? Did he fall over?
+The baby stopped {x} when her mum picked her up.
+= hungry tired
+We walked all day, so we were very {x}.
+After football, the children came home {x} and cross.
+= teeth
+Your {x} will stay strong if you brush them well.
+Babies have no {x} when they are born.
+= hair
+{name} washes {his} {x} every morning.
+Will you cut my {x} short, please?
+= eyes
+Don't rub your {x} with dirty hands.
+We see with our {x}.
+= ears
+Rabbits and donkeys have very long {x}.
+Keep your {x} warm with a hat in winter.
+= nose
+Blow your {x}, please; here is a tissue.
+My {x} is red because I have a cold.
+= hands
+Put your {x} up if you know the answer.
+{name} warmed {his} {x} by the fire.
+= feet
+My new shoes hurt my {x}.
+Take off your wet socks and dry your {x}.
+= head
+{name} hit {his} {x} on the low door.
+Put a hat on your {x}; it's cold outside.
+= headache cold fever
+Does your son still have a {x}?
+You won't go to school tomorrow if you still have a {x}.
+= doctor
+The {x} listened to my chest.
+When did you last see a {x}?
+= medicine pills
+The nurse gave {name} some {x}.
+Keep the {x} away from small children.
+= hospital
+The nurse works at the {x} near the station.
+{name} was born in this {x}.
+= ill sick
+{name} was {x} for a week last winter.
+If you feel {x}, tell the teacher.
+= tired
+You look {x}. Did you sleep badly?
+Let's stop here, because the little ones are {x}.
+= leg arm
+My {x} hurts, so I can't play today.
+The nurse put a bandage on {name}'s {x}.
+= heart
+Your {x} beats faster when you run.
+The doctor listened to my {x}.
+= fingers
+{name} counted to ten on {his} {x}.
+Don't put your {x} near the hot pan.
+= toes
+Sand got between my {x} at the beach.
+Wiggle your {x} in the warm water.
+= mouth
+Cover your {x} when you cough.
+We eat and speak with our {x}.
+= dentist
+I go to the {x} twice a year.
+The {x} pulled out my bad tooth.
+= glasses
+{name} wears {x} for reading.
+Where did I put my {x}? I can't see a thing.
+= sleep
+Babies need a lot of {x}.
+The dog barked all night, and nobody could {x}.
+= exercise
+Doctors say {x} is good for the heart.
+{name} does some {x} every morning before breakfast.
+= cough
+{name} has a bad {x}, so {he} drinks honey and lemon.
+Put your hand over your mouth when you {x}.
+Grandpa's {x} kept everyone awake all night.
+= thermometer
+The nurse took my temperature with a {x}.
+Put the {x} under your tongue.
+Where is the {x}? I think you have a fever.
+= plaster bandage
+Put a {x} on that cut.
+The nurse put a {x} on my knee.
+Do you have a {x}? I cut my finger.
+= nurse
+The {x} brought me a glass of water.
+A {x} helps the doctors in the hospital.
+{name}'s mother has been a {x} for twenty years.
+= knee knees
+{name} fell off {his} bike and hurt {his} {x}.
+Bend your {x} when you lift something heavy.
+The water only came up to my {x}.
+= stomach tummy
+Too many sweets gave me a pain in my {x}.
+{name} went to bed early with a sore {x}.
+Does your {x} still hurt?
+= throat
+My {x} is sore, so I can't talk much.
+Hot tea with honey is good for a sore {x}.
+The doctor looked at my {x} and said it was red.
+= ambulance
+Call an {x}! He's badly hurt.
+The {x} raced to the hospital with its lights on.
+An {x} came quickly after the accident.
+= fruit vegetables
+Eat lots of {x} to stay healthy.
+Doctors say we should all eat more {x}.
+Children who eat {x} every day grow strong.
+= healthy fit
+If you exercise often, you'll stay {x}.
+{name} runs every day to keep {x}.
+Is it hard to stay {x} in winter?
+= sneeze
+Pepper always makes me {x}.
+Use a tissue when you {x}.
+Flowers make {name} {x} in the spring.
+= tissue
+Do you have a {x}? My nose is running.
+{name} blew {his} nose on a {x}.
+Throw the used {x} in the bin.
+= blood
+There was {x} on my knee after I fell.
+The heart pumps {x} through the body.
+The nurse took some {x} from my arm.
+= better
+I hope you feel {x} soon.
+After two days in bed, {name} felt much {x}.
+Are you feeling {x} today?
+= fever temperature
+{name} has a high {x}, so {he} is staying in bed.
+Does the baby have a {x}?
+The nurse said my {x} was very high.
+= awake asleep
+Is the baby {x} yet, or should I wait?
+{name} was still {x} at midnight.
+Were you {x} when the phone rang?
+= bones
+We have more than two hundred {x} in our body.
+Milk is good for your {x}.
+The x-ray showed the {x} in my hand.
+"""
+
+_FAMILY_RETOLD = """
+= older younger
+Is your brother {x} than you?
+Which of you is {x}, you or your cousin?
+= old
+My grandmother is very {x} now, but she still walks every day.
+How {x} will you be next year?
+= birthday
+In which month is your {x}?
+We sang a song and ate cake on my {x}.
+= brother sister
+On rainy days I play board games with my {x}.
+Does your {x} go to the same school as you?
+= baby
+Be quiet, the {x} is asleep.
+When was the {x} born?
+= parents
+My {x} both work in town.
+Did your {x} say you could come?
+= grandmother grandfather grandparents
+My {x} told us stories about the old days.
+We're going to see my {x} on Sunday.
+= friend
+Thanks for helping me; you're a kind {x}.
+Will you be my {x}?
+= friends
+{name} has lots of {x} at school.
+We've been {x} since we were six.
+= people
+How many {x} came to the party?
+Twenty {x} came to the wedding.
+= married
+When did your parents get {x}?
+My sister will get {x} next summer.
+= mother mum father dad
+My {x} drives me to school every day.
+Ask your {x} if you can stay for tea.
+= sister brother
+Do you have a {x}?
+My big {x} helps me with my homework.
+= grandmother grandma grandfather grandpa
+My {x} is eighty years old.
+We baked a cake with my {x} last weekend.
+= aunt uncle
+My {x} lives in {place}.
+We stayed with my {x} for the summer holidays.
+= uncle
+My {x} is married to my aunt.
+My {x} and his wife are coming for dinner.
+= aunt
+My {x} and her husband came for dinner.
+My {x} is my mum's sister.
+= cousin cousins
+I played with my {x} at the wedding.
+My {x} and I went to the beach together.
+= baby
+The {x} can't walk yet.
+We gave the {x} a bath and put her to bed.
+= wedding
+The bride wore a long white dress at the {x}.
+Who did you dance with at the {x}?
+= wife husband
+{name}'s {x} is a teacher.
+My {x} cooks dinner on Sundays.
+= birthday
+My {x} is in May.
+{name} got a new bike for {his} {x}.
+= friend friends
+I'm going to play with my {x} after school.
+{name} invited {his} {x} to the party.
+= son daughter
+Their {x} is at university now.
+My {x} was born three years ago.
+= parents
+Children should listen to their {x}.
+{name}'s {x} came to see the school play.
+= twins
+My aunt had {x}, a boy and a girl.
+Can you tell the {x} apart?
+= present gift
+Thank you for the lovely {x}!
+Have you opened your {x} yet?
+= party
+{name} invited ten children to {his} {x}.
+Did you enjoy the {x}?
+= family
+All my {x} came together for grandma's ninetieth.
+Do you have a big {x}?
+= grandchildren
+My grandmother has six {x}.
+Grandparents love to spoil their {x}.
+How many {x} does your grandpa have?
+= nephew niece
+My {x} is my sister's child.
+I bought my {x} a book for Christmas.
+My {x} is coming to stay with us next week.
+= born
+{name} was {x} in {place}.
+In what year were you {x}?
+My little sister was {x} last year.
+= bride groom
+The {x} looked very happy at the wedding.
+Everyone clapped when the {x} arrived at the church.
+Did the {x} make a speech?
+= dinner
+The whole family eats {x} together every evening.
+Who is cooking {x} tonight?
+We talked about our day over {x}.
+= kiss hug
+Give your grandma a {x} goodbye.
+{name} gave {his} mum a big {x}.
+Come here and give me a {x}!
+= candles
+{name} blew out the {x} on {his} birthday cake.
+Dad lit the {x} and we turned off the lights.
+There were ten {x} on my cake this year.
+= cake
+Mum baked a birthday {x} for me.
+We cut the {x} and sang "Happy Birthday".
+Who wants a piece of {x}?
+= proud
+My parents were {x} of me when I passed the test.
+{name}'s dad was very {x} when {he} won.
+I'm so {x} of you!
+= ring
+He gave her a {x} when they got engaged.
+{name} wears a gold {x} on {his} finger.
+She lost her wedding {x} in the garden.
+= grow
+Children {x} so fast that their clothes soon stop fitting.
+Puppies and children {x} very quickly.
+Look how tall you are; you {x} every year.
+= only
+{name} is an {x} child; {he} has no brothers or sisters.
+Are you an {x} child?
+Being an {x} child can be lonely sometimes.
+= surname
+My {x} is the same as my father's.
+Excuse me, what's your {x}, please?
+Please write your first name and your {x}.
+= visit
+We {x} my grandparents every summer.
+Will you {x} us at Christmas?
+My aunt came to {x} us last week.
+= argue
+My brother and I {x} about the TV.
+Don't {x} with your sister!
+Do you and your brother {x} a lot?
+= miss
+I {x} my grandmother because she lives far away.
+We'll {x} you when you go.
+Did you {x} me while I was away?
+= holiday
+Our family goes on {x} every summer.
+Where did you go on {x}?
+Two weeks of {x} by the lake was wonderful.
+"""
+
+_ART_RETOLD = """
+= piano guitar drums violin
+My brother is learning the {x}.
+I'd like to learn the {x} one day.
+= song songs
+Which {x} did you like best?
+The children learned the {x} by heart.
+= picture painting
+Do you know who painted this {x}?
+That {x} is very old and famous.
+= music
+What kind of {x} do you like?
+{name} can't study without {x}.
+= film movie
+Let's watch a {x} tonight.
+What was the {x} about?
+= cinema
+Shall we see a film at the {x} this weekend?
+The {x} smelled of popcorn.
+= museum gallery
+Is the {x} open on Sundays?
+There are famous statues in the city {x}.
+= dance
+I can't {x}, but I love to watch.
+Will you {x} with me at the party?
+= piano guitar violin drums
+How long have you played the {x}?
+{name} played the {x} at the school concert.
+= song songs
+I can't remember the words of the {x}.
+Did you hear the new {x} on the radio?
+= singer band
+Who is your favourite {x}?
+The {x} signed autographs after the show.
+= concert
+Did you enjoy the {x}?
+We're going to a {x} on Saturday.
+= paint paints brush
+Be careful; don't drop the {x}.
+Where did you put my {x}?
+= picture painting
+The {x} shows a ship in a storm.
+I like the colours in this {x}.
+= museum gallery
+You mustn't touch the paintings in the {x}.
+The {x} is free for children.
+= film movie
+The {x} was so sad that I cried.
+Which {x} are we going to see?
+= cinema
+We sat in the back row of the {x}.
+The old {x} in town shows a new film every week.
+= dance
+My sister learned to {x} at school.
+Everyone got up to {x} when the band played.
+= music
+Can you read {x} or do you play by ear?
+We have {x} lessons at school twice a week.
+= camera
+{name} packed {his} {x} to take pictures of the mountains.
+Is your {x} new? The photos are lovely.
+= photo
+Look at this old {x} of my grandparents.
+Grandpa keeps a {x} of us in his wallet.
+= drawing
+What a beautiful {x}! Did you do it yourself?
+{name} put {his} {x} on the fridge.
+= pencil crayon
+Draw a straight line with your {x}.
+Can I borrow a {x}? I want to draw.
+{name} drew a cat with a {x}.
+= sing
+{name} loves to {x} in the shower.
+Can you {x} this song?
+Mum likes to {x} while she cooks.
+= choir
+{name} sings in the school {x}.
+The {x} sang at the Christmas concert.
+Would you like to join the {x}?
+= stage
+The actors walked onto the {x}.
+{name} was nervous on the {x}.
+The band is on the {x} now.
+= theatre
+We saw a play at the {x}.
+Is the {x} far from here?
+The {x} was full on the first night.
+= actor actress
+The {x} forgot the lines.
+Who is the {x} in this film?
+{name} wants to be an {x} one day.
+= clap
+When the song ended, everyone began to {x}.
+Please {x} for our singers!
+The audience stood up to {x}.
+= artist
+The {x} painted the sea at sunset.
+{name} wants to be an {x} when {he} grows up.
+Who was the {x} who painted this?
+= tickets
+We bought {x} for the concert online.
+How much are the {x} for the play?
+Don't forget the {x}, or they won't let us in!
+= loud quiet
+The music in the café was very {x}.
+Is the radio too {x} for you?
+This song is very {x}.
+= draw
+Can you {x} a horse?
+{name} likes to {x} animals.
+Let's {x} the house with a red roof.
+= scissors
+Cut along the line with the {x}.
+Be careful with those sharp {x}!
+Children shouldn't run with {x} in their hands.
+= headphones
+{name} listens to music with {his} {x}.
+With {x} on, you won't wake the baby.
+My new {x} are small enough to fit in my pocket.
+= poem
+{name} wrote a {x} about the sea.
+Can you read your {x} to the class?
+This {x} has four lines that rhyme.
+= piano
+The {x} has black and white keys.
+Grandma learned the {x} when she was a girl.
+{name} sat down at the {x} and played.
+= guitar
+A {x} has six strings.
+{name} played the {x} by the campfire.
+I broke a string on my {x}.
+= drums
+{name} hit the {x} with two sticks.
+The {x} were so loud the neighbours complained.
+Please play the {x} more quietly!
+"""
+
+_SPORTS_RETOLD = """
+= football tennis basketball
+{name} watches {x} with {his} uncle.
+My brother is very good at {x}.
+= game match
+What time does the {x} start?
+Who won the {x} on Saturday?
+= ball
+Watch the {x} closely and keep your hands ready.
+The {x} went over the fence.
+= goal
+That was a great {x} by our number nine!
+The crowd cheered when the {x} went in.
+= team
+Our {x} won the cup.
+{name} has played for the same {x} for years.
+= swim
+Can you {x}, or do you need armbands?
+We're going to {x} in the lake tomorrow.
+= race
+Do you know who won the {x} this morning?
+{name} came second in the {x}.
+= football tennis
+We watched {x} on TV last night.
+Is {x} your favourite sport?
+= ball
+{name} bounced the {x} on the ground.
+Kicking the {x} indoors is not allowed!
+= goal goals
+Did you see the {x}?
+{name}'s {x} won us the match.
+= racket
+Hold the {x} firmly in your hand.
+The strings of my old {x} are broken.
+= bat
+{name} hit the ball hard with the {x}.
+In cricket, the player with the {x} tries to hit the ball.
+= team
+There are eleven players in a football {x}.
+The whole {x} trained in the rain.
+= match game
+The {x} was cancelled because of the rain.
+It was a hard {x}, but we won.
+= swimming
+Do you like {x} in the sea?
+We're going {x} after school tomorrow.
+= pool
+The {x} is closed on Mondays.
+Don't run next to the {x}!
+= running
+{name} hurt {his} knee while {x}.
+My dad started {x} to lose weight.
+= won
+Who {x} the race on sports day?
+Which team {x} the final?
+= lost
+We {x} the final, so we were sad.
+Have you ever {x} a match?
+= chess cards
+Do you know how to play {x}?
+We played {x} all evening because it was raining.
+= bike
+Wear a helmet when you ride your {x}.
+My {x} has a flat tyre.
+= skiing
+Have you ever been {x}?
+{name} broke {his} leg {x} last winter.
+= medal
+The {x} was made of gold and shone brightly.
+The winner got a gold {x}.
+= referee
+Don't argue with the {x}!
+The {x} stopped the game because of the rain.
+= gym
+{name} lifts weights at the {x}.
+The {x} has lots of machines.
+= helmet
+A {x} protects your head if you fall.
+{name} put on {his} {x} before the race.
+Where is my bike {x}?
+= whistle
+The referee blew the {x} at the end.
+When you hear the {x}, start running!
+The coach has a {x} round her neck.
+= coach
+The {x} told us to run faster.
+Our {x} is very strict.
+{name}'s {x} was proud of the team.
+= win lose
+I hope we don't {x} tomorrow.
+You can't {x} every game.
+It doesn't matter if you {x}; just have fun.
+= fans
+The {x} cheered when the team came out.
+Thousands of {x} came to watch the match.
+The {x} sang all through the game.
+= stadium
+The {x} was full for the big match.
+We took the bus to the {x}.
+How many people fit in the {x}?
+= trainers
+{name} put on {his} {x} and went for a run.
+You need good {x} for running.
+My {x} are muddy after football.
+= score
+What's the {x}? Are we winning?
+The final {x} was two all.
+Who's keeping the {x} in this game?
+= net
+The ball hit the {x}.
+In tennis you must hit the ball over the {x}.
+The ball flew into the back of the {x}.
+= players
+A football team has eleven {x}.
+The {x} shook hands after the match.
+The {x} ran onto the pitch.
+= kick throw
+Try to {x} the ball to me.
+How far can you {x} the ball?
+{name} can {x} the ball further than anyone.
+= train
+We {x} every Tuesday and Thursday.
+The team has to {x} hard before the final.
+Do you {x} in the rain?
+= cycling
+{name} goes {x} in the hills.
+Do you like {x}, or do you prefer walking?
+I think {x} is good exercise.
+= winner
+The {x} got a cup.
+Who was the {x} of the race?
+Everybody clapped for the {x}.
+= draw
+The match ended in a {x}, one all.
+Neither team won; it was a {x}.
+Will it be a {x} again?
+= cup trophy
+Which school has the {x} now?
+The captain held up the {x}.
+The {x} is on a shelf in the school hall.
+= skates
+{name} put on {his} {x} and went onto the ice.
+My {x} are too small now.
+Do you have {x}? We're going to the ice rink.
+"""
+
+_NATURE_RETOLD = """
+= hill mountain
+We walked all the way up the {x} and back.
+Does it get cold high up on the {x}?
+There was snow on the {x} all winter.
+
+= trees
+Apples grow on {x} in the orchard.
+Don't climb those {x}, you might fall!
+
+= sea
+The water in the {x} tastes salty.
+Will you swim in the {x} tomorrow?
+
+= beach
+We relaxed on the {x} from morning till evening.
+Did you find any shells on the {x}?
+
+= flowers
+Bees love {x} because of their sweet smell.
+We bought {x} for Grandma because she was ill.
+
+= river
+The {x} flows down the valley to the sea.
+Don't swim in the {x}, the water is too fast!
+
+= sky
+Look at all the birds in the {x}!
+At sunset the {x} turns orange and pink.
+
+= grass
+Please don't walk on the {x}.
+{name} sat down on the soft {x} for a rest.
+
+= east
+Does the sun rise in the {x}?
+Every morning the sun appears in the {x}.
+
+= west
+In the evening the sun sets in the {x}.
+Which way is {x}? That's where the sun goes down.
+
+= tree trees
+A squirrel ran up the {x}.
+Squirrels build nests high up in the {x}.
+
+= flowers
+Have you watered the {x} today?
+Those {x} are red, yellow and purple.
+
+= grass
+{name} cut the {x} on {day}.
+Cows eat {x} in the field all day.
+
+= sea beach
+Shall we go to the {x} this summer?
+We spent the whole day at the {x}.
+
+= river lake
+Ducks were swimming on the {x}.
+Is the water in the {x} very cold?
+
+= mountain hill
+We climbed the {x} and had lunch at the top.
+The road goes round the {x}, not over it.
+
+= forest woods
+Lots of wild animals live in the {x}.
+Don't go into the {x} alone at night.
+
+= sky
+When it rains, the {x} is grey.
+Why is the {x} blue in the daytime?
+
+= moon stars
+We could see the {x} because the night was clear.
+We lay outside and watched the {x} for hours.
+
+= sun
+Don't look straight at the {x}, it hurts your eyes!
+The {x} rises in the morning and sets in the evening.
+
+= leaves
+The {x} on the trees are green in summer.
+We jumped into a big pile of {x}.
+
+= rock stone
+{name} threw a {x} into the water.
+Be careful, don't trip over that {x}!
+
+= sand
+My shoes were full of {x} after the beach.
+The {x} was too hot to walk on.
+
+= island
+The {x} has water all around it.
+Have you ever lived on an {x}?
+
+= camping
+Did you enjoy going {x} last summer?
+We love {x} because we can sleep under the stars.
+
+= tent
+It rained all night but the {x} kept us dry.
+How many people can sleep in your {x}?
+
+= field fields
+The farmer grows wheat in that {x}.
+Sheep were eating grass in the {x}.
+
+= seeds
+{name} planted some {x} and waited for them to grow.
+If you water the {x}, they will grow into plants.
+Birds like to eat {x} in winter.
+
+= waves
+The {x} crashed against the rocks.
+Are the {x} too big for swimming today?
+We watched the {x} roll onto the beach.
+
+= clouds
+Dark {x} mean that it might rain soon.
+The plane flew high above the {x}.
+There were no {x}, so the day was sunny.
+
+= rainbow
+After the rain we saw a {x} over the hills.
+Red, orange, yellow, green and blue are all in a {x}.
+Have you ever seen a double {x}?
+
+= shells
+The children collected {x} on the beach.
+I found some pretty {x} by the sea.
+Did you bring any {x} back from your holiday?
+
+= garden
+{name} grows vegetables in the {x}.
+We sat in the {x} because it was warm.
+Who will water the {x} while we are away?
+
+= roots
+A plant drinks water through its {x}.
+Old trees have deep {x} under the ground.
+Don't pull up the plant, you'll break its {x}.
+
+= branch
+The bird built its nest on a {x}.
+A big {x} fell off the tree in the storm.
+Hold on to the {x} so you don't fall.
+
+= nest
+The bird laid three eggs in its {x}.
+We found an empty {x} in the hedge.
+Don't touch the {x}, the birds will come back.
+
+= sunrise
+We got up early to watch the {x}.
+The {x} over the sea was beautiful.
+Did you see the {x} this morning?
+
+= sunset
+We sat on the beach and watched the {x}.
+After the {x} it soon gets dark.
+The sky goes red at {x}.
+
+= tide
+At low {x} you can walk out to the island.
+The {x} comes in twice a day.
+Be careful, the {x} is coming in fast!
+
+= waterfall
+Water crashes down the {x} into the pool below.
+We could hear the {x} before we saw it.
+The {x} was so loud we had to shout.
+
+= north south east west
+The wind is blowing from the {x} today.
+We drove {x} for two hours.
+Which way is {x} on this map?
+
+= ice
+Water turns into {x} when it gets very cold.
+In winter the pond was covered in {x}.
+Be careful, the {x} on the path is slippery!
+
+= mud
+After the rain the path was full of {x}.
+Take off your boots, they're covered in {x}!
+Pigs love rolling in the {x}.
+
+= desert
+It hardly ever rains in the {x}.
+Camels can walk across the {x} for days.
+The {x} is hot by day and cold at night.
+
+= stream
+A little {x} runs through the woods.
+We jumped over the {x} on our walk.
+The water in the {x} was clear and cold.
+
+= bush bushes
+The rabbit hid under the {x}.
+Little birds were hiding in the {x}.
+There are red berries on the {x}.
+
+= planet
+The earth is a {x} that goes round the sun.
+Mars is called the red {x}.
+Which {x} is the biggest?
+"""
+
+_TOWN_RETOLD = """
+= church
+People go to {x} on Sunday morning.
+Which {x} do you go to on Sundays?
+
+= bank
+You can keep your money safe in a {x}.
+{name} paid the money into the {x}.
+Is the {x} open on Saturday?
+
+= post
+Where is the {x} office, please?
+I bought some stamps at the {x} office.
+
+= park
+Let's take the dog for a walk in the {x}.
+Is there a playground in the {x}?
+
+= hospital
+{name} was very ill, so {he} stayed in {x} for a week.
+My sister works as a nurse at the {x}.
+
+= police
+The {x} caught the thief at last.
+Did anyone call the {x} after the accident?
+
+= restaurant cafe
+Shall we meet for a coffee at the {x}?
+The waiter at the {x} brought us the menu.
+
+= town city
+How many people live in your {x}?
+Do you prefer a quiet {x} or a busy one?
+{name} moved to a new {x} last year.
+
+= library
+Be quiet in the {x}, people are reading.
+You need a card to borrow books from the {x}.
+
+= office
+Is the post {x} open on Sunday?
+The post {x} is busy just before Christmas.
+
+= park
+We fed the ducks at the pond in the {x}.
+Dogs must be on a lead in the {x}.
+
+= hospital
+Lots of babies are born in a {x}.
+We visited Grandpa in the {x} after his operation.
+
+= church
+The old {x} has a tall tower.
+Weddings often take place in a {x}.
+
+= bridge
+Cars and buses drive over the {x}.
+The old {x} was closed, so we took the boat.
+
+= bank
+I need to get some money from the {x}.
+The {x} closes at four, so hurry!
+
+= police
+If you see a crime, tell the {x}.
+The {x} stopped the car because it was going too fast.
+
+= shops shop
+Will you get me some bread from the {x}?
+Can you go to the {x} for some milk?
+
+= cinema
+Shall we go to the {x} tonight?
+What's on at the {x} this week?
+
+= pharmacy chemist
+You can get medicine at the {x}.
+The {x} sells plasters and cough medicine.
+
+= lights
+Cross the road when the {x} turn green.
+The traffic {x} weren't working this morning.
+
+= corner
+Wait for me at the {x} by the bank.
+There's a small cafe on the {x}.
+
+= town city
+London is a very big {x}.
+There's a lot of traffic in the {x} centre.
+
+= square
+People like to meet in the town {x}.
+The old town {x} has a fountain and some benches.
+
+= museum
+We saw old paintings and dinosaur bones at the {x}.
+The {x} is free to visit on Sundays.
+Did you enjoy the school trip to the {x}?
+
+= station
+The train leaves the {x} at nine.
+How far is it to the bus {x}?
+We waited at the {x} for our train.
+
+= bakery
+I buy fresh bread at the {x} every morning.
+The {x} smells of warm cakes.
+Is the {x} still open? I need some rolls.
+
+= supermarket
+{name} buys all {his} food at the {x}.
+The {x} sells food, drinks and lots of other things.
+Is the {x} open late tonight?
+
+= street road
+{name} lives on a quiet {x}.
+Look both ways before you cross the {x}.
+The {x} was full of cars.
+
+= pavement
+Walk on the {x}, not in the road.
+Children shouldn't ride bikes on the {x}.
+The {x} was wet and slippery.
+
+= hotel
+We stayed in a {x} near the beach.
+How many nights will you stay at the {x}?
+The {x} has two hundred rooms.
+
+= market
+You can buy fruit and vegetables at the {x}.
+The {x} is open every Saturday morning.
+Farmers sell their eggs and cheese at the {x}.
+
+= firefighters
+The {x} put out the fire quickly.
+When a house is on fire, the {x} come.
+The {x} drove a big red engine.
+
+= zoo
+We saw lions and elephants at the {x}.
+The monkeys at the {x} were very funny.
+Will you take us to the {x} on {day}?
+
+= dentist
+My tooth hurts, so I'm seeing the {x} today.
+The {x} checked my teeth.
+Don't be scared of the {x}!
+
+= doctor
+If you feel ill, go and see a {x}.
+The {x} gave me some medicine.
+{name} made an appointment with the {x}.
+
+= neighbours
+Our {x} live in the house next door.
+We invited the {x} for dinner.
+The {x} were very noisy last night.
+
+= queue
+We waited in a long {x} at the post office.
+Please don't push in, join the {x}!
+There was a {x} outside the bakery.
+
+= traffic
+There's a lot of {x} in town at five o'clock.
+We were late because of the {x}.
+The {x} was terrible this morning.
+
+= bus
+The number {number} {x} goes to the town centre.
+I take the {x} into town.
+Did you miss the {x} again?
+
+= playground
+The children played on the swings in the {x}.
+There's a new {x} next to the school.
+Kids love the slide at the {x}.
+
+= theatre
+We saw a play at the {x}.
+The actors at the {x} were great.
+Shall we go to the {x} on {day}?
+"""
+
+_ROUTINE_RETOLD = """
+= days
+The holiday lasted ten {x}.
+A week has seven {x}.
+
+= months
+In Britain, summer lasts about three {x}.
+The baby is only six {x} old.
+
+= hours
+I sleep for eight {x} every night.
+How many {x} do you work each day?
+
+= minutes
+Wait a few {x}, I'm nearly ready.
+The eggs take ten {x} to cook.
+
+= year
+{name} goes on holiday twice a {x}.
+Next {x} I will be twelve.
+A {x} has twelve months.
+
+= week
+I'll see you next {x}.
+{name} went to the gym three times last {x}.
+
+= Saturday Sunday
+We don't work on {x}.
+I like to stay in bed late on {x}.
+
+= morning
+Good {x}! Did you sleep well?
+I always drink coffee in the {x}.
+
+= night
+Good {x}, sleep well and see you tomorrow!
+{name} reads a book in bed every {x}.
+
+= late early
+Don't be {x} for school tomorrow!
+Was the train {x} again?
+
+= sleep
+I couldn't {x} last night because of the noise.
+Babies {x} for many hours every day.
+
+= up
+What time do you get {x} in the morning?
+I woke {x} early and couldn't go back to sleep.
+
+= clock watch
+The {x} says it's half past seven.
+My {x} is five minutes fast.
+
+= Monday Tuesday Wednesday Thursday Friday
+{x} is a working day.
+Every {x} {name} takes the bus to work.
+Last {x} we stayed at home.
+
+= Saturday Sunday
+The shops are quiet on {x} morning.
+Let's meet on {x} afternoon!
+
+= January February March April May June July August September October November December
+Is your birthday in {x}?
+We'll go on holiday in {x}.
+
+= morning
+I brush my teeth every {x}.
+In the {x} {name} takes the dog out.
+
+= evening night
+We have dinner at seven in the {x}.
+{name} likes to read in the {x}.
+
+= week
+We go shopping once a {x}.
+Last {x} was very busy.
+
+= year
+Happy New {x}! Have a great party.
+{name} started a new job this {x}.
+
+= alarm
+I didn't hear my {x}, so I was late.
+The {x} rang, but {name} stayed in bed.
+
+= breakfast
+What did you have for {x}?
+{name} had toast and tea for {x}.
+
+= bed
+The children go to {x} at eight.
+I'm tired, so I'm going to {x}.
+
+= late early
+Sorry, we got here a bit {x}.
+{name} will be home {x} tonight.
+
+= weekend
+What did you do at the {x}?
+I'll see you after the {x}.
+
+= today tomorrow
+I can't come {x}, I'm busy.
+Will you be at work {x}?
+
+= yesterday
+I was ill {x}, but I'm fine now.
+Where did you go {x}?
+
+= minutes
+Can you wait five {x}?
+The walk to school takes twenty {x}.
+
+= hours
+The trip took three {x} by car.
+I waited for two {x}!
+
+= clock watch
+Is that {x} right? It says ten.
+{name} checked the {x} and ran for the bus.
+
+= shower
+I have a {x} every morning.
+Don't stay in the {x} too long!
+{name} took a hot {x} after football.
+
+= teeth
+Don't forget to clean your {x} at night!
+I clean my {x} twice a day.
+Did you brush your {x} this morning?
+
+= lunch
+We have {x} at one o'clock.
+What did you eat for {x} today?
+{name} takes a sandwich to work for {x}.
+
+= dinner
+We eat {x} together in the evening.
+What are we having for {x} tonight?
+{name} cooked {x} for the whole family.
+
+= dressed
+{name} got {x} and went downstairs.
+Hurry up and get {x}, we're late!
+I get {x} after my shower.
+
+= tired
+I was so {x} that I fell asleep on the sofa.
+Are you {x}? Go to bed early.
+After a long day {name} always feels {x}.
+
+= awake
+The coffee keeps me {x}.
+Are you still {x}? It's very late!
+I lay {x} all night.
+
+= noon midday
+We eat lunch at {x}.
+The sun is highest in the sky at {x}.
+The shop closes at {x} on Saturdays.
+
+= midnight
+At {x} a new day begins.
+{name} didn't go to bed until {x}.
+Twelve o'clock at night is called {x}.
+
+= hair
+{name} brushes {his} {x} every morning.
+I wash my {x} twice a week.
+Did you comb your {x}?
+
+= face
+Wash your {x} and brush your teeth.
+I splash cold water on my {x} to wake up.
+{name} dried {his} {x} with a towel.
+
+= towel
+Dry yourself with a {x}.
+{name} forgot {his} {x} at the swimming pool.
+Hang the wet {x} on the hook.
+
+= pyjamas
+{name} put on {his} {x} and got into bed.
+I wear {x} at night.
+Are you still in your {x}? It's noon!
+
+= dream
+I had a strange {x} last night.
+{name} had a bad {x} and woke up.
+Do you remember your {x}?
+
+= calendar
+I wrote your birthday on the {x}.
+The {x} shows every day of the month.
+We have a {x} on the kitchen wall.
+
+= snack
+{name} ate an apple as a {x}.
+Don't eat a {x} before dinner!
+A banana is a good {x} between meals.
+
+= holiday
+We go on {x} every summer.
+Where are you going on {x}?
+{name} was on {x} for two weeks.
+"""
+
+_READING_RETOLD = """
+= letter postcard card
+Did you get my {x}?
+Every Christmas {name} sends {his} aunt a {x}.
+
+= email message
+Did you read my {x}?
+I'll reply to your {x} tomorrow.
+
+= book
+I'm reading a good {x} at the moment.
+Have you read this {x} yet?
+{name} fell asleep with a {x} in {his} hands.
+
+= newspaper
+Did you see the news in the {x} today?
+My grandfather buys a {x} every day.
+
+= story
+Grandma told us a {x} about a dragon.
+Do you know the {x} of Cinderella?
+
+= dictionary
+If you don't know a word, use a {x}.
+A {x} tells you what words mean.
+
+= library
+{name} takes {his} books back to the {x} each week.
+The {x} is closed on Sundays.
+
+= words
+How do you spell these {x}?
+Write ten new {x} in your notebook.
+
+= book novel
+This {x} is too long; I'll never finish it.
+What {x} are you reading at the moment?
+
+= pages
+Turn the {x} carefully, it's an old book.
+How many {x} have you read?
+
+= author writer
+The {x} wrote the book in a year.
+My favourite {x} is writing a new book.
+
+= newspaper magazine
+I read an article in the {x} about dogs.
+Which {x} do you like reading?
+
+= poem
+We learned a {x} by heart at school.
+Can you read your {x} to the class?
+
+= letter
+I'm writing a {x} to my pen friend.
+The {x} came in the post this morning.
+
+= envelope
+Write the address on the {x}.
+Don't forget to put a stamp on the {x}.
+
+= pen
+Can I borrow a {x}? Mine doesn't work.
+Write your name in {x}, not pencil.
+
+= notebook
+I lost my {x} with all my notes in it.
+{name} keeps a {x} by {his} bed.
+
+= glasses
+{name} can't read without {his} {x}.
+Where did I put my {x}?
+
+= chapter
+The first {x} of the book is very exciting.
+We'll read the next {x} tomorrow.
+
+= story
+Read us a bedtime {x}, please!
+Do you know who wrote this {x}?
+
+= library
+Please return your books to the {x} by Friday.
+You mustn't talk loudly in the {x}.
+
+= pencil
+Write in {x} so you can rub it out.
+My {x} is broken, can I borrow yours?
+{name} sharpened {his} {x} before the test.
+
+= rubber eraser
+Use your {x} to rub out the mistake.
+Rub it out with your {x} and try again.
+I lost my {x}, so I couldn't fix my mistake.
+
+= alphabet
+There are twenty-six letters in the {x}.
+A is the first letter of the {x}.
+Can you say the {x} backwards?
+
+= spell
+How do you {x} your name?
+{name} can {x} very difficult words.
+I can't {x} this long word.
+
+= stamp
+A letter won't arrive without a {x} on it.
+{name} stuck a {x} on the envelope.
+How much is a {x} for a postcard?
+
+= address
+Write the {x} clearly on the envelope.
+Can you tell me your new {x}, please?
+{name} gave me {his} {x} so I could write to {him}.
+
+= title
+What's the {x} of the book?
+The {x} is on the front cover.
+Every story needs a good {x}.
+
+= cover
+Don't judge a book by its {x}.
+This book has a red {x}.
+There's a picture of a ship on the {x}.
+
+= shelf shelves
+Put the books back on the {x}.
+The books fell off the {x}.
+I put the dictionary on the {x}.
+
+= diary
+{name} writes in {his} {x} every night.
+I keep a {x} of everything I do.
+Don't read my {x}, it's private!
+
+= bookshop
+I bought this novel at the {x}.
+The {x} sells new and old books.
+Let's look in the {x} for a present.
+
+= paper
+I need a piece of {x} to write on.
+Write your answers on the {x}.
+{name} folded the {x} and put it in an envelope.
+
+= sentence
+A {x} starts with a capital letter.
+Finish the {x} with a full stop.
+Can you read this {x} aloud?
+
+= read
+{name} learned to {x} when {he} was five.
+I like to {x} before bed.
+Do you {x} every day?
+
+= write
+{name} likes to {x} stories.
+Can you {x} the date on the board?
+I'll {x} to you next week.
+
+= comics
+Lots of children love reading {x}.
+{name} has a big collection of {x}.
+Are {x} just for kids?
+
+= reply
+I'm still waiting for a {x} to my letter.
+Did {friend} send a {x}?
+Thanks for your quick {x}.
+
+= aloud
+Read the poem {x} to the class.
+{name} read the letter {x} to {his} grandfather.
+Don't read {x} in the library!
+
+= bookmark
+Put a {x} in your book so you don't lose your page.
+{name} used a ticket as a {x}.
+I lost my {x}, so I don't know which page I was on.
+"""
+
 FACTS: Mapping[str, tuple[Fact, ...]] = MappingProxyType({
-    "home": parse_facts(_HOME + _HOME_MORE),
-    "food": parse_facts(_FOOD + _FOOD_MORE),
-    "school": parse_facts(_SCHOOL + _SCHOOL_MORE),
-    "work": parse_facts(_WORK + _WORK_MORE),
-    "shopping": parse_facts(_SHOPPING + _SHOPPING_MORE),
-    "travel": parse_facts(_TRAVEL + _TRAVEL_MORE),
-    "weather": parse_facts(_WEATHER + _WEATHER_MORE),
-    "animals": parse_facts(_ANIMALS + _ANIMALS_MORE),
-    "health": parse_facts(_BODY + _BODY_MORE),
-    "family": parse_facts(_FAMILY + _FAMILY_MORE),
-    "art": parse_facts(_ART + _ART_MORE),
-    "sports": parse_facts(_SPORTS + _SPORTS_MORE),
-    "nature": parse_facts(_NATURE + _NATURE_MORE),
-    "town": parse_facts(_TOWN + _TOWN_MORE),
-    "routine": parse_facts(_ROUTINE + _ROUTINE_MORE),
-    "reading": parse_facts(_READING + _READING_MORE),
+    "home": parse_facts(_HOME + _HOME_MORE + _HOME_RETOLD),
+    "food": parse_facts(_FOOD + _FOOD_MORE + _FOOD_RETOLD),
+    "school": parse_facts(_SCHOOL + _SCHOOL_MORE + _SCHOOL_RETOLD),
+    "work": parse_facts(_WORK + _WORK_MORE + _WORK_RETOLD),
+    "shopping": parse_facts(_SHOPPING + _SHOPPING_MORE + _SHOPPING_RETOLD),
+    "travel": parse_facts(_TRAVEL + _TRAVEL_MORE + _TRAVEL_RETOLD),
+    "weather": parse_facts(_WEATHER + _WEATHER_MORE + _WEATHER_RETOLD),
+    "animals": parse_facts(_ANIMALS + _ANIMALS_MORE + _ANIMALS_RETOLD),
+    "health": parse_facts(_BODY + _BODY_MORE + _BODY_RETOLD),
+    "family": parse_facts(_FAMILY + _FAMILY_MORE + _FAMILY_RETOLD),
+    "art": parse_facts(_ART + _ART_MORE + _ART_RETOLD),
+    "sports": parse_facts(_SPORTS + _SPORTS_MORE + _SPORTS_RETOLD),
+    "nature": parse_facts(_NATURE + _NATURE_MORE + _NATURE_RETOLD),
+    "town": parse_facts(_TOWN + _TOWN_MORE + _TOWN_RETOLD),
+    "routine": parse_facts(_ROUTINE + _ROUTINE_MORE + _ROUTINE_RETOLD),
+    "reading": parse_facts(_READING + _READING_MORE + _READING_RETOLD),
 })
 """Scene name -> its everyday facts (the sixteen scenes of ``minibert.data.everyday``)."""

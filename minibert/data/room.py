@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["ROOM_SENTENCES", "ROOM_SENTENCES_B", "ROOM_SENTENCES_C",
-           "ROOM_SENTENCES_D", "ROOM_SETS", "RoomSentence",
+           "ROOM_SENTENCES_D", "ROOM_SENTENCES_E", "ROOM_SETS", "RoomSentence",
            "is_room_sentence", "room_sentence_pattern", "word_runs"]
 
 
@@ -413,9 +413,133 @@ written on 2026-11-28 by an author who had not read the toy world's scenes, fact
 lists, before any model was run on it. Held out of every corpus like the others."""
 
 
+ROOM_SENTENCES_E: tuple[RoomSentence, ...] = (
+    # home
+    _room("The dishes are dirty, so I'll put them in the [MASK].", "sink", "dishwasher",
+          "water", "bowl"),
+    _room("Who left the [MASK] running in the bathroom?", "tap", "taps", "water", "shower",
+          "bath", "fan", "faucet"),
+    _room("Our house has three [MASK] and a small garden.", "bedrooms", "rooms", "floors",
+          "bathrooms", "storeys", "stories", "windows", "doors", "toilets", "chimneys",
+          "levels"),
+    # food and drink
+    _room("For lunch I had a cheese [MASK] and an apple.", "sandwich", "sandwiches", "roll",
+          "toastie", "salad", "omelette", "pie", "pizza", "burger", "bagel", "scone",
+          "baguette", "quiche", "toast", "cake"),
+    _room("Would you like some more [MASK]? There's plenty left in the pot.", "soup", "tea",
+          "coffee", "rice", "stew", "pasta", "curry", "potatoes", "beans", "porridge", "food",
+          "chilli", "chili", "sauce", "gravy"),
+    _room("Bananas are yellow, but strawberries are [MASK].", "red"),
+    # school
+    _room("The bell rang and the pupils ran out to the [MASK].", "playground", "yard",
+          "field", "gate", "gates", "park", "bus", "buses", "street", "garden", "road", "car",
+          "cars", "hall", "canteen"),
+    _room("I got every question right on the spelling [MASK]!", "test", "tests", "quiz",
+          "exam", "bee", "sheet", "paper", "worksheet", "homework"),
+    _room("Our teacher gave us too much [MASK] over the holidays.", "homework", "work",
+          "reading", "revision", "coursework"),
+    # work
+    _room("She starts her new [MASK] at the bank on Monday.", "job", "role", "position",
+          "post", "work", "career", "training", "internship", "placement", "shift"),
+    _room("Dad isn't home yet because he is still at [MASK].", "work", "school", "lunch",
+          "university", "college", "training", "practice", "sea", "church"),
+    _room("The office was closed, so everybody worked from [MASK] today.", "home"),
+    # shopping and money
+    _room("We are saving [MASK] to buy a new car.", "money", "up", "hard", "cash"),
+    _room("These jeans were half [MASK] in the sale.", "price", "off", "priced"),
+    _room("The cashier gave me my [MASK] and a receipt.", "change", "money", "card", "bag",
+          "bags", "shopping", "goods", "groceries", "food", "coffee", "ticket", "wallet",
+          "purchase", "purchases", "things"),
+    # travel and transport
+    _room("Our flight was cancelled, so we spent the night at the [MASK].", "airport",
+          "hotel", "station", "terminal", "gate", "inn", "motel"),
+    _room("You can't get on the train without a [MASK].", "ticket", "tickets", "pass", "card",
+          "railcard", "travelcard", "passport", "reservation"),
+    _room("He fixed the flat [MASK] on his bike before riding to work.", "tyre", "tire",
+          "tyres", "tires", "wheel", "tube"),
+    # weather and seasons
+    _room("There was so much [MASK] that school was closed.", "snow", "rain", "ice", "wind",
+          "fog", "flooding", "water", "flood", "illness", "sickness", "noise"),
+    _room("We saw a rainbow after the [MASK] stopped.", "rain", "storm", "shower",
+          "downpour", "rainfall", "drizzle", "thunder", "hail"),
+    _room("The days get longer in [MASK].", "spring", "summer", "june", "may", "april",
+          "march"),
+    # animals and the farm
+    _room("The farmer keeps his [MASK] in the barn at night.", "cows", "cow", "horses",
+          "horse", "sheep", "animals", "pigs", "tractor", "hens", "chickens", "goats",
+          "cattle", "hay", "tools", "calves", "lambs", "machinery", "equipment", "dog", "dogs"),
+    _room("A young sheep is called a [MASK].", "lamb"),
+    _room("Our dog wags its [MASK] when it's happy.", "tail"),
+    # body and health
+    _room("I've been coughing all week and my [MASK] hurts.", "throat", "chest", "head",
+          "back", "stomach", "ribs", "neck", "side", "voice", "body", "lungs", "belly",
+          "tummy"),
+    _room("You should see a [MASK] about that toothache.", "dentist", "doctor"),
+    _room("She cut her [MASK] while chopping the onions.", "finger", "fingers", "hand",
+          "thumb", "arm", "skin", "nail"),
+    # family and friends
+    _room("My aunt's children are my [MASK].", "cousins", "cousin", "relatives", "family",
+          "relations"),
+    _room("We're having a big family [MASK] at Grandma's on Sunday.", "dinner", "lunch",
+          "party", "meal", "gathering", "reunion", "picnic", "barbecue", "celebration", "day",
+          "roast", "feast", "meeting", "breakfast"),
+    _room("He and I have been [MASK] since primary school.", "friends", "together", "mates",
+          "inseparable", "classmates", "neighbours", "neighbors", "partners", "buddies",
+          "pals", "rivals"),
+    # music and art
+    _room("Turn the [MASK] down, I'm trying to study.", "music", "radio", "volume", "tv",
+          "television", "sound", "telly", "noise", "stereo", "heating", "heat", "lights",
+          "light"),
+    _room("The band finished the concert with their most famous [MASK].", "song",
+          "songs", "hit", "hits", "tune", "tunes", "track", "number", "piece", "single",
+          "album"),
+    _room("She drew a picture of her cat with coloured [MASK].", "pencils", "pencil", "pens",
+          "crayons", "chalk", "chalks", "markers", "ink", "inks", "paper", "pastels", "felts"),
+    # sports and games
+    _room("He can [MASK] faster than anyone in our class.", "run", "swim", "read", "type",
+          "write", "count", "cycle", "climb", "draw", "eat", "talk", "skate", "jump", "ski",
+          "sprint", "think", "spell", "dance"),
+    _room("Whose turn is it to roll the [MASK]?", "dice", "die", "ball"),
+    _room("The swimming [MASK] is closed for cleaning today.", "pool", "baths", "centre",
+          "club", "lesson", "lessons", "area", "hall"),
+    # nature and the outdoors
+    _room("We camped in a [MASK] beside the lake.", "tent", "field", "forest", "wood",
+          "woods", "caravan", "meadow", "clearing", "cabin", "hut", "valley", "park", "spot",
+          "van", "campsite"),
+    _room("Please don't pick the [MASK], let everyone enjoy them.", "flowers", "apples",
+          "berries", "roses", "fruit", "plants", "daffodils", "tulips", "mushrooms",
+          "blackberries", "leaves", "cherries"),
+    _room("The moon and the [MASK] were shining in the night sky.", "stars", "planets"),
+    # the town
+    _room("I posted the letter at the post [MASK] this morning.", "office", "box"),
+    _room("There's a lovely little [MASK] on the corner that sells coffee and cake.", "cafe",
+          "shop", "bakery", "restaurant", "bar", "place", "deli", "kiosk", "bistro",
+          "teashop", "tearoom", "stall", "store"),
+    _room("We borrowed three books from the town [MASK].", "library"),
+    # time and daily routine
+    _room("I usually get [MASK] at seven and have a shower.", "up", "home", "dressed", "back",
+          "in", "ready", "changed"),
+    _room("It's getting late, it's almost time for [MASK].", "bed", "dinner", "supper", "tea",
+          "sleep", "bedtime"),
+    _room("Yesterday was Monday, so today is [MASK].", "tuesday"),
+    # reading and writing
+    _room("Can I borrow your [MASK]? Mine has run out of ink.", "pen", "pens", "biro",
+          "printer", "cartridge", "marker"),
+    _room("In the fairy tale, the prince and princess got [MASK] in the end.", "married",
+          "engaged", "together", "home", "lost", "away", "back", "rich"),
+    _room("I looked up the word in the [MASK] to check its meaning.", "dictionary", "book",
+          "glossary", "thesaurus", "encyclopedia", "encyclopaedia", "index", "internet",
+          "text", "textbook", "web", "notes"),
+)
+"""The fifth room set: 48 everyday sentences, three for each of the sixteen everyday scenes,
+written on 2026-11-29 by an author who had not read the toy world's scenes, facts or word
+lists, before the facts were retold (every fact said three or more ways) and before any model
+was run on it. Held out of every corpus like the others."""
+
+
 ROOM_SETS: dict[str, tuple[RoomSentence, ...]] = {
     "a": ROOM_SENTENCES, "b": ROOM_SENTENCES_B, "c": ROOM_SENTENCES_C,
-    "d": ROOM_SENTENCES_D}
+    "d": ROOM_SENTENCES_D, "e": ROOM_SENTENCES_E}
 """The room sets by name, as ``benchmarks/room_sentences.py --set`` takes them."""
 
 
