@@ -572,7 +572,7 @@ def word_runs(text: str, n: int = 4) -> set[tuple[str, ...]]:
     """The runs of ``n`` words in ``text``, lower case, its gap (``[MASK]`` or ``{x}``) written
     ``X`` and any other slot ``S``: two sentences that share a run say nearly the same thing.
 
-    The facts of ``minibert.data.facts`` share no run with room sets a, b and d (a test checks);
+    The facts of ``minibert.data.facts`` share no run with room sets a, b, d and e (a test checks);
     the benchmark names each sentence of set c that shares a run with a fact's frame.
     """
     text = re.sub(r"\[mask\]|\{x\}", " X ", text.lower())
